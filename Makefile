@@ -1,0 +1,87 @@
+# agentsbx — an OCI container runtime for untrusted agent code.
+#
+#   make            build ./agentsbx
+#   make deps       install build and test dependencies (Debian, as root)
+#   make test       build, then run every test (unit, integration, e2e, vm)
+#   make asan       build with ASan+UBSan into build-asan/ and run the tests
+#   make bench      benchmarks against runc and crun
+
+CC       ?= cc
+PKGS     := libseccomp libcap yajl mount
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
+GITCOMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+BUILD    ?= build
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+            -Wshadow -Wformat=2 -Wmissing-prototypes -fno-strict-aliasing \
+            -D_GNU_SOURCE -DAGENTSBX_VERSION='"$(VERSION)"' \
+            -DAGENTSBX_COMMIT='"$(GITCOMMIT)"' $(PKG_CFLAGS)
+LDLIBS   += $(PKG_LIBS)
+
+LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c runtime/*.c hooks/*.c))
+CMD_SRCS  := $(sort $(wildcard cmd/*.c))
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
+DEPS      := $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)
+
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+TOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
+TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
+
+PYTEST   ?= /usr/bin/python3 -m pytest
+
+.PHONY: all deps test unit integration asan clean bench tools
+
+all: agentsbx
+
+agentsbx: $(BUILD)/agentsbx
+	cp $< $@
+
+$(BUILD)/agentsbx: $(CMD_OBJS) $(BUILD)/libagentsbx.a
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/libagentsbx.a $(LDLIBS)
+
+$(BUILD)/libagentsbx.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libagentsbx.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libagentsbx.a $(LDLIBS) -lcmocka
+
+# Probes run inside containers: static, so that a busybox rootfs suffices.
+$(BUILD)/tests/tools/%: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -static -o $@ $<
+
+tools: $(TOOL_BINS)
+
+deps:
+	./tests/install-deps.sh
+
+unit: $(UNIT_BINS)
+	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; \
+	  SPEC_TESTDATA=$(CURDIR)/tests/unit/data OCI_SCHEMA_TESTS=$(CURDIR)/../shared/reference/oci-runtime-spec/schema/test \
+	  $$t; done
+
+integration: agentsbx tools
+	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
+	  $(PYTEST) -q -p no:cacheprovider tests/integration
+
+test: unit integration
+
+asan:
+	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" test
+
+clean:
+	rm -rf build build-asan agentsbx
+
+-include $(DEPS)

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "error.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+static void error_vformat(struct error *err, int errnum, const char *fmt,
+			  va_list ap)
+{
+	int n;
+
+	if (!err)
+		return;
+	err->code = errnum;
+	n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	if (n < 0)
+		n = 0;
+	if (errnum && (size_t)n < sizeof(err->msg))
+		snprintf(err->msg + n, sizeof(err->msg) - n, ": %s",
+			 strerror(errnum));
+}
+
+int error_set(struct error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_vformat(err, 0, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int error_setc(struct error *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	error_vformat(err, errnum, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int error_prefix(struct error *err, const char *fmt, ...)
+{
+	char old[ERROR_MSG_MAX];
+	va_list ap;
+	int n;
+
+	if (!err)
+		return -1;
+	memcpy(old, err->msg, sizeof(old));
+	old[sizeof(old) - 1] = '\0';
+	va_start(ap, fmt);
+	n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	if ((size_t)n < sizeof(err->msg))
+		snprintf(err->msg + n, sizeof(err->msg) - n, ": %s", old);
+	return -1;
+}
+
+void error_clear(struct error *err)
+{
+	if (!err)
+		return;
+	err->code = 0;
+	err->msg[0] = '\0';
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef AGENTSBX_UTIL_H
+#define AGENTSBX_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+/* Allocation that cannot fail: aborts the process on ENOMEM. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Read a whole file (relative to dirfd; AT_FDCWD for a plain path), at most
+ * max bytes, NUL-terminated.  *len gets the size without the NUL. */
+int read_file_at(int dirfd, const char *path, size_t max, char **out,
+		 size_t *len, struct error *err);
+/* Read everything from an open fd, at most max bytes, NUL-terminated. */
+int read_all_fd(int fd, size_t max, char **out, size_t *len,
+		struct error *err);
+/* write(2) until done, retrying EINTR.  Returns 0 or -1 with errno. */
+int write_all(int fd, const void *buf, size_t len);
+/* Write a small string to an existing file (procfs, cgroupfs) at dirfd/path,
+ * O_NOFOLLOW.  The error names the path. */
+int write_file_at(int dirfd, const char *path, const char *data,
+		  struct error *err);
+
+bool str_has_prefix(const char *s, const char *prefix);
+/* Parse a decimal int64/uint64, whole string, no overflow.  0 or -1. */
+int parse_i64(const char *s, long long *out);
+int parse_u64(const char *s, unsigned long long *out);
+
+#endif

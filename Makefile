@@ -50,7 +50,7 @@ $(BUILD)/libagentsbx.a: $(LIB_OBJS)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	@echo "  CC $<"; $(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libagentsbx.a
 	@mkdir -p $(dir $@)

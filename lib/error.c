@@ -5,6 +5,19 @@
 #include <stdio.h>
 #include <string.h>
 
+/* msg[n..] = sep + text, truncated to the buffer. */
+static void append_text(char *msg, size_t n, const char *sep, const char *text)
+{
+	size_t cap = ERROR_MSG_MAX;
+
+	for (const char *p = sep; n + 1 < cap && *p; p++)
+		msg[n++] = *p;
+	for (const char *p = text; n + 1 < cap && *p; p++)
+		msg[n++] = *p;
+	if (n < cap)
+		msg[n] = '\0';
+}
+
 static void error_vformat(struct error *err, int errnum, const char *fmt,
 			  va_list ap)
 {
@@ -16,9 +29,10 @@ static void error_vformat(struct error *err, int errnum, const char *fmt,
 	n = vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	if (n < 0)
 		n = 0;
-	if (errnum && (size_t)n < sizeof(err->msg))
-		snprintf(err->msg + n, sizeof(err->msg) - n, ": %s",
-			 strerror(errnum));
+	if (n >= ERROR_MSG_MAX)
+		n = ERROR_MSG_MAX - 1;
+	if (errnum)
+		append_text(err->msg, (size_t)n, ": ", strerror(errnum));
 }
 
 int error_set(struct error *err, const char *fmt, ...)
@@ -56,8 +70,9 @@ int error_prefix(struct error *err, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		n = 0;
-	if ((size_t)n < sizeof(err->msg))
-		snprintf(err->msg + n, sizeof(err->msg) - n, ": %s", old);
+	if (n >= ERROR_MSG_MAX)
+		n = ERROR_MSG_MAX - 1;
+	append_text(err->msg, (size_t)n, ": ", old);
 	return -1;
 }
 

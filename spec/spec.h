@@ -22,6 +22,10 @@
 
 #include "../lib/error.h"
 
+/* GNU C predefines `linux` as 1, which would break the `linux` member of
+ * struct oci_spec: use __linux__ to test for Linux. */
+#undef linux
+
 #define OCI_VERSION_MIN "1.0.0"
 #define OCI_VERSION_MAX "1.3.0"
 
@@ -45,7 +49,7 @@ struct opt_bool {
 };
 
 struct str_array {
-	char **items;
+	char **items; /* NULL-terminated too (items[len] == NULL) */
 	size_t len;
 };
 
@@ -441,7 +445,32 @@ const struct oci_namespace *spec_find_namespace(const struct oci_spec *spec,
 						enum ns_type t);
 const char *str_map_get(const struct str_map *m, const char *key);
 
-/* The default config.json of `agentsbx spec` (rootless variant too). */
+/* The default config.json of `agentsbx spec` (rootless variant too).
+ * A heap string, pretty-printed JSON ending in a newline. */
 char *spec_default_json(bool rootless);
+
+/*
+ * Name tables (names.c): config.json names of kernel and libseccomp
+ * constants.  Each returns -1 for a name it does not know (or NULL).
+ */
+int rlimit_from_name(const char *name);	      /* "RLIMIT_NOFILE" */
+int ioprio_class_from_name(const char *name); /* "IOPRIO_CLASS_BE" */
+int sched_policy_from_name(const char *name); /* "SCHED_FIFO" */
+int64_t sched_flag_from_name(const char *name); /* "SCHED_FLAG_RECLAIM" */
+/* "CAP_KILL" -> CAP_KILL: upper case with the "CAP_" prefix only, and a
+ * name libcap knows (which may be above the running kernel's last cap). */
+int capability_from_name(const char *name);
+int personality_domain_from_name(const char *name); /* PER_LINUX(32) */
+/* "rslave" -> MS_SLAVE|MS_REC, "private" -> MS_PRIVATE, ... */
+int rootfs_propagation_from_name(const char *name, unsigned long *flags);
+/* SCMP_ACT_*; for ERRNO and TRACE the value carries 0 as its data: OR in
+ * the errno (SCMP_ACT_ERRNO(x) == SCMP_ACT_ERRNO(0) | (x & 0xffff)). */
+int seccomp_action_from_name(const char *name, uint32_t *action);
+bool seccomp_action_takes_errno(const char *name); /* ERRNO, TRACE */
+int seccomp_op_from_name(const char *name);	  /* enum scmp_compare */
+/* SCMP_ARCH_* token; 0 for a name the spec lists but this build's
+ * libseccomp does not know (skip it, with a warning). */
+int seccomp_arch_from_name(const char *name, uint32_t *arch);
+int seccomp_flag_from_name(const char *name, unsigned int *flag);
 
 #endif

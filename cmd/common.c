@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <stdio.h>
+#include <string.h>
+
+#include "../lib/log.h"
+#include "cmd.h"
+
+int cmd_fail(const struct error *err)
+{
+	log_error("%s", err->msg);
+	return 1;
+}
+
+int cmd_usage(const struct command *c, bool help)
+{
+	fprintf(help ? stdout : stderr, "usage: agentsbx %s %s\n\n%s\n", c->name,
+		c->usage, c->summary);
+	return help ? 0 : 1;
+}
+
+bool cmd_want_args(const struct command *c, int argc, int optind_, int n)
+{
+	if (argc - optind_ == n)
+		return true;
+	log_error("%s: expected %d argument%s, got %d (usage: agentsbx %s %s)", c->name,
+		  n, n == 1 ? "" : "s", argc - optind_, c->name, c->usage);
+	return false;
+}
+
+int parse_id_only(const struct command *cmd, int argc, char **argv,
+		  const char **id)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			cmd_usage(cmd, true);
+			return 1;
+		}
+	if (argc >= 2 && argv[1][0] == '-' && strcmp(argv[1], "--")) {
+		log_error("%s: unknown option %s", cmd->name, argv[1]);
+		return -1;
+	}
+	int first = argc >= 2 && !strcmp(argv[1], "--") ? 2 : 1;
+	if (!cmd_want_args(cmd, argc, first, 1))
+		return -1;
+	*id = argv[first];
+	return 0;
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container init, from clone() to execve().  Its work is one ordered
+ * list of steps, each a function with one job; a failing step's error goes
+ * to the parent over the sync socket (or, after `create` has returned, to
+ * the container's stderr) and the init exits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../hooks/hooks.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "internal.h"
+#include "terminal.h"
+
+struct child_step {
+	const char *name;
+	int (*run)(struct container_ctx *c, struct error *err);
+};
+
+static int step_wait_go(struct container_ctx *c, struct error *err)
+{
+	long long pid;
+
+	/* Die with the runtime while it sets us up; cleared at READY. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
+	close(c->sync_parent);
+	c->sync_parent = -1;
+	if (c->restore_sigmask)
+		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
+	if (sync_expect_value(c->sync_child, SYNC_GO, &pid, err) < 0)
+		return -1;
+	c->pid = (pid_t)pid;
+	/* Nodes and files are created with the modes we give them. */
+	umask(0);
+	return 0;
+}
+
+static int step_runtime_hooks(struct container_ctx *c, struct error *err)
+{
+	if (!c->spec->hooks[HOOK_PRESTART].len &&
+	    !c->spec->hooks[HOOK_CREATE_RUNTIME].len)
+		return 0;
+	if (sync_send(c->sync_child, SYNC_RUN_HOOKS, NULL, err) < 0)
+		return -1;
+	return sync_expect(c->sync_child, SYNC_HOOKS_DONE, err);
+}
+
+/* In the container's mount namespace, before pivot_root. */
+static int step_create_container_hooks(struct container_ctx *c, struct error *err)
+{
+	if (!c->spec->hooks[HOOK_CREATE_CONTAINER].len)
+		return 0;
+	return hooks_run(&c->spec->hooks[HOOK_CREATE_CONTAINER],
+			 HOOK_CREATE_CONTAINER, c->state_json, err);
+}
+
+static int step_hostname(struct container_ctx *c, struct error *err)
+{
+	const char *h = c->spec->hostname, *d = c->spec->domainname;
+
+	if (h && sethostname(h, strlen(h)) < 0)
+		return error_sys(err, "set hostname %s", h);
+	if (d && setdomainname(d, strlen(d)) < 0)
+		return error_sys(err, "set domainname %s", d);
+	return 0;
+}
+
+static int step_ready(struct container_ctx *c, struct error *err)
+{
+	if (prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
+		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
+	if (sync_send(c->sync_child, SYNC_READY, NULL, err) < 0)
+		return -1;
+	close(c->sync_child);
+	c->sync_child = -1;
+	return 0;
+}
+
+/* Block until `start` writes to exec.fifo (opened O_RDWR by the parent, so
+ * that neither side's open ever blocks). */
+static int step_wait_start(struct container_ctx *c, struct error *err)
+{
+	char b;
+	ssize_t n;
+
+	do
+		n = read(c->fifo_fd, &b, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1)
+		return error_sys(err, "wait for start on exec.fifo");
+	close(c->fifo_fd);
+	c->fifo_fd = -1;
+	return 0;
+}
+
+static int step_start_container_hooks(struct container_ctx *c, struct error *err)
+{
+	if (!c->spec->hooks[HOOK_START_CONTAINER].len)
+		return 0;
+	return hooks_run(&c->spec->hooks[HOOK_START_CONTAINER],
+			 HOOK_START_CONTAINER, c->state_json, err);
+}
+
+/* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN, so it must
+ * come before the capabilities are dropped; with it, the filter is the very
+ * last step (process_exec). */
+static int step_seccomp_before_creds(struct container_ctx *c, struct error *err)
+{
+	int listener = -1;
+
+	if (!c->has_seccomp || c->spec->process.no_new_privileges)
+		return 0;
+	if (seccomp_load(&c->seccomp, &listener, err) < 0)
+		return -1;
+	c->has_seccomp = false;
+	return 0;
+}
+
+static int step_session(struct container_ctx *c, struct error *err)
+{
+	/* Its own session, even without a terminal: no TIOCSTI into the
+	 * caller's terminal (CVE-2017-5226). */
+	if (!c->spec->process.terminal && setsid() < 0)
+		return error_sys(err, "setsid");
+	return 0;
+}
+
+static const struct child_step setup_steps[] = {
+	{ "wait for the runtime", step_wait_go },
+	{ "join namespaces", ns_child_join },
+	{ "enter new namespaces", ns_child_after_go },
+	{ "mounts", rootfs_prepare_mounts },
+	{ "prestart and createRuntime hooks", step_runtime_hooks },
+	{ "createContainer hooks", step_create_container_hooks },
+	{ "sysctl", sysctl_apply },
+	{ "process attributes", process_setup_early },
+	{ "root filesystem", rootfs_finalize },
+	{ "hostname", step_hostname },
+	{ "session", step_session },
+	{ "terminal", terminal_setup_child },
+	{ "executable", process_resolve_exec },
+	{ "ready", step_ready },
+};
+
+static const struct child_step start_steps[] = {
+	{ "wait for start", step_wait_start },
+	{ "startContainer hooks", step_start_container_hooks },
+	{ "seccomp", step_seccomp_before_creds },
+	{ "credentials", process_apply_credentials },
+};
+
+void child_main(struct container_ctx *c)
+{
+	struct error err;
+
+	error_clear(&err);
+	for (size_t i = 0; i < sizeof(setup_steps) / sizeof(setup_steps[0]); i++) {
+		if (setup_steps[i].run(c, &err) < 0) {
+			struct error ignored;
+			if (c->sync_child >= 0)
+				sync_send(c->sync_child, SYNC_ERROR, &err, &ignored);
+			_exit(1);
+		}
+	}
+	for (size_t i = 0; i < sizeof(start_steps) / sizeof(start_steps[0]); i++) {
+		if (start_steps[i].run(c, &err) < 0) {
+			log_error("%s", err.msg);
+			dprintf(STDERR_FILENO, "agentsbx: %s\n", err.msg);
+			_exit(127);
+		}
+	}
+	process_exec(c);
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef AGENTSBX_CONTAINER_H
+#define AGENTSBX_CONTAINER_H
+
+/*
+ * The lifecycle operations, one per runc command.  cmd/ parses flags into
+ * these option structs and calls one function; everything else is here.
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../lib/error.h"
+
+#define DEFAULT_STATE_ROOT "/run/agentsbx"
+#define CONTAINER_ID_MAX 1024
+
+struct global_opts {
+	const char *root; /* --root, default DEFAULT_STATE_ROOT */
+	bool systemd_cgroup;
+	bool debug;
+};
+
+struct create_opts {
+	const char *id;
+	const char *bundle;	    /* default "." */
+	const char *pid_file;	    /* NULL: none */
+	const char *console_socket; /* NULL: none */
+	bool no_pivot;
+	bool no_new_keyring;
+	int preserve_fds;
+	bool detach; /* run only */
+};
+
+struct exec_opts {
+	const char *id;
+	const char *process_file; /* --process */
+	bool detach;
+	const char *pid_file;
+	const char *console_socket;
+	bool tty;
+	const char *cwd;
+	char **env; /* NULL-terminated, may be NULL */
+	const char *user;
+	const char *additional_gids;
+	char **caps;
+	bool no_new_privs;
+	int preserve_fds;
+	char **args; /* NULL-terminated */
+};
+
+/* Check a container id: [A-Za-z0-9][A-Za-z0-9_.+-]*, bounded length. */
+int container_id_validate(const char *id, struct error *err);
+
+int container_create(const struct global_opts *g, const struct create_opts *o,
+		     struct error *err);
+int container_start(const struct global_opts *g, const char *id,
+		    struct error *err);
+/* create + start, then (unless detached) wait: *exit_status gets the
+ * container's exit code, 128+N for a signal. */
+int container_run(const struct global_opts *g, const struct create_opts *o,
+		  int *exit_status, struct error *err);
+/* Print the state JSON of one container to stdout. */
+int container_state(const struct global_opts *g, const char *id,
+		    struct error *err);
+int container_kill(const struct global_opts *g, const char *id, int sig,
+		   bool all, struct error *err);
+int container_delete(const struct global_opts *g, const char *id, bool force,
+		     struct error *err);
+int container_list(const struct global_opts *g, bool json, bool quiet,
+		   struct error *err);
+int container_exec(const struct global_opts *g, const struct exec_opts *o,
+		   int *exit_status, struct error *err);
+
+/* pause (freeze=true) / resume. */
+int container_pause(const struct global_opts *g, const char *id, bool freeze,
+		    struct error *err);
+/* ps: json prints the array of host pids; otherwise `ps ps_args` (default
+ * -ef) filtered to the container's processes. */
+int container_ps(const struct global_opts *g, const char *id, bool json,
+		 char **ps_args, struct error *err);
+
+/* `features`: the JSON of features.md, printed to stdout. */
+int runtime_features(struct error *err);
+
+#endif

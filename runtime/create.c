@@ -1,0 +1,403 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * `create`, the parent's side: load and check the spec, prepare everything
+ * that can be computed before clone() (mount plan, capability sets,
+ * compiled seccomp), clone the container init, write its id maps, put it in
+ * its cgroup, run the runtime-namespace hooks, and wait until it reports
+ * ready.  Any failure kills the init and removes the cgroup and the state
+ * directory: nothing is left behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../hooks/hooks.h"
+#include "../lib/cleanup.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "internal.h"
+#include "terminal.h"
+
+int container_id_validate(const char *id, struct error *err)
+{
+	size_t len = strlen(id);
+
+	if (!len)
+		return error_set(err, "container id cannot be empty");
+	if (len > CONTAINER_ID_MAX)
+		return error_set(err, "invalid container id: longer than %d bytes",
+				 CONTAINER_ID_MAX);
+	for (size_t i = 0; i < len; i++) {
+		char ch = id[i];
+		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			     (ch >= '0' && ch <= '9');
+		if (alnum || (i > 0 && strchr("_.+-", ch)))
+			continue;
+		return error_set(err, "invalid container id \"%s\": only [A-Za-z0-9][A-Za-z0-9_.+-]* is allowed",
+				 id);
+	}
+	return 0;
+}
+
+void ctx_init(struct container_ctx *c, const struct global_opts *g,
+	      const struct create_opts *o)
+{
+	memset(c, 0, sizeof(*c));
+	c->g = g;
+	c->opts = o;
+	c->id = o->id;
+	c->rootfs_fd = c->host_proc_fd = c->state_dir_fd = c->fifo_fd = -1;
+	c->sync_parent = c->sync_child = c->console_sock = -1;
+	c->console_peer = -1;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void ctx_release(struct container_ctx *c)
+{
+	close_fd(&c->rootfs_fd);
+	close_fd(&c->host_proc_fd);
+	close_fd(&c->state_dir_fd);
+	close_fd(&c->fifo_fd);
+	close_fd(&c->sync_parent);
+	close_fd(&c->sync_child);
+	close_fd(&c->console_sock);
+	close_fd(&c->console_peer);
+	mounts_free(&c->mounts);
+	seccomp_prog_free(&c->seccomp);
+	if (c->spec) {
+		spec_free(c->spec);
+		free(c->spec);
+	}
+	free(c->bundle);
+	free(c->rootfs);
+	free(c->exec_path);
+	free(c->cgroup_path);
+	free(c->created);
+	free(c->state_json);
+	free(c->config_json);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The state as it is now, borrowing the context's strings. */
+static void ctx_state(const struct container_ctx *c, enum container_status status,
+		      struct container_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->id = (char *)c->id;
+	st->pid = c->pid;
+	st->start_time = c->start_time;
+	st->bundle = c->bundle;
+	st->rootfs = c->rootfs;
+	st->created = c->created;
+	st->owner = "root";
+	st->annotations = c->spec->annotations;
+	st->cgroup_path = c->cgroup_path;
+	st->cgroup_manager = c->cgroup_manager;
+	st->status = status;
+}
+
+static int write_ctx_state(struct container_ctx *c, enum container_status status,
+			   struct error *err)
+{
+	struct container_state st;
+
+	ctx_state(c, status, &st);
+	free(c->state_json);
+	c->state_json = state_to_json(&st, false);
+	return state_write(c->state_dir_fd, &st, err);
+}
+
+/* ---- before clone ----------------------------------------------------------- */
+
+static int load_spec(struct container_ctx *c, struct error *err)
+{
+	_cleanup_close_ int bfd = -1;
+	char real[PATH_MAX];
+
+	if (!realpath(c->opts->bundle ? c->opts->bundle : ".", real))
+		return error_sys(err, "bundle %s", c->opts->bundle ? c->opts->bundle : ".");
+	c->bundle = xstrdup(real);
+	bfd = open(c->bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (bfd < 0)
+		return error_sys(err, "open bundle %s", c->bundle);
+	if (read_file_at(bfd, "config.json", SPEC_MAX_FILE_SIZE, &c->config_json,
+			 &c->config_len, err) < 0)
+		return error_prefix(err, "bundle %s", c->bundle);
+	c->spec = xcalloc(1, sizeof(*c->spec));
+	if (spec_parse(c->config_json, c->config_len, c->spec, err) < 0 ||
+	    spec_validate(c->spec, err) < 0)
+		return -1;
+	if (!c->spec->has_process)
+		return error_set(err, "config.json: process: required to create a container");
+	if (!c->spec->root.path)
+		return error_set(err, "config.json: root.path: required");
+	return 0;
+}
+
+static int open_rootfs(struct container_ctx *c, struct error *err)
+{
+	_cleanup_free_ char *joined = NULL;
+	char real[PATH_MAX];
+	const char *p = c->spec->root.path;
+
+	if (p[0] != '/')
+		p = joined = xasprintf("%s/%s", c->bundle, p);
+	if (!realpath(p, real))
+		return error_sys(err, "rootfs %s", p);
+	c->rootfs = xstrdup(real);
+	c->rootfs_fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->rootfs_fd < 0)
+		return error_sys(err, "open rootfs %s", c->rootfs);
+	return 0;
+}
+
+static int open_host_proc(struct container_ctx *c, struct error *err)
+{
+	c->host_proc_fd = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->host_proc_fd < 0)
+		return error_sys(err, "open /proc");
+	return proc_check_fd(c->host_proc_fd, "/proc", err);
+}
+
+static int prepare_seccomp(struct container_ctx *c, struct error *err)
+{
+	_cleanup_free_ char *cache = NULL;
+
+	if (!c->spec->linux.seccomp.present)
+		return 0;
+	cache = xasprintf("%s/.seccomp-cache", c->g->root);
+	if (seccomp_prepare(&c->spec->linux.seccomp, cache, &c->seccomp, err) < 0)
+		return error_prefix(err, "linux.seccomp");
+	c->has_seccomp = c->seccomp.len > 0;
+	return 0;
+}
+
+static int prepare_terminal(struct container_ctx *c, struct error *err)
+{
+	int pair[2];
+
+	if (!c->spec->process.terminal)
+		return 0;
+	if (c->opts->console_socket)
+		return terminal_connect_socket(c->opts->console_socket,
+					       &c->console_sock, err);
+	if (c->opts->detach || !c->foreground)
+		return error_set(err, "cannot allocate a terminal for a detached container without --console-socket");
+	/* Foreground run: we are our own console socket. */
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
+		return error_sys(err, "create console socketpair");
+	c->console_sock = pair[0];
+	c->console_peer = pair[1];
+	return 0;
+}
+
+static int prepare(struct container_ctx *c, struct error *err)
+{
+	c->cgroup_manager = c->g->systemd_cgroup ? CGROUP_MANAGER_SYSTEMD
+						 : CGROUP_MANAGER_FS;
+	if (open_rootfs(c, err) < 0 || open_host_proc(c, err) < 0 ||
+	    mounts_prepare(c->spec, c->bundle, &c->mounts, err) < 0 ||
+	    caps_prepare(&c->spec->process.capabilities,
+			 c->spec->process.has_capabilities, &c->caps, err) < 0 ||
+	    ns_prepare(c, err) < 0 || prepare_seccomp(c, err) < 0 ||
+	    cgroup_resolve_path(c->spec->linux.cgroups_path, c->id,
+				c->cgroup_manager, &c->cgroup_path, err) < 0 ||
+	    prepare_terminal(c, err) < 0)
+		return -1;
+	c->created = rfc3339_now();
+	return 0;
+}
+
+static int make_state_dir(struct container_ctx *c, struct error *err)
+{
+	_cleanup_close_ int rootfd = -1, cfg = -1;
+
+	if (state_root_open(c->g->root, true, &rootfd, err) < 0 ||
+	    state_dir_create(rootfd, c->id, &c->state_dir_fd, err) < 0)
+		return -1;
+	c->state_dir_made = true;
+	/* The spec as it is now: delete runs the poststop hooks from it even
+	 * if the bundle has changed or gone. */
+	cfg = openat(c->state_dir_fd, STATE_CONFIG_FILE,
+		     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (cfg < 0 || write_all(cfg, c->config_json, c->config_len) < 0)
+		return error_sys(err, "save config.json for %s", c->id);
+	if (mkfifoat(c->state_dir_fd, STATE_FIFO, 0600) < 0)
+		return error_sys(err, "create exec fifo for %s", c->id);
+	c->fifo_fd = openat(c->state_dir_fd, STATE_FIFO, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (c->fifo_fd < 0)
+		return error_sys(err, "open exec fifo for %s", c->id);
+	return 0;
+}
+
+/* ---- clone and handshake ------------------------------------------------------- */
+
+static int run_runtime_hooks(struct container_ctx *c, struct error *err)
+{
+	if (write_ctx_state(c, STATUS_CREATING, err) < 0)
+		return -1;
+	if (hooks_run(&c->spec->hooks[HOOK_PRESTART], HOOK_PRESTART, c->state_json, err) < 0 ||
+	    hooks_run(&c->spec->hooks[HOOK_CREATE_RUNTIME], HOOK_CREATE_RUNTIME,
+		      c->state_json, err) < 0)
+		return -1;
+	return sync_send(c->sync_parent, SYNC_HOOKS_DONE, NULL, err);
+}
+
+/* Wait for READY, serving the hooks request on the way. */
+static int wait_child_ready(struct container_ctx *c, struct error *err)
+{
+	struct sync_msg msg;
+	ssize_t n;
+
+	for (;;) {
+		do
+			n = recv(c->sync_parent, &msg, sizeof(msg), 0);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return error_sys(err, "receive from container init");
+		if (n != (ssize_t)sizeof(msg))
+			return error_set(err, "container init exited during setup");
+		switch (msg.type) {
+		case SYNC_READY:
+			return 0;
+		case SYNC_RUN_HOOKS:
+			if (run_runtime_hooks(c, err) < 0)
+				return -1;
+			continue;
+		case SYNC_ERROR:
+			msg.err.msg[sizeof(msg.err.msg) - 1] = '\0';
+			*err = msg.err;
+			return -1;
+		default:
+			return error_set(err, "unexpected message %d from container init",
+					 msg.type);
+		}
+	}
+}
+
+static int spawn_init(struct container_ctx *c, struct error *err)
+{
+	int pair[2];
+	pid_t pid;
+
+	if (sync_pair(pair, err) < 0)
+		return -1;
+	c->sync_parent = pair[0];
+	c->sync_child = pair[1];
+	/* The state for hooks that run in the child; pid is filled later. */
+	{
+		struct container_state st;
+		ctx_state(c, STATUS_CREATING, &st);
+		c->state_json = state_to_json(&st, false);
+	}
+	if (ns_join_before_clone(c, err) < 0)
+		return -1;
+	if (ns_clone(c->clone_flags, &pid, err) < 0)
+		return -1;
+	if (pid == 0)
+		child_main(c);
+	c->pid = pid;
+	close_fd(&c->sync_child);
+	close_fd(&c->console_sock);
+	if (ns_write_id_maps(c, err) < 0)
+		return -1;
+	if (cgroup_create(c->cgroup_path, c->cgroup_manager, &c->spec->linux.resources,
+			  pid, err) < 0)
+		return -1;
+	c->cgroup_created = true;
+	free(c->state_json);
+	{
+		struct container_state st;
+		ctx_state(c, STATUS_CREATING, &st);
+		c->state_json = state_to_json(&st, false);
+	}
+	if (sync_send_value(c->sync_parent, SYNC_GO, pid, err) < 0)
+		return -1;
+	if (wait_child_ready(c, err) < 0)
+		return -1;
+	c->start_time = proc_start_time(pid);
+	close_fd(&c->fifo_fd);
+	return 0;
+}
+
+static int write_pid_file(const char *path, pid_t pid, struct error *err)
+{
+	_cleanup_free_ char *tmp = xasprintf("%s.agentsbx-tmp", path);
+	_cleanup_close_ int fd = -1;
+	char buf[32];
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return error_sys(err, "create pid file %s", tmp);
+	snprintf(buf, sizeof(buf), "%d", pid);
+	if (write_all(fd, buf, strlen(buf)) < 0)
+		return error_sys(err, "write pid file %s", tmp);
+	if (rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		return error_setc(err, e, "rename pid file to %s", path);
+	}
+	return 0;
+}
+
+/* Undo a failed create: nothing may be left behind. */
+static void create_abort(struct container_ctx *c)
+{
+	struct error e;
+
+	if (c->pid > 0) {
+		kill(c->pid, SIGKILL);
+		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	if (c->cgroup_created &&
+	    cgroup_destroy(c->cgroup_path, c->cgroup_manager, true, &e) < 0)
+		log_warn("cleanup after failed create: %s", e.msg);
+	if (c->state_dir_made) {
+		_cleanup_close_ int rootfd = -1;
+		if (state_root_open(c->g->root, false, &rootfd, &e) == 0 &&
+		    state_dir_remove(rootfd, c->id, c->state_dir_fd, &e) < 0)
+			log_warn("cleanup after failed create: %s", e.msg);
+	}
+}
+
+int create_container(struct container_ctx *c, struct error *err)
+{
+	if (container_id_validate(c->id, err) < 0 || load_spec(c, err) < 0 ||
+	    prepare(c, err) < 0)
+		return -1;
+	if (make_state_dir(c, err) < 0 || spawn_init(c, err) < 0 ||
+	    write_ctx_state(c, STATUS_CREATED, err) < 0 ||
+	    (c->opts->pid_file && write_pid_file(c->opts->pid_file, c->pid, err) < 0)) {
+		create_abort(c);
+		return -1;
+	}
+	return 0;
+}
+
+int container_create(const struct global_opts *g, const struct create_opts *o,
+		     struct error *err)
+{
+	struct container_ctx c;
+	int r;
+
+	ctx_init(&c, g, o);
+	r = create_container(&c, err);
+	ctx_release(&c);
+	return r;
+}

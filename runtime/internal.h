@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef AGENTSBX_INTERNAL_H
+#define AGENTSBX_INTERNAL_H
+
+/*
+ * What the parent prepares before clone() and the container init uses
+ * after it.  The child is a clone of the parent's memory, so everything
+ * that can be computed (parsed mount flags, capability sets, compiled
+ * seccomp) is computed once in the parent and only applied in the child.
+ */
+
+#include <signal.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../lib/error.h"
+#include "../spec/spec.h"
+#include "caps.h"
+#include "container.h"
+#include "mounts.h"
+#include "seccomp.h"
+#include "state.h"
+#include "sync.h"
+
+struct container_ctx {
+	const struct global_opts *g;
+	const struct create_opts *opts;
+	struct oci_spec *spec;
+	const char *id;
+	char *bundle; /* absolute */
+	char *rootfs; /* absolute */
+
+	int rootfs_fd;	  /* O_PATH|O_DIRECTORY of the rootfs, opened by parent */
+	int host_proc_fd; /* the runtime's /proc, checked to be procfs */
+	int state_dir_fd; /* --root/ID, locked */
+	int fifo_fd;	  /* O_PATH of exec.fifo (created containers) */
+	int sync_parent;  /* the parent's end of the socketpair */
+	int sync_child;	  /* the child's end */
+	int console_sock; /* --console-socket, connected; -1 if none */
+	int console_peer; /* foreground run: our end of the console pair */
+	bool foreground;  /* run without --detach: we stay to proxy and wait */
+	bool state_dir_made;
+	bool restore_sigmask; /* the child restores saved_sigmask (run) */
+	sigset_t saved_sigmask;
+	char *config_json; /* the bytes of config.json, saved in the state dir */
+	size_t config_len;
+
+	struct mount_plan mounts;
+	struct caps_plan caps;
+	struct seccomp_prog seccomp;
+	bool has_seccomp;
+	unsigned long clone_flags;	/* namespaces created by clone() */
+	unsigned long unshare_after_go; /* created by the child (cgroup ns) */
+	bool new_userns;
+	char *exec_path; /* args[0] resolved in the container's PATH */
+
+	char *cgroup_path;
+	enum cgroup_manager cgroup_manager;
+	bool cgroup_created;
+
+	pid_t pid;
+	unsigned long long start_time;
+	char *created;
+	char *state_json; /* for hooks' stdin */
+};
+
+/* create.c */
+void ctx_init(struct container_ctx *c, const struct global_opts *g,
+	      const struct create_opts *o);
+void ctx_release(struct container_ctx *c);
+int create_container(struct container_ctx *c, struct error *err);
+
+/* namespaces.c */
+int ns_prepare(struct container_ctx *c, struct error *err);
+int ns_join_before_clone(struct container_ctx *c, struct error *err);
+int ns_write_id_maps(struct container_ctx *c, struct error *err);
+int ns_child_join(struct container_ctx *c, struct error *err);
+int ns_child_after_go(struct container_ctx *c, struct error *err);
+int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
+
+/* child.c: runs in the container init, never returns. */
+__attribute__((noreturn)) void child_main(struct container_ctx *c);
+
+/* rootfs.c: mounts, pivot_root, masked/readonly paths (in the child). */
+int rootfs_prepare_mounts(struct container_ctx *c, struct error *err);
+int rootfs_finalize(struct container_ctx *c, struct error *err);
+int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,
+			const struct mount_entry *e, struct error *err);
+
+/* devices.c */
+int devices_setup(struct container_ctx *c, struct error *err);
+
+/* process.c: the last steps before execve (in the child). */
+int process_resolve_exec(struct container_ctx *c, struct error *err);
+int process_setup_early(struct container_ctx *c, struct error *err);
+int process_apply_credentials(struct container_ctx *c, struct error *err);
+__attribute__((noreturn)) void process_exec(struct container_ctx *c);
+int process_set_rlimits(const struct oci_process *p, struct error *err);
+
+/* sysctl/hostname in the child; procfs checks. */
+int proc_check_fd(int fd, const char *what, struct error *err);
+int sysctl_apply(struct container_ctx *c, struct error *err);
+
+#endif

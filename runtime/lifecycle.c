@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * start, state, kill, delete and list: the commands that act on an existing
+ * container through its state directory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../hooks/hooks.h"
+#include "../lib/cleanup.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "internal.h"
+#include "lifecycle.h"
+
+/* An opened, locked container: its state directory and state. */
+void handle_close(struct container_handle *h)
+{
+	if (h->dirfd >= 0)
+		close(h->dirfd);
+	if (h->rootfd >= 0)
+		close(h->rootfd);
+	state_free(&h->st);
+	h->dirfd = h->rootfd = -1;
+}
+
+int handle_open(const struct global_opts *g, const char *id, bool exclusive,
+		struct container_handle *h, struct error *err)
+{
+	memset(h, 0, sizeof(*h));
+	h->dirfd = h->rootfd = -1;
+	if (container_id_validate(id, err) < 0)
+		return -1;
+	if (state_root_open(g->root, false, &h->rootfd, err) < 0) {
+		if (err->code == ENOENT)
+			error_set(err, "container \"%s\" does not exist", id);
+		return -1;
+	}
+	if (state_dir_open(h->rootfd, id, exclusive, &h->dirfd, err) < 0 ||
+	    state_read(h->dirfd, &h->st, err) < 0) {
+		handle_close(h);
+		return -1;
+	}
+	return 0;
+}
+
+/* A pidfd for the init, if it is still the process we started. */
+static int open_init_pidfd(const struct container_state *st, int *out)
+{
+	int fd = (int)syscall(SYS_pidfd_open, st->pid, 0);
+
+	if (fd < 0)
+		return -1;
+	/* The pidfd pins the process; check it is the same one. */
+	if (!proc_is_same(st->pid, st->start_time)) {
+		close(fd);
+		errno = ESRCH;
+		return -1;
+	}
+	*out = fd;
+	return 0;
+}
+
+static int signal_init(const struct container_state *st, int sig,
+		       struct error *err)
+{
+	_cleanup_close_ int pfd = -1;
+
+	if (open_init_pidfd(st, &pfd) < 0)
+		return error_set(err, "container not running");
+	if (syscall(SYS_pidfd_send_signal, pfd, sig, NULL, 0) < 0)
+		return error_sys(err, "send signal %d to container %s", sig, st->id);
+	return 0;
+}
+
+/* Wait (bounded) for the init to exit after SIGKILL. */
+static int wait_init_gone(const struct container_state *st, struct error *err)
+{
+	_cleanup_close_ int pfd = -1;
+	struct pollfd p;
+
+	if (open_init_pidfd(st, &pfd) < 0)
+		return 0;
+	p.fd = pfd;
+	p.events = POLLIN;
+	for (int i = 0; i < 100; i++) {
+		int r = poll(&p, 1, 100);
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return error_sys(err, "wait for container %s to exit", st->id);
+	}
+	return error_set(err, "container %s did not exit after SIGKILL", st->id);
+}
+
+int container_start(const struct global_opts *g, const char *id,
+		    struct error *err)
+{
+	struct container_handle h;
+	_cleanup_close_ int fifo = -1;
+	_cleanup_free_ char *json = NULL;
+	struct oci_spec spec;
+	char b = '0';
+	int r = -1;
+
+	if (handle_open(g, id, true, &h, err) < 0)
+		return -1;
+	if (h.st.status != STATUS_CREATED) {
+		error_set(err, "cannot start a container that is %s", status_name(h.st.status));
+		goto out;
+	}
+	/* ENXIO: nobody holds the read end, so the init is gone. */
+	fifo = openat(h.dirfd, STATE_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fifo < 0) {
+		error_sys(err, "start container %s: open exec fifo", id);
+		goto out;
+	}
+	if (write(fifo, &b, 1) != 1) {
+		error_sys(err, "start container %s: write exec fifo", id);
+		goto out;
+	}
+	unlinkat(h.dirfd, STATE_FIFO, 0);
+	h.st.started = true;
+	h.st.status = STATUS_RUNNING;
+	if (state_write(h.dirfd, &h.st, err) < 0)
+		goto out;
+	r = 0;
+	if (state_load_spec(h.dirfd, &spec, err) < 0) {
+		log_warn("poststart hooks not run: %s", err->msg);
+		goto out;
+	}
+	json = state_to_json(&h.st, false);
+	hooks_run_warn(&spec.hooks[HOOK_POSTSTART], HOOK_POSTSTART, json);
+	spec_free(&spec);
+out:
+	handle_close(&h);
+	return r;
+}
+
+int container_state(const struct global_opts *g, const char *id,
+		    struct error *err)
+{
+	struct container_handle h;
+	_cleanup_free_ char *json = NULL;
+
+	if (handle_open(g, id, false, &h, err) < 0)
+		return -1;
+	json = state_to_json(&h.st, true);
+	printf("%s\n", json);
+	handle_close(&h);
+	return 0;
+}
+
+int container_kill(const struct global_opts *g, const char *id, int sig,
+		   bool all, struct error *err)
+{
+	struct container_handle h;
+	int r;
+
+	if (handle_open(g, id, false, &h, err) < 0)
+		return -1;
+	if (h.st.status == STATUS_STOPPED && !all) {
+		handle_close(&h);
+		return error_set(err, "container not running");
+	}
+	if (all && h.st.cgroup_path)
+		r = cgroup_kill(h.st.cgroup_path, h.st.cgroup_manager, sig, err);
+	else
+		r = signal_init(&h.st, sig, err);
+	handle_close(&h);
+	return r;
+}
+
+/* Kill what is left and remove the cgroup, run poststop, drop the state. */
+int destroy_container(struct container_handle *h, struct error *err)
+{
+	struct oci_spec spec;
+	_cleanup_free_ char *json = NULL;
+
+	if (h->st.status != STATUS_STOPPED) {
+		if (h->st.status == STATUS_PAUSED)
+			cgroup_freeze(h->st.cgroup_path, h->st.cgroup_manager, false, err);
+		if (signal_init(&h->st, SIGKILL, err) < 0 && err->code)
+			return -1;
+		if (wait_init_gone(&h->st, err) < 0)
+			return -1;
+	}
+	if (h->st.cgroup_path &&
+	    cgroup_destroy(h->st.cgroup_path, h->st.cgroup_manager, true, err) < 0)
+		return -1;
+	h->st.status = STATUS_STOPPED;
+	if (state_load_spec(h->dirfd, &spec, err) == 0) {
+		json = state_to_json(&h->st, false);
+		hooks_run_warn(&spec.hooks[HOOK_POSTSTOP], HOOK_POSTSTOP, json);
+		spec_free(&spec);
+	} else {
+		log_warn("poststop hooks not run: %s", err->msg);
+	}
+	return state_dir_remove(h->rootfd, h->st.id, h->dirfd, err);
+}
+
+int container_delete(const struct global_opts *g, const char *id, bool force,
+		     struct error *err)
+{
+	struct container_handle h;
+	int r;
+
+	if (handle_open(g, id, true, &h, err) < 0) {
+		/* runc: delete --force of a missing container is not an error. */
+		if (force && strstr(err->msg, "does not exist"))
+			return 0;
+		return -1;
+	}
+	if (!force && (h.st.status == STATUS_RUNNING || h.st.status == STATUS_PAUSED)) {
+		error_set(err, "cannot delete container %s that is not stopped: %s", id,
+			  status_name(h.st.status));
+		handle_close(&h);
+		return -1;
+	}
+	r = destroy_container(&h, err);
+	handle_close(&h);
+	return r;
+}
+
+static void list_entry(int rootfd, const char *id, bool json, bool quiet,
+		       bool *first)
+{
+	_cleanup_close_ int dirfd = -1;
+	struct container_state st;
+	struct error err;
+
+	if (container_id_validate(id, &err) < 0 ||
+	    state_dir_open(rootfd, id, false, &dirfd, &err) < 0 ||
+	    state_read(dirfd, &st, &err) < 0)
+		return;
+	if (quiet) {
+		printf("%s\n", st.id);
+	} else if (json) {
+		_cleanup_free_ char *s = state_to_json(&st, false);
+		printf("%s%s", *first ? "" : ",", s);
+	} else {
+		printf("%-12s %-10d %-10s %-40s %-30s %s\n", st.id,
+		       st.status == STATUS_STOPPED ? 0 : st.pid, status_name(st.status),
+		       st.bundle, st.created ? st.created : "", st.owner ? st.owner : "");
+	}
+	*first = false;
+	state_free(&st);
+}
+
+int container_list(const struct global_opts *g, bool json, bool quiet,
+		   struct error *err)
+{
+	_cleanup_close_ int rootfd = -1;
+	bool first = true;
+	struct dirent *de;
+	DIR *d;
+
+	if (json && !quiet)
+		printf("[");
+	else if (!quiet)
+		printf("%-12s %-10s %-10s %-40s %-30s %s\n", "ID", "PID", "STATUS",
+		       "BUNDLE", "CREATED", "OWNER");
+	if (state_root_open(g->root, false, &rootfd, err) < 0) {
+		if (err->code != ENOENT)
+			return -1;
+	} else {
+		d = fdopendir(dup(rootfd));
+		if (!d)
+			return error_sys(err, "read %s", g->root);
+		while ((de = readdir(d)))
+			if (de->d_name[0] != '.' && de->d_type == DT_DIR)
+				list_entry(rootfd, de->d_name, json && !quiet, quiet, &first);
+		closedir(d);
+	}
+	if (json && !quiet)
+		printf("]\n");
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef AGENTSBX_LIFECYCLE_H
+#define AGENTSBX_LIFECYCLE_H
+
+#include <stdbool.h>
+
+#include "../lib/error.h"
+#include "container.h"
+#include "state.h"
+
+/* An existing container, its state directory locked. */
+struct container_handle {
+	int rootfd;
+	int dirfd;
+	struct container_state st;
+};
+
+int handle_open(const struct global_opts *g, const char *id, bool exclusive,
+		struct container_handle *h, struct error *err);
+void handle_close(struct container_handle *h);
+
+/* Kill what is left, remove the cgroup, run poststop hooks, drop the state
+ * directory. */
+int destroy_container(struct container_handle *h, struct error *err);
+
+#endif

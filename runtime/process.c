@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container process: rlimits, oom score, personality, io priority,
+ * scheduler, the user and its groups, capabilities, no_new_privs, cwd, the
+ * executable found in the container's PATH, and finally execve.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/close_range.h>
+#include <linux/ioprio.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/personality.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../lib/cleanup.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "internal.h"
+
+#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+int process_set_rlimits(const struct oci_process *p, struct error *err)
+{
+	for (size_t i = 0; i < p->n_rlimits; i++) {
+		const struct oci_rlimit *r = &p->rlimits[i];
+		struct rlimit rl = { .rlim_cur = r->soft, .rlim_max = r->hard };
+
+		if (setrlimit(r->resource, &rl) < 0)
+			return error_sys(err, "set %s to %llu/%llu", r->type,
+					 (unsigned long long)r->soft,
+					 (unsigned long long)r->hard);
+	}
+	return 0;
+}
+
+static int set_oom_score_adj(const struct oci_process *p, int procfd,
+			     struct error *err)
+{
+	char buf[32];
+
+	if (!p->oom_score_adj.set)
+		return 0;
+	snprintf(buf, sizeof(buf), "%lld", (long long)p->oom_score_adj.v);
+	return write_file_at(procfd, "self/oom_score_adj", buf, err);
+}
+
+static int set_personality(const struct oci_personality *pers, struct error *err)
+{
+	unsigned long persona;
+
+	if (!pers->set)
+		return 0;
+	persona = pers->domain && !strcmp(pers->domain, "LINUX32") ? PER_LINUX32
+								   : PER_LINUX;
+	if (personality(persona) < 0)
+		return error_sys(err, "set personality %s", pers->domain);
+	return 0;
+}
+
+static int set_io_priority(const struct oci_io_priority *io, struct error *err)
+{
+	if (!io->set)
+		return 0;
+	if (syscall(SYS_ioprio_set, IOPRIO_WHO_PROCESS, 0,
+		    IOPRIO_PRIO_VALUE(io->class, io->priority)) < 0)
+		return error_sys(err, "set io priority %s %lld", io->class_name,
+				 (long long)io->priority);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int policy;
+} sched_policies[] = {
+	{ "SCHED_OTHER", SCHED_OTHER },	  { "SCHED_FIFO", SCHED_FIFO },
+	{ "SCHED_RR", SCHED_RR },	  { "SCHED_BATCH", SCHED_BATCH },
+	{ "SCHED_ISO", 4 },		  { "SCHED_IDLE", SCHED_IDLE },
+	{ "SCHED_DEADLINE", SCHED_DEADLINE },
+};
+
+static const struct {
+	const char *name;
+	uint64_t flag;
+} sched_flags[] = {
+	{ "SCHED_FLAG_RESET_ON_FORK", 0x01 }, { "SCHED_FLAG_RECLAIM", 0x02 },
+	{ "SCHED_FLAG_DL_OVERRUN", 0x04 },    { "SCHED_FLAG_KEEP_POLICY", 0x08 },
+	{ "SCHED_FLAG_KEEP_PARAMS", 0x10 },   { "SCHED_FLAG_UTIL_CLAMP_MIN", 0x20 },
+	{ "SCHED_FLAG_UTIL_CLAMP_MAX", 0x40 },
+};
+
+/* sched_setattr(2)'s argument; glibc 2.36 has no declaration of it and
+ * <linux/sched/types.h> clashes with <sched.h>. */
+struct sched_attr_v1 {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime;
+	uint64_t sched_deadline;
+	uint64_t sched_period;
+};
+
+static int set_scheduler(const struct oci_scheduler *s, struct error *err)
+{
+	struct sched_attr_v1 attr = { .size = sizeof(attr) };
+	bool found = false;
+
+	if (!s->set)
+		return 0;
+	for (size_t i = 0; i < sizeof(sched_policies) / sizeof(sched_policies[0]); i++)
+		if (!strcmp(sched_policies[i].name, s->policy)) {
+			attr.sched_policy = (uint32_t)sched_policies[i].policy;
+			found = true;
+		}
+	if (!found)
+		return error_set(err, "process.scheduler.policy: unknown policy \"%s\"",
+				 s->policy);
+	for (size_t i = 0; i < s->flags.len; i++)
+		for (size_t j = 0; j < sizeof(sched_flags) / sizeof(sched_flags[0]); j++)
+			if (!strcmp(sched_flags[j].name, s->flags.items[i]))
+				attr.sched_flags |= sched_flags[j].flag;
+	attr.sched_nice = s->nice.set ? (int32_t)s->nice.v : 0;
+	attr.sched_priority = s->priority.set ? (uint32_t)s->priority.v : 0;
+	attr.sched_runtime = s->runtime.set ? s->runtime.v : 0;
+	attr.sched_deadline = s->deadline.set ? s->deadline.v : 0;
+	attr.sched_period = s->period.set ? s->period.v : 0;
+	if (syscall(SYS_sched_setattr, 0, &attr, 0) < 0)
+		return error_sys(err, "set scheduler %s", s->policy);
+	return 0;
+}
+
+/* Before pivot_root: the runtime's procfs is still reachable and trusted. */
+int process_setup_early(struct container_ctx *c, struct error *err)
+{
+	const struct oci_process *p = &c->spec->process;
+
+	if (process_set_rlimits(p, err) < 0 ||
+	    set_oom_score_adj(p, c->host_proc_fd, err) < 0 ||
+	    set_personality(&c->spec->linux.personality, err) < 0 ||
+	    set_io_priority(&p->io_priority, err) < 0 ||
+	    set_scheduler(&p->scheduler, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* ---- the executable ------------------------------------------------------ */
+
+static const char *env_get(const struct str_array *env, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (size_t i = 0; i < env->len; i++)
+		if (!strncmp(env->items[i], name, n) && env->items[i][n] == '=')
+			return env->items[i] + n + 1;
+	return NULL;
+}
+
+static bool is_executable_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (st.st_mode & 0111);
+}
+
+/* After pivot_root: "/" is the container's, so a plain lookup is inside. */
+int process_resolve_exec(struct container_ctx *c, struct error *err)
+{
+	const struct oci_process *p = &c->spec->process;
+	const char *arg0 = p->args.items[0];
+	const char *path;
+	_cleanup_free_ char *copy = NULL;
+	char *save = NULL;
+
+	if (strchr(arg0, '/')) {
+		if (!is_executable_file(arg0))
+			return error_setc(err, errno ? errno : EACCES,
+					  "exec: \"%s\": cannot run", arg0);
+		c->exec_path = xstrdup(arg0);
+		return 0;
+	}
+	path = env_get(&p->env, "PATH");
+	copy = xstrdup(path ? path : DEFAULT_PATH);
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		_cleanup_free_ char *cand = xasprintf("%s/%s", *dir ? dir : ".", arg0);
+		if (is_executable_file(cand)) {
+			c->exec_path = take_ptr(cand);
+			return 0;
+		}
+	}
+	return error_set(err, "exec: \"%s\": executable file not found in $PATH", arg0);
+}
+
+/* ---- credentials ---------------------------------------------------------- */
+
+static int set_user(const struct oci_user *u, struct error *err)
+{
+	gid_t gids[256] = { 0 };
+	size_t n = u->n_additional_gids;
+
+	if (n > sizeof(gids) / sizeof(gids[0]))
+		return error_set(err, "process.user.additionalGids: more than %zu groups",
+				 sizeof(gids) / sizeof(gids[0]));
+	for (size_t i = 0; i < n; i++)
+		gids[i] = u->additional_gids[i];
+	/* setgroups is refused in a user namespace whose setgroups file says
+	 * deny; with no groups asked for, that is not an error. */
+	if (setgroups(n, gids) < 0 && !(errno == EPERM && n == 0))
+		return error_sys(err, "setgroups");
+	if (setresgid(u->gid, u->gid, u->gid) < 0)
+		return error_sys(err, "setresgid %u", u->gid);
+	/* Keep the permitted set across the uid change; caps_apply() then
+	 * sets exactly what the spec asks for. */
+	if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+		return error_sys(err, "prctl(PR_SET_KEEPCAPS)");
+	if (setresuid(u->uid, u->uid, u->uid) < 0)
+		return error_sys(err, "setresuid %u", u->uid);
+	if (prctl(PR_SET_KEEPCAPS, 0, 0, 0, 0) < 0)
+		return error_sys(err, "prctl(PR_SET_KEEPCAPS)");
+	return 0;
+}
+
+int process_apply_credentials(struct container_ctx *c, struct error *err)
+{
+	const struct oci_process *p = &c->spec->process;
+
+	if (caps_drop_bounding(&c->caps, err) < 0 || set_user(&p->user, err) < 0 ||
+	    caps_apply(&c->caps, err) < 0)
+		return -1;
+	umask(p->user.umask.set ? (mode_t)p->user.umask.v : 0022);
+	if (chdir(p->cwd) < 0)
+		return error_sys(err, "chdir to cwd %s", p->cwd);
+	if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return error_sys(err, "prctl(PR_SET_NO_NEW_PRIVS)");
+	return 0;
+}
+
+/* ---- exec ------------------------------------------------------------------ */
+
+/* The environment: the spec's, plus HOME when the spec has none. */
+static char **build_env(const struct oci_process *p)
+{
+	char **env = xcalloc(p->env.len + 2, sizeof(char *));
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->env.len; i++)
+		env[n++] = p->env.items[i];
+	if (!env_get(&p->env, "HOME"))
+		env[n++] = p->user.uid == 0 ? "HOME=/root" : "HOME=/";
+	env[n] = NULL;
+	return env;
+}
+
+__attribute__((noreturn)) static void exec_fail(struct error *err)
+{
+	dprintf(STDERR_FILENO, "agentsbx: %s\n", err->msg);
+	_exit(127);
+}
+
+void process_exec(struct container_ctx *c)
+{
+	const struct oci_process *p = &c->spec->process;
+	char **argv = xcalloc(p->args.len + 1, sizeof(char *));
+	char **envp = build_env(p);
+	struct error err;
+	unsigned int first = 3 + (unsigned int)c->opts->preserve_fds;
+
+	for (size_t i = 0; i < p->args.len; i++)
+		argv[i] = p->args.items[i];
+	/* Nothing of the runtime's crosses into the container (CVE-2024-21626):
+	 * every fd past the preserved ones is closed, not only marked. */
+	if (syscall(SYS_close_range, first, ~0U, 0) < 0) {
+		error_sys(&err, "close file descriptors");
+		exec_fail(&err);
+	}
+	if (c->has_seccomp) {
+		int listener = -1;
+		if (seccomp_load(&c->seccomp, &listener, &err) < 0)
+			exec_fail(&err);
+	}
+	execve(c->exec_path, argv, envp);
+	error_sys(&err, "exec %s", c->exec_path);
+	exec_fail(&err);
+}

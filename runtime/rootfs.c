@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The container's filesystem view, built in the child inside its new mount
+ * namespace: propagation of /, the rootfs bound onto itself, the spec's
+ * mounts in order, then (after the createContainer hooks) masked and
+ * read-only paths, pivot_root and the read-only root.
+ *
+ * Every target is resolved inside the rootfs (pathres.c) and mounted
+ * through its fd; bind sources are cloned with open_tree() and attached
+ * with move_mount(), so no mount ever follows a path the container wrote.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "../lib/cleanup.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "internal.h"
+#include "pathres.h"
+
+/* Attributes for mount_setattr: the atime modes are an enum, not bits. */
+static void fix_atime_attr(struct mount_attr *a)
+{
+	if (a->attr_set & (MOUNT_ATTR_NOATIME | MOUNT_ATTR_STRICTATIME |
+			   MOUNT_ATTR_RELATIME))
+		a->attr_clr |= MOUNT_ATTR__ATIME;
+}
+
+static int setattr_fd(int fd, bool recursive, uint64_t set, uint64_t clr,
+		      uint64_t propagation, const char *what, struct error *err)
+{
+	struct mount_attr a = {
+		.attr_set = set,
+		.attr_clr = clr,
+		.propagation = propagation,
+	};
+
+	if (!set && !clr && !propagation)
+		return 0;
+	fix_atime_attr(&a);
+	if (mount_setattr(fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0),
+			      &a, sizeof(a)) < 0)
+		return error_sys(err, "set mount attributes of %s", what);
+	return 0;
+}
+
+/* Open the target of a mount, creating it as a directory or a file. */
+static int open_target(int rootfd, const char *dest, bool is_dir, bool strict,
+		       int *out, struct error *err)
+{
+	struct stat st;
+
+	if (strict) {
+		/* /proc and /sys: no symlink anywhere on the way, and the
+		 * target must be a real directory (CVE-2019-16884,
+		 * CVE-2019-19921). */
+		if (path_open_in_root(rootfd, dest, O_PATH | O_DIRECTORY, true,
+				      out, err) < 0) {
+			int fd;
+			if (err->code != ENOENT)
+				return error_prefix(err, "mount target %s", dest);
+			if (path_mkdir_in_root(rootfd, dest, 0755, &fd, err) < 0)
+				return -1;
+			close(fd);
+			if (path_open_in_root(rootfd, dest, O_PATH | O_DIRECTORY,
+					      true, out, err) < 0)
+				return error_prefix(err, "mount target %s", dest);
+		}
+		return 0;
+	}
+	if (is_dir)
+		return path_mkdir_in_root(rootfd, dest, 0755, out, err);
+	if (path_mkfile_in_root(rootfd, dest, 0644, out, err) < 0)
+		return -1;
+	if (fstat(*out, &st) < 0)
+		return error_sys(err, "stat mount target %s", dest);
+	if (S_ISDIR(st.st_mode)) {
+		close(*out);
+		return error_set(err, "mount target %s: is a directory but the source is not",
+				 dest);
+	}
+	return 0;
+}
+
+/* Re-resolve a target after something was mounted on it: the old fd still
+ * points below the new mount. */
+static int reopen_target(int rootfd, const char *dest, int *out,
+			 struct error *err)
+{
+	return path_open_in_root(rootfd, dest, O_PATH, false, out, err);
+}
+
+static int mount_bind(int rootfd, const struct mount_entry *e,
+		      struct error *err)
+{
+	_cleanup_close_ int src = -1, dst = -1, tree = -1, top = -1;
+	const char *dest = e->spec->destination;
+	struct stat st;
+
+	src = open(e->source, O_PATH | O_CLOEXEC);
+	if (src < 0)
+		return error_sys(err, "bind mount source %s", e->source);
+	if (fstat(src, &st) < 0)
+		return error_sys(err, "stat bind mount source %s", e->source);
+	if (open_target(rootfd, dest, S_ISDIR(st.st_mode), false, &dst, err) < 0)
+		return -1;
+	tree = (int)open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+				  AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
+	if (tree < 0)
+		return error_sys(err, "clone mount %s", e->source);
+	/* Plain flags (ro, nosuid, ...) apply to the top mount, r* options to
+	 * every mount below it, as runc and crun do. */
+	if (setattr_fd(tree, false, ms_flags_to_attr(e->flags), 0, 0, dest, err) < 0 ||
+	    setattr_fd(tree, true, e->attr_set, e->attr_clr, 0, dest, err) < 0)
+		return -1;
+	if (move_mount(tree, "", dst, "",
+			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return error_sys(err, "bind mount %s on %s", e->source, dest);
+	if (!e->propagation)
+		return 0;
+	if (reopen_target(rootfd, dest, &top, err) < 0)
+		return -1;
+	return setattr_fd(top, e->propagation & MS_REC, 0, 0,
+			  e->propagation & ~MS_REC, dest, err);
+}
+
+static int mount_fresh(int rootfd, const struct mount_entry *e, bool strict,
+		       struct error *err)
+{
+	_cleanup_close_ int dst = -1, top = -1;
+	const char *dest = e->spec->destination;
+	char p[FD_PATH_MAX];
+
+	if (open_target(rootfd, dest, true, strict, &dst, err) < 0)
+		return -1;
+	if (mount(e->source, fd_path(dst, p), e->spec->type, e->flags, e->data) < 0)
+		return error_sys(err, "mount %s on %s", e->spec->type, dest);
+	if (!e->attr_set && !e->attr_clr && !e->propagation)
+		return 0;
+	if (reopen_target(rootfd, dest, &top, err) < 0)
+		return -1;
+	if (setattr_fd(top, true, e->attr_set, e->attr_clr, 0, dest, err) < 0)
+		return -1;
+	return setattr_fd(top, e->propagation & MS_REC, 0, 0,
+			  e->propagation & ~MS_REC, dest, err);
+}
+
+static int mount_entry(struct container_ctx *c, int rootfd,
+		       const struct mount_entry *e, struct error *err)
+{
+	switch (e->kind) {
+	case MOUNT_KIND_BIND:
+		return mount_bind(rootfd, e, err);
+	case MOUNT_KIND_PROC:
+	case MOUNT_KIND_SYSFS:
+		return mount_fresh(rootfd, e, true, err);
+	case MOUNT_KIND_CGROUP:
+		return rootfs_mount_cgroup(c, rootfd, e, err);
+	case MOUNT_KIND_FS:
+		return mount_fresh(rootfd, e, false, err);
+	}
+	return error_set(err, "mount %s: unknown kind", e->spec->destination);
+}
+
+/* / of the new mount namespace: the requested propagation, but never
+ * shared while we pivot (pivot_root refuses a shared parent). */
+static int set_root_propagation(unsigned long prop, struct error *err)
+{
+	unsigned long flags = prop;
+
+	if (prop & MS_SHARED)
+		flags = MS_PRIVATE | MS_REC;
+	if (mount(NULL, "/", NULL, flags, NULL) < 0)
+		return error_sys(err, "set propagation of /");
+	return 0;
+}
+
+int rootfs_prepare_mounts(struct container_ctx *c, struct error *err)
+{
+	_cleanup_close_ int old = -1;
+	char p[FD_PATH_MAX];
+
+	if (set_root_propagation(c->mounts.rootfs_propagation, err) < 0)
+		return -1;
+	/* The rootfs bound onto itself, so that it is a mount point for
+	 * pivot_root; opened by path here because the parent's fd belongs to
+	 * the parent's mount namespace. */
+	old = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (old < 0)
+		return error_sys(err, "open rootfs %s", c->rootfs);
+	if (mount(fd_path(old, p), fd_path(old, p), NULL, MS_BIND | MS_REC, NULL) < 0)
+		return error_sys(err, "bind mount rootfs %s", c->rootfs);
+	close(c->rootfs_fd);
+	c->rootfs_fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (c->rootfs_fd < 0)
+		return error_sys(err, "reopen rootfs %s", c->rootfs);
+	if ((c->mounts.rootfs_propagation & MS_SHARED) &&
+	    setattr_fd(c->rootfs_fd, false, 0, 0, MS_SHARED, "rootfs", err) < 0)
+		return -1;
+
+	for (size_t i = 0; i < c->mounts.len; i++) {
+		if (mount_entry(c, c->rootfs_fd, &c->mounts.items[i], err) < 0)
+			return error_prefix(err, "mounts[%zu]", i);
+	}
+	return devices_setup(c, err);
+}
+
+/* ---- masked and read-only paths ------------------------------------------ */
+
+/* The host's /dev/null, checked to be the char device 1:3 (CVE-2025-31133:
+ * a swapped /dev/null would otherwise bind a host file over the mask). */
+static int open_dev_null(int *out, struct error *err)
+{
+	struct stat st;
+	int fd = open("/dev/null", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0)
+		return error_sys(err, "open /dev/null");
+	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
+	    st.st_rdev != makedev(1, 3)) {
+		close(fd);
+		return error_set(err, "/dev/null is not the null device");
+	}
+	*out = fd;
+	return 0;
+}
+
+static int mask_path(int rootfd, int nullfd, const char *path,
+		     struct error *err)
+{
+	_cleanup_close_ int dst = -1, tree = -1;
+	char p[FD_PATH_MAX];
+	struct stat st;
+
+	if (path_open_in_root(rootfd, path, O_PATH | O_NOFOLLOW, false, &dst, err) < 0) {
+		if (err->code == ENOENT)
+			return 0;
+		return error_prefix(err, "mask %s", path);
+	}
+	if (fstat(dst, &st) < 0)
+		return error_sys(err, "mask %s: stat", path);
+	if (S_ISDIR(st.st_mode)) {
+		if (mount("tmpfs", fd_path(dst, p), "tmpfs", MS_RDONLY,
+			  "size=0,mode=0555") < 0)
+			return error_sys(err, "mask %s with an empty tmpfs", path);
+		return 0;
+	}
+	tree = (int)open_tree(nullfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+				  AT_EMPTY_PATH);
+	if (tree < 0)
+		return error_sys(err, "mask %s: clone /dev/null", path);
+	if (move_mount(tree, "", dst, "",
+			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return error_sys(err, "mask %s with /dev/null", path);
+	return 0;
+}
+
+static int readonly_path(int rootfd, const char *path, struct error *err)
+{
+	_cleanup_close_ int dst = -1, tree = -1;
+
+	if (path_open_in_root(rootfd, path, O_PATH | O_NOFOLLOW, false, &dst, err) < 0) {
+		if (err->code == ENOENT)
+			return 0;
+		return error_prefix(err, "make %s read-only", path);
+	}
+	tree = (int)open_tree(dst, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+				  AT_EMPTY_PATH | AT_RECURSIVE);
+	if (tree < 0)
+		return error_sys(err, "make %s read-only: clone", path);
+	if (setattr_fd(tree, true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+		       MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0, 0, path, err) < 0)
+		return -1;
+	if (move_mount(tree, "", dst, "",
+			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return error_sys(err, "make %s read-only", path);
+	return 0;
+}
+
+static int apply_masks(struct container_ctx *c, struct error *err)
+{
+	const struct oci_linux *l = &c->spec->linux;
+	_cleanup_close_ int nullfd = -1;
+
+	for (size_t i = 0; i < l->readonly_paths.len; i++)
+		if (readonly_path(c->rootfs_fd, l->readonly_paths.items[i], err) < 0)
+			return -1;
+	if (!l->masked_paths.len)
+		return 0;
+	if (open_dev_null(&nullfd, err) < 0)
+		return -1;
+	for (size_t i = 0; i < l->masked_paths.len; i++)
+		if (mask_path(c->rootfs_fd, nullfd, l->masked_paths.items[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- the switch of root ---------------------------------------------------- */
+
+static int do_pivot_root(int rootfd, struct error *err)
+{
+	if (fchdir(rootfd) < 0)
+		return error_sys(err, "chdir to rootfs");
+	/* pivot_root(".", "."): the old root is stacked under the new one and
+	 * detached right away, with no directory needed in the rootfs. */
+	if (syscall(SYS_pivot_root, ".", ".") < 0)
+		return error_sys(err, "pivot_root");
+	if (mount(NULL, ".", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+		return error_sys(err, "make old root a slave");
+	if (umount2(".", MNT_DETACH) < 0)
+		return error_sys(err, "detach old root");
+	if (chdir("/") < 0)
+		return error_sys(err, "chdir to new root");
+	return 0;
+}
+
+/* --no-pivot: for a rootfs on a ramfs, where pivot_root cannot work. */
+static int do_move_root(int rootfd, struct error *err)
+{
+	if (fchdir(rootfd) < 0)
+		return error_sys(err, "chdir to rootfs");
+	if (mount(".", "/", NULL, MS_MOVE, NULL) < 0)
+		return error_sys(err, "move rootfs to /");
+	if (chroot(".") < 0)
+		return error_sys(err, "chroot to rootfs");
+	if (chdir("/") < 0)
+		return error_sys(err, "chdir to new root");
+	return 0;
+}
+
+int rootfs_finalize(struct container_ctx *c, struct error *err)
+{
+	_cleanup_close_ int root = -1;
+
+	if (apply_masks(c, err) < 0)
+		return -1;
+	if (c->opts->no_pivot ? do_move_root(c->rootfs_fd, err) < 0
+			      : do_pivot_root(c->rootfs_fd, err) < 0)
+		return -1;
+	if ((c->mounts.rootfs_propagation & MS_SHARED) &&
+	    mount(NULL, "/", NULL, c->mounts.rootfs_propagation, NULL) < 0)
+		return error_sys(err, "set propagation of the container's /");
+	if (!c->spec->root.readonly)
+		return 0;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return error_sys(err, "open new root");
+	return setattr_fd(root, false, MOUNT_ATTR_RDONLY, 0, 0, "/ (root.readonly)", err);
+}

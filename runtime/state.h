@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef AGENTSBX_STATE_H
+#define AGENTSBX_STATE_H
+
+/*
+ * The state store: one directory per container under --root, holding
+ *   state.json  the container's state (written atomically: temp + rename)
+ *   config.json the spec as it was at create (the bundle may change later)
+ *   exec.fifo   while created: init blocks on it until `start`
+ * Commands on one id serialise on flock() of the directory.
+ */
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "../lib/error.h"
+#include "../spec/spec.h"
+#include "cgroup.h"
+
+enum container_status {
+	STATUS_CREATING,
+	STATUS_CREATED,
+	STATUS_RUNNING,
+	STATUS_PAUSED,
+	STATUS_STOPPED,
+};
+
+struct container_state {
+	char *id;
+	pid_t pid;
+	unsigned long long start_time; /* init's /proc/PID/stat starttime */
+	char *bundle;
+	char *rootfs;
+	char *created; /* RFC 3339 */
+	char *owner;
+	struct str_map annotations;
+	char *cgroup_path;
+	enum cgroup_manager cgroup_manager;
+	bool started; /* `start` has released init */
+	enum container_status status; /* computed by state_refresh() */
+};
+
+#define STATE_FILE "state.json"
+#define STATE_CONFIG_FILE "config.json"
+#define STATE_FIFO "exec.fifo"
+
+const char *status_name(enum container_status s);
+
+/* Open (creating with mode 0700 when create is set) the --root directory. */
+int state_root_open(const char *root, bool create, int *out, struct error *err);
+
+/* mkdir ROOT/ID and lock it.  EEXIST -> "container with id exists". */
+int state_dir_create(int rootfd, const char *id, int *out, struct error *err);
+
+/* Open and lock ROOT/ID.  Missing -> `container "ID" does not exist`. */
+int state_dir_open(int rootfd, const char *id, bool exclusive, int *out,
+		   struct error *err);
+
+/* Remove ROOT/ID and what is in it (the caller holds its lock). */
+int state_dir_remove(int rootfd, const char *id, int dirfd, struct error *err);
+
+int state_write(int dirfd, const struct container_state *st, struct error *err);
+/* Read state.json and compute the live status. */
+int state_read(int dirfd, struct container_state *st, struct error *err);
+void state_free(struct container_state *st);
+
+/* Parse the config.json saved at create (for the poststart/poststop hooks). */
+int state_load_spec(int dirfd, struct oci_spec *spec, struct error *err);
+
+/* Recompute st->status from the process and the fifo. */
+void state_refresh(int dirfd, struct container_state *st);
+
+/* The public state JSON (runtime.md + runc's extra fields).  Heap string. */
+char *state_to_json(const struct container_state *st, bool pretty);
+
+/* starttime of a process (field 22 of /proc/PID/stat); 0 if gone. */
+unsigned long long proc_start_time(pid_t pid);
+/* The process is alive, not a zombie, and has the given start time. */
+bool proc_is_same(pid_t pid, unsigned long long start_time);
+
+/* Now in RFC 3339 with nanoseconds, UTC.  Heap string. */
+char *rfc3339_now(void);
+
+#endif

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "sync.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+int sync_pair(int fds[2], struct error *err)
+{
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds) < 0)
+		return error_sys(err, "create sync socketpair");
+	return 0;
+}
+
+static int send_msg(int fd, int type, long long value,
+		    const struct error *payload, struct error *err)
+{
+	struct sync_msg msg;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.type = type;
+	msg.value = value;
+	if (payload)
+		msg.err = *payload;
+	do
+		n = send(fd, &msg, sizeof(msg), MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(msg))
+		return error_sys(err, "send sync message %d", type);
+	return 0;
+}
+
+int sync_send(int fd, int type, const struct error *payload, struct error *err)
+{
+	return send_msg(fd, type, 0, payload, err);
+}
+
+int sync_send_value(int fd, int type, long long value, struct error *err)
+{
+	return send_msg(fd, type, value, NULL, err);
+}
+
+int sync_expect(int fd, int want, struct error *err)
+{
+	return sync_expect_value(fd, want, NULL, err);
+}
+
+int sync_expect_value(int fd, int want, long long *value, struct error *err)
+{
+	struct sync_msg msg;
+	ssize_t n;
+
+	do
+		n = recv(fd, &msg, sizeof(msg), 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return error_sys(err, "receive sync message");
+	if (n == 0)
+		return error_set(err, "container init exited during setup");
+	if (n != (ssize_t)sizeof(msg))
+		return error_set(err, "short sync message (%zd bytes)", n);
+	if (msg.type == SYNC_ERROR) {
+		msg.err.msg[sizeof(msg.err.msg) - 1] = '\0';
+		*err = msg.err;
+		return -1;
+	}
+	if (msg.type != want)
+		return error_set(err, "unexpected sync message %d (wanted %d)",
+				 msg.type, want);
+	if (value)
+		*value = msg.value;
+	return 0;
+}

@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "terminal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "../lib/cleanup.h"
+#include "../lib/util.h"
+#include "internal.h"
+
+static int send_fd(int sock, int fd, struct error *err)
+{
+	char data = 'T';
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
+
+	memset(u.buf, 0, sizeof(u.buf));
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
+		return error_sys(err, "send terminal master to console socket");
+	return 0;
+}
+
+int terminal_recv_master(int sock, int *master, struct error *err)
+{
+	char data;
+	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return error_sys(err, "receive terminal master");
+	cm = CMSG_FIRSTHDR(&msg);
+	if (n == 0 || !cm || cm->cmsg_type != SCM_RIGHTS)
+		return error_set(err, "receive terminal master: no fd");
+	memcpy(master, CMSG_DATA(cm), sizeof(int));
+	return 0;
+}
+
+int terminal_connect_socket(const char *path, int *out, struct error *err)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	_cleanup_close_ int fd = -1;
+
+	if (strlen(path) >= sizeof(addr.sun_path))
+		return error_set(err, "console socket path too long: %s", path);
+	strcpy(addr.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return error_sys(err, "create console socket");
+	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0)
+		return error_sys(err, "connect to console socket %s", path);
+	*out = take_fd(fd);
+	return 0;
+}
+
+int terminal_setup(int console_sock, const struct oci_console_size *size,
+		   struct error *err)
+{
+	_cleanup_close_ int master = -1, slave = -1;
+
+	/* The container's devpts instance, through its /dev/ptmx. */
+	master = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (master < 0)
+		return error_sys(err, "open /dev/ptmx in the container");
+	if (unlockpt(master) < 0)
+		return error_sys(err, "unlock pty");
+	/* The peer straight from the master: no /dev/pts/N path lookup that a
+	 * symlink could redirect (CVE-2025-52565). */
+	slave = ioctl(master, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (slave < 0)
+		return error_sys(err, "open pty peer");
+	if (size && size->set) {
+		struct winsize ws = { .ws_row = (unsigned short)size->height,
+				      .ws_col = (unsigned short)size->width };
+		if (ioctl(slave, TIOCSWINSZ, &ws) < 0)
+			return error_sys(err, "set console size");
+	}
+	if (send_fd(console_sock, master, err) < 0)
+		return -1;
+	if (setsid() < 0)
+		return error_sys(err, "setsid");
+	if (ioctl(slave, TIOCSCTTY, 0) < 0)
+		return error_sys(err, "set controlling terminal");
+	for (int fd = 0; fd < 3; fd++)
+		if (dup2(slave, fd) < 0)
+			return error_sys(err, "dup pty to fd %d", fd);
+	return 0;
+}
+
+int terminal_setup_child(struct container_ctx *c, struct error *err)
+{
+	if (!c->spec->process.terminal)
+		return 0;
+	if (c->console_sock < 0)
+		return error_set(err, "process.terminal is set but there is no console socket");
+	if (terminal_setup(c->console_sock, &c->spec->process.console_size, err) < 0)
+		return -1;
+	close(c->console_sock);
+	c->console_sock = -1;
+	return 0;
+}
+
+/* ---- the foreground proxy ------------------------------------------------- */
+
+static void copy_winsize(int from, int to)
+{
+	struct winsize ws;
+
+	if (ioctl(from, TIOCGWINSZ, &ws) == 0)
+		ioctl(to, TIOCSWINSZ, &ws);
+}
+
+/* Copy what is readable from in to out; false on EOF or error. */
+static bool pump(int in, int out)
+{
+	char buf[8192];
+	ssize_t n = read(in, buf, sizeof(buf));
+
+	if (n <= 0)
+		return n < 0 && (errno == EINTR || errno == EAGAIN);
+	return write_all(out, buf, (size_t)n) == 0;
+}
+
+int terminal_proxy(int master, pid_t pid, int *status, struct error *err)
+{
+	struct termios saved, raw;
+	bool is_tty = isatty(STDIN_FILENO);
+	bool stdin_open = true;
+	sigset_t mask;
+	_cleanup_close_ int sfd = -1;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGWINCH);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		return error_sys(err, "signalfd");
+	if (is_tty && tcgetattr(STDIN_FILENO, &saved) == 0) {
+		raw = saved;
+		cfmakeraw(&raw);
+		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
+		copy_winsize(STDIN_FILENO, master);
+	}
+	for (;;) {
+		struct pollfd p[3] = {
+			{ .fd = master, .events = POLLIN },
+			{ .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
+			{ .fd = sfd, .events = POLLIN },
+		};
+		if (poll(p, 3, -1) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			if (!pump(master, STDOUT_FILENO))
+				break;
+		}
+		if (p[1].revents & (POLLIN | POLLHUP)) {
+			if (!pump(STDIN_FILENO, master))
+				stdin_open = false;
+		}
+		if (p[2].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				if (si.ssi_signo == SIGWINCH && is_tty)
+					copy_winsize(STDIN_FILENO, master);
+		}
+	}
+	if (is_tty)
+		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return error_sys(err, "wait for container init");
+	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+	return 0;
+}

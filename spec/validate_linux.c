@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Semantic checks of the linux section: namespaces and what needs them
+ * (ID mappings, time offsets, sysctls), devices, paths, and the features
+ * agentsbx refuses.  Resources and seccomp: validate_resources.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../lib/util.h"
+#include "internal.h"
+
+#define CFG "config.json: "
+#define NOT_SUPPORTED "not supported by agentsbx"
+
+static int check_namespaces(const struct oci_linux *l, struct error *err)
+{
+	bool seen[NS_TYPE_MAX] = { false };
+	char q[QUOTE_MAX];
+
+	for (size_t i = 0; i < l->n_namespaces; i++) {
+		const struct oci_namespace *ns = &l->namespaces[i];
+
+		if (!ns_type_name(ns->type))
+			return vfail(err, CFG, "linux.namespaces[%zu].type: "
+				     "unknown namespace type %d", i,
+				     (int)ns->type);
+		if (seen[ns->type])
+			return vfail(err, CFG, "linux.namespaces[%zu].type: "
+				     "duplicate namespace type \"%s\"", i,
+				     ns_type_name(ns->type));
+		seen[ns->type] = true;
+		if (ns->path && !path_is_absolute(ns->path))
+			return vfail(err, CFG, "linux.namespaces[%zu].path: "
+				     "must be an absolute path, got %s", i,
+				     quote(q, ns->path));
+	}
+	return 0;
+}
+
+static int check_user_mappings(const struct oci_spec *s, struct error *err)
+{
+	const struct oci_linux *l = &s->linux;
+	const struct oci_namespace *userns = spec_find_namespace(s, NS_USER);
+	bool mapped = l->n_uid_mappings > 0 || l->n_gid_mappings > 0;
+
+	if (mapped && !userns)
+		return vfail(err, CFG, "linux.%s: set without a user "
+			     "namespace", l->n_uid_mappings ? "uidMappings"
+							    : "gidMappings");
+	/* A new user namespace without a map runs everything as nobody. */
+	if (userns && !userns->path &&
+	    (l->n_uid_mappings == 0 || l->n_gid_mappings == 0))
+		return vfail(err, CFG, "linux.%s: required with a new user "
+			     "namespace", l->n_uid_mappings ? "gidMappings"
+							    : "uidMappings");
+	if (validate_id_mappings(l->uid_mappings, l->n_uid_mappings,
+				 "linux.uidMappings", err) < 0 ||
+	    validate_id_mappings(l->gid_mappings, l->n_gid_mappings,
+				 "linux.gidMappings", err) < 0)
+		return -1;
+	return 0;
+}
+
+static int check_time_offsets(const struct oci_spec *s, struct error *err)
+{
+	const struct oci_linux *l = &s->linux;
+	const struct oci_namespace *timens = spec_find_namespace(s, NS_TIME);
+	const struct oci_time_offset *offs[] = { &l->time_monotonic,
+						 &l->time_boottime };
+	const char *names[] = { "monotonic", "boottime" };
+
+	for (size_t i = 0; i < 2; i++) {
+		if (!offs[i]->set)
+			continue;
+		if (!timens)
+			return vfail(err, CFG, "linux.timeOffsets.%s: set "
+				     "without a time namespace", names[i]);
+		if (timens->path)
+			return vfail(err, CFG, "linux.timeOffsets.%s: cannot "
+				     "be set when joining an existing time "
+				     "namespace", names[i]);
+		if (offs[i]->nanosecs >= 1000000000u)
+			return vfail(err, CFG, "linux.timeOffsets.%s.nanosecs: "
+				     "must be below 1000000000", names[i]);
+	}
+	return 0;
+}
+
+/* ---- sysctl ----------------------------------------------------------- */
+
+/* The sysctls that a namespace of the container's isolates from the host. */
+static const struct {
+	const char *prefix;
+	enum ns_type ns;
+} namespaced_sysctls[] = {
+	{ "net.", NS_NETWORK },	  { "kernel.msg", NS_IPC },
+	{ "kernel.sem", NS_IPC }, { "kernel.shm", NS_IPC },
+	{ "fs.mqueue.", NS_IPC },
+};
+
+/* "net.ipv4.ip_forward": dot-separated non-empty names, no '/'. */
+static bool sysctl_key_valid(const char *k)
+{
+	bool empty = true;
+
+	for (; *k; k++) {
+		if (*k == '/' || (unsigned char)*k <= ' ' || *k == 0x7f)
+			return false;
+		if (*k == '.') {
+			if (empty)
+				return false;
+			empty = true;
+		} else {
+			empty = false;
+		}
+	}
+	return !empty;
+}
+
+static bool sysctl_value_valid(const char *v)
+{
+	for (; *v; v++)
+		if (((unsigned char)*v < 0x20 && *v != '\t') || *v == 0x7f)
+			return false;
+	return true;
+}
+
+static int check_sysctl(const struct oci_spec *s, const char *key,
+			const char *value, struct error *err)
+{
+	char q[QUOTE_MAX];
+
+	if (!sysctl_key_valid(key))
+		return vfail(err, CFG, "linux.sysctl[%s]: not a sysctl name",
+			     quote(q, key));
+	if (!sysctl_value_valid(value))
+		return vfail(err, CFG, "linux.sysctl[%s]: the value has "
+			     "control characters", quote(q, key));
+	if (strcmp(key, "kernel.hostname") == 0 ||
+	    strcmp(key, "kernel.domainname") == 0)
+		return vfail(err, CFG, "linux.sysctl[%s]: refused: use the "
+			     "\"%s\" field", quote(q, key), key + 7);
+	for (size_t i = 0; i < sizeof(namespaced_sysctls) /
+				       sizeof(namespaced_sysctls[0]); i++) {
+		enum ns_type ns = namespaced_sysctls[i].ns;
+
+		if (!str_has_prefix(key, namespaced_sysctls[i].prefix))
+			continue;
+		if (!spec_find_namespace(s, ns))
+			return vfail(err, CFG, "linux.sysctl[%s]: needs a %s "
+				     "namespace (it would change the host's)",
+				     quote(q, key), ns_type_name(ns));
+		return 0;
+	}
+	return vfail(err, CFG, "linux.sysctl[%s]: not namespaced: setting it "
+		     "would change the host", quote(q, key));
+}
+
+static int check_sysctls(const struct oci_spec *s, struct error *err)
+{
+	const struct str_map *m = &s->linux.sysctl;
+
+	for (size_t i = 0; i < m->len; i++)
+		if (check_sysctl(s, m->keys[i], m->values[i], err) < 0)
+			return -1;
+	return 0;
+}
+
+/* ---- devices, paths --------------------------------------------------- */
+
+static int check_devices(const struct oci_linux *l, struct error *err)
+{
+	char q[QUOTE_MAX];
+
+	for (size_t i = 0; i < l->n_devices; i++) {
+		const struct oci_device *d = &l->devices[i];
+
+		if (!d->path)
+			return vfail(err, CFG, "linux.devices[%zu].path: "
+				     "required field is missing", i);
+		if (!path_is_absolute(d->path))
+			return vfail(err, CFG, "linux.devices[%zu].path: must "
+				     "be an absolute path, got %s", i,
+				     quote(q, d->path));
+		if (!d->type || !strchr("cbup", d->type))
+			return vfail(err, CFG, "linux.devices[%zu].type: must "
+				     "be one of c, b, u, p", i);
+		if (d->type != 'p' && (d->major < 0 || d->minor < 0))
+			return vfail(err, CFG, "linux.devices[%zu]: negative "
+				     "major or minor number", i);
+		if (d->file_mode.set && d->file_mode.v > 0777)
+			return vfail(err, CFG, "linux.devices[%zu].fileMode: "
+				     "%llu is not a permission mode (0..0777, "
+				     "written in decimal: 0..511)", i,
+				     (unsigned long long)d->file_mode.v);
+	}
+	return 0;
+}
+
+static int check_abs_paths(const struct str_array *a, const char *field,
+			   struct error *err)
+{
+	char q[QUOTE_MAX];
+
+	for (size_t i = 0; i < a->len; i++)
+		if (!path_is_absolute(a->items[i]))
+			return vfail(err, CFG, "linux.%s[%zu]: must be an "
+				     "absolute path, got %s", field, i,
+				     quote(q, a->items[i]));
+	return 0;
+}
+
+/* cgroupsPath is resolved under the cgroup root: no way up from there. */
+static int check_cgroups_path(const struct oci_linux *l, struct error *err)
+{
+	const char *p = l->cgroups_path;
+	char q[QUOTE_MAX];
+
+	if (!p)
+		return 0;
+	if (has_control_chars(p))
+		return vfail(err, CFG, "linux.cgroupsPath: %s has control "
+			     "characters", quote(q, p));
+	while (*p) {
+		size_t n = strcspn(p, "/:");
+
+		if (n == 2 && p[0] == '.' && p[1] == '.')
+			return vfail(err, CFG, "linux.cgroupsPath: %s must not "
+				     "have \"..\" components",
+				     quote(q, l->cgroups_path));
+		p += n;
+		if (*p)
+			p++;
+	}
+	return 0;
+}
+
+static int check_misc(const struct oci_linux *l, struct error *err)
+{
+	unsigned long flags;
+	char q[QUOTE_MAX];
+
+	if (l->rootfs_propagation &&
+	    rootfs_propagation_from_name(l->rootfs_propagation, &flags) < 0)
+		return vfail(err, CFG, "linux.rootfsPropagation: unknown value "
+			     "%s (expected [r]shared, [r]slave, [r]private or "
+			     "[r]unbindable)", quote(q, l->rootfs_propagation));
+	if (l->personality.set) {
+		if (personality_domain_from_name(l->personality.domain) < 0)
+			return vfail(err, CFG, "linux.personality.domain: "
+				     "unknown domain %s (expected LINUX or "
+				     "LINUX32)", quote(q, l->personality.domain));
+		if (l->personality.flags.len > 0)
+			return vfail(err, CFG, "linux.personality.flags[0]: "
+				     "%s: " NOT_SUPPORTED,
+				     quote(q, l->personality.flags.items[0]));
+	}
+	return 0;
+}
+
+static int check_unsupported(const struct oci_linux *l, struct error *err)
+{
+	if (l->has_intel_rdt)
+		return vfail(err, CFG, "linux.intelRdt: " NOT_SUPPORTED);
+	if (l->has_net_devices)
+		return vfail(err, CFG, "linux.netDevices: " NOT_SUPPORTED);
+	if (l->memory_policy.set)
+		return vfail(err, CFG, "linux.memoryPolicy: " NOT_SUPPORTED);
+	if (l->mount_label)
+		return vfail(err, CFG, "linux.mountLabel: not supported: this "
+			     "build has no AppArmor/SELinux support");
+	return 0;
+}
+
+int validate_linux(const struct oci_spec *s, struct error *err)
+{
+	const struct oci_linux *l = &s->linux;
+
+	if (check_namespaces(l, err) < 0 || check_user_mappings(s, err) < 0 ||
+	    check_time_offsets(s, err) < 0 || check_sysctls(s, err) < 0 ||
+	    check_devices(l, err) < 0 ||
+	    check_abs_paths(&l->masked_paths, "maskedPaths", err) < 0 ||
+	    check_abs_paths(&l->readonly_paths, "readonlyPaths", err) < 0 ||
+	    check_cgroups_path(l, err) < 0 || check_misc(l, err) < 0 ||
+	    check_unsupported(l, err) < 0)
+		return -1;
+	if (l->resources.present && validate_resources(&l->resources, err) < 0)
+		return -1;
+	if (l->seccomp.present && validate_seccomp(&l->seccomp, err) < 0)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Install what agentsbx needs to build and to run its tests (Debian 12, as
+# root).  `make deps` runs this; so does .ci/run on a fresh machine.
+set -eu
+
+BUILD_PKGS="gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev"
+TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux"
+# Reference runtimes for the comparison tests and benchmarks, and the
+# pure cgroup v2 guest (qemu, a Debian kernel unpacked by tests/vm).
+REF_PKGS="runc crun"
+VM_PKGS="qemu-system-x86 cpio xz-utils file"
+
+missing=""
+for p in $BUILD_PKGS $TEST_PKGS $REF_PKGS $VM_PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "deps: everything is installed"
+	exit 0
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

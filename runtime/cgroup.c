@@ -312,6 +312,70 @@ static int check_path(const char *path, struct error *err)
 	return 0;
 }
 
+/* ---- device rules ------------------------------------------------------------ */
+
+#define RULE(t, maj, min, acc)                                                 \
+	{ .allow = true, .type = (t), .major = { (maj) >= 0, (maj) },          \
+	  .minor = { (min) >= 0, (min) }, .access = (char *)(acc) }
+
+/* The nodes every container gets (runtime/devices.c), the terminal ones,
+ * and mknod of any node (opening it stays denied), as runc allows them. */
+static const struct oci_device_cgroup default_rules[] = {
+	RULE('c', -1, -1, "m"),	    RULE('b', -1, -1, "m"),
+	RULE('c', 1, 3, "rwm"),	    /* null */
+	RULE('c', 1, 5, "rwm"),	    /* zero */
+	RULE('c', 1, 7, "rwm"),	    /* full */
+	RULE('c', 1, 8, "rwm"),	    /* random */
+	RULE('c', 1, 9, "rwm"),	    /* urandom */
+	RULE('c', 5, 0, "rwm"),	    /* tty */
+	RULE('c', 5, 2, "rwm"),	    /* ptmx */
+	RULE('c', 136, -1, "rwm"), /* pts/N, the console */
+};
+
+#define N_DEFAULT_RULES (sizeof(default_rules) / sizeof(*default_rules))
+
+/* res with the default rules after its own; shares all but devices. */
+static void with_default_rules(const struct oci_resources *res,
+			       struct oci_resources *out)
+{
+	size_t n = res ? res->n_devices : 0;
+
+	if (res)
+		*out = *res;
+	else
+		memset(out, 0, sizeof(*out));
+	out->devices = xcalloc(n + N_DEFAULT_RULES, sizeof(*out->devices));
+	if (n)
+		memcpy(out->devices, res->devices, n * sizeof(*out->devices));
+	memcpy(out->devices + n, default_rules, sizeof(default_rules));
+	out->n_devices = n + N_DEFAULT_RULES;
+}
+
+void cgroup_resources_for_spec(const struct oci_spec *spec,
+			       struct oci_resources *out)
+{
+	const struct oci_resources *res = &spec->linux.resources;
+	size_t n = res->n_devices, k = spec->linux.n_devices;
+
+	*out = *res;
+	out->devices = xcalloc(n + k, sizeof(*out->devices));
+	if (n)
+		memcpy(out->devices, res->devices, n * sizeof(*out->devices));
+	for (size_t i = 0; i < k; i++) {
+		const struct oci_device *d = &spec->linux.devices[i];
+		char type = d->type == 'b' ? 'b' : 'c'; /* u is a char device */
+
+		if (d->type == 'p')
+			continue; /* a FIFO is no device to the cgroup */
+		out->devices[n++] = (struct oci_device_cgroup){
+			.allow = true, .type = type,
+			.major = { true, d->major }, .minor = { true, d->minor },
+			.access = (char *)"rwm",
+		};
+	}
+	out->n_devices = n;
+}
+
 /* ---- dispatch --------------------------------------------------------------- */
 
 static const struct cg_host *prepare(const char *path,
@@ -334,17 +398,20 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 	const struct cg_host *h = prepare(path, manager, err);
 	struct cg_settings set = { 0 };
 	struct cg2_create_opts o = { .all_ctrls = true, .devices = true };
-	int ret;
+	struct oci_resources eff;
+	int ret = -1;
 
 	if (!h)
 		return -1;
-	if (h->mode != CGROUP_MODE_V2)
-		return cg1_create(h, path, res, pid, err);
-	if (cg2_build_settings(res, false, &set, err) < 0)
-		return -1;
-	o.mnt = h->v2_mnt;
-	ret = cg2_create(&o, path, &set, res, pid, NULL, err);
-	cg_settings_free(&set);
+	with_default_rules(res, &eff);
+	if (h->mode != CGROUP_MODE_V2) {
+		ret = cg1_create(h, path, &eff, pid, err);
+	} else if (cg2_build_settings(&eff, false, &set, err) == 0) {
+		o.mnt = h->v2_mnt;
+		ret = cg2_create(&o, path, &set, &eff, pid, NULL, err);
+		cg_settings_free(&set);
+	}
+	free(eff.devices);
 	return ret;
 }
 
@@ -365,16 +432,26 @@ int cgroup_update(const char *path, enum cgroup_manager manager,
 {
 	const struct cg_host *h = prepare(path, manager, err);
 	struct cg_settings set = { 0 };
-	int ret;
+	struct oci_resources eff;
+	int ret = -1;
 
 	if (!h)
 		return -1;
-	if (h->mode != CGROUP_MODE_V2)
-		return cg1_update(h, path, res, err);
-	if (cg2_build_settings(res, true, &set, err) < 0)
-		return -1;
-	ret = cg2_update(h->v2_mnt, path, &set, res, err);
-	cg_settings_free(&set);
+	/* Device rules only change when some are given. */
+	if (res && res->n_devices > 0)
+		with_default_rules(res, &eff);
+	else if (res)
+		eff = *res;
+	else
+		memset(&eff, 0, sizeof(eff));
+	if (h->mode != CGROUP_MODE_V2) {
+		ret = cg1_update(h, path, &eff, err);
+	} else if (cg2_build_settings(&eff, true, &set, err) == 0) {
+		ret = cg2_update(h->v2_mnt, path, &set, &eff, err);
+		cg_settings_free(&set);
+	}
+	if (res && res->n_devices > 0)
+		free(eff.devices);
 	return ret;
 }
 

@@ -55,6 +55,20 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 		  const struct oci_resources *res, pid_t pid,
 		  struct error *err);
 
+/*
+ * Device access (linux.resources.devices) starts from "deny all"; the rules
+ * apply in order (for each access bit the last matching rule decides), and
+ * cgroup_create/cgroup_update (when given rules) append the defaults every
+ * container needs: rwm on null, zero, full, random, urandom, tty, ptmx,
+ * pts/N, and mknod (only) of any node -- as runc does.
+ *
+ * runc also allows each linux.devices node: this returns spec's resources
+ * with those rules added after the spec's own.  *out shares everything with
+ * spec except out->devices, a heap array to free().
+ */
+void cgroup_resources_for_spec(const struct oci_spec *spec,
+			       struct oci_resources *out);
+
 /* Move pid into an existing container cgroup (exec). */
 int cgroup_enter(const char *path, enum cgroup_manager manager, pid_t pid,
 		 struct error *err);

@@ -151,17 +151,21 @@ int cg_devices_build(const struct oci_device_cgroup *rules, size_t n,
 	emit(&p, BPF_ALU64 | BPF_MOV | BPF_X, R3, R2, 0, 0);
 	emit(&p, BPF_ALU64 | BPF_AND | BPF_K, R3, 0, 0, 0xffff);
 	emit(&p, BPF_ALU64 | BPF_RSH | BPF_K, R2, 0, 0, 16);
-	emit(&p, BPF_LDX | BPF_W | BPF_MEM, R4, R1, 0, 4);
-	emit(&p, BPF_LDX | BPF_W | BPF_MEM, R5, R1, 0, 8);
-	for (size_t i = n; open_end && i-- > 0;) {
+	emit(&p, BPF_LDX | BPF_W | BPF_MEM, R4, R1, 4, 0);
+	emit(&p, BPF_LDX | BPF_W | BPF_MEM, R5, R1, 8, 0);
+	for (size_t i = 0; i < n; i++) {
 		unsigned access;
 
 		if (cg_device_rule_check(&rules[i], i, &access, err) < 0) {
 			free(p.v);
 			return -1;
 		}
-		if (access)
-			open_end = emit_rule(&p, &rules[i], access);
+	}
+	for (size_t i = n; open_end && i-- > 0;) {
+		unsigned access;
+
+		cg_device_rule_check(&rules[i], i, &access, err);
+		open_end = emit_rule(&p, &rules[i], access);
 	}
 	if (open_end)
 		emit_return(&p, 0);
@@ -189,7 +193,7 @@ static int load(const struct bpf_insn *insns, size_t n, struct error *err)
 	a.insn_cnt = (uint32_t)n;
 	a.license = (uintptr_t) "Apache-2.0";
 	fd = sys_bpf(BPF_PROG_LOAD, &a);
-	if (fd >= 0 || errno != EACCES)
+	if (fd >= 0 || (errno != EACCES && errno != EINVAL))
 		return fd >= 0 ? fd :
 				 error_sys(err, "load the device filter (%zu insns)", n);
 	/* The verifier refused it: load again for its reason. */

@@ -658,7 +658,8 @@ static int apply_one(const struct cg_dir *d, const struct cg_setting *it,
 }
 
 int cg_settings_apply(const struct cg_dir *d, const struct cg_settings *s,
-		      bool (*want)(const char *ctrl, void *ctx), void *ctx,
+		      bool (*want)(const char *ctrl, const void *ctx),
+		      const void *ctx,
 		      struct error *err)
 {
 	_cleanup_free_ size_t *later = xcalloc(s->n, sizeof(*later));

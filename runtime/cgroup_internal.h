@@ -205,7 +205,8 @@ const struct cg_setting *cg_settings_find(const struct cg_settings *s,
  * again at the end (kernel ordering rules between related files).
  */
 int cg_settings_apply(const struct cg_dir *d, const struct cg_settings *s,
-		      bool (*want)(const char *ctrl, void *ctx), void *ctx,
+		      bool (*want)(const char *ctrl, const void *ctx),
+		      const void *ctx,
 		      struct error *err);
 
 /* Shared validation of spec values. */
@@ -221,6 +222,9 @@ int cg2_add_hugetlb(const struct oci_resources *res, struct cg_settings *out,
 		    struct error *err);
 int cg2_add_unified(const struct oci_resources *res, struct cg_settings *out,
 		    struct error *err);
+/* rdma.max lines (the same file on v1 and v2). */
+int cg_add_rdma(const struct oci_resources *res, struct cg_settings *out,
+		struct error *err);
 /* Conversions, exposed for tests. */
 uint64_t cg2_cpu_weight(uint64_t shares);
 uint64_t cg2_io_weight(uint64_t blkio_weight);

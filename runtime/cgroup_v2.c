@@ -108,7 +108,7 @@ static void v2_mem_ignored(const struct oci_memory *m)
 		log_warn("linux.resources.memory.kernel is deprecated and ignored (kernel memory is part of memory.max on cgroup v2)");
 	if (m->kernel_tcp.set)
 		log_warn("linux.resources.memory.kernelTCP is ignored on cgroup v2 (TCP buffers are part of memory.max)");
-	if (m->swappiness.set)
+	if (m->swappiness.set && m->swappiness.v != UINT64_MAX)
 		log_warn("linux.resources.memory.swappiness is ignored: cgroup v2 has no per-cgroup swappiness");
 }
 
@@ -382,8 +382,8 @@ int cg2_add_hugetlb(const struct oci_resources *res, struct cg_settings *out,
 	return 0;
 }
 
-static int v2_rdma(const struct oci_resources *res, struct cg_settings *out,
-		   struct error *err)
+int cg_add_rdma(const struct oci_resources *res, struct cg_settings *out,
+		struct error *err)
 {
 	for (size_t i = 0; i < res->n_rdma; i++) {
 		const struct oci_rdma *r = &res->rdma[i];
@@ -464,7 +464,7 @@ int cg2_build_settings(const struct oci_resources *res, bool update,
 		goto fail;
 	v2_pids(res, out);
 	if (v2_io(res, out, err) < 0 || cg2_add_hugetlb(res, out, err) < 0 ||
-	    v2_rdma(res, out, err) < 0 || cg2_add_unified(res, out, err) < 0)
+	    cg_add_rdma(res, out, err) < 0 || cg2_add_unified(res, out, err) < 0)
 		goto fail;
 	return 0;
 fail:

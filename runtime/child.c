@@ -34,6 +34,10 @@ static int step_wait_go(struct container_ctx *c, struct error *err)
 		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
 	close(c->sync_parent);
 	c->sync_parent = -1;
+	/* The flock of the state directory belongs to the runtime process:
+	 * a copy kept here would hold it for the container's lifetime. */
+	close(c->state_dir_fd);
+	c->state_dir_fd = -1;
 	if (c->restore_sigmask)
 		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
 	if (sync_expect_value(c->sync_child, SYNC_GO, &pid, err) < 0)

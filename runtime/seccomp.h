@@ -190,7 +190,9 @@ int seccomp_cache_open_dir(const char *path, struct error *err);
 /* 0 and a heap program on a verified hit; -1 on a miss (reason logged). */
 int seccomp_cache_load(int dirfd, const uint8_t key[SECCOMP_KEY_SIZE],
 		       struct sock_filter **insns, unsigned short *len);
-/* Atomically (temp file + rename) store a program, mode 0600. */
+/* Atomically (temp file + rename) store a program, mode 0600; evicts the
+ * oldest entry when the directory holds SECCOMP_CACHE_MAX_ENTRIES. */
+#define SECCOMP_CACHE_MAX_ENTRIES 256
 int seccomp_cache_store(int dirfd, const uint8_t key[SECCOMP_KEY_SIZE],
 			const struct sock_filter *insns, unsigned short len,
 			struct error *err);

@@ -21,10 +21,13 @@
  * under another key's name is a miss, and the profile is recompiled.  The
  * directory is root's, 0700, never followed through a symlink, and entries
  * are written to a temp file and renamed, so readers never see half a file.
+ * The number of entries is capped (SECCOMP_CACHE_MAX_ENTRIES): a stream of
+ * distinct profiles evicts the oldest rather than filling /run.
  */
 #define SECCOMP_NO_COMPAT_NAMES /* we include libseccomp's <seccomp.h> */
 #include "seccomp.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/seccomp.h>
@@ -33,6 +36,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
@@ -45,6 +49,10 @@
 #ifndef AGENTSBX_COMMIT
 #define AGENTSBX_COMMIT "unknown"
 #endif
+
+/* A temp file this old belongs to a runtime that died mid-write. */
+#define TMP_STALE_SEC 60
+#define TMP_PREFIX ".tmp-"
 
 /* Bump when the file layout or the code generation in seccomp.c changes. */
 #define CACHE_FORMAT 1u
@@ -443,6 +451,58 @@ miss:
 	return -1;
 }
 
+static bool older(const struct stat *a, const struct stat *b)
+{
+	return a->st_mtim.tv_sec != b->st_mtim.tv_sec ?
+		       a->st_mtim.tv_sec < b->st_mtim.tv_sec :
+		       a->st_mtim.tv_nsec < b->st_mtim.tv_nsec;
+}
+
+/*
+ * Before adding an entry: drop stale temp files, and when the cache is full
+ * the entry written longest ago (hits do not write, so this is FIFO, not
+ * LRU: good enough for a handful of live profiles).  Only on a miss, which
+ * costs milliseconds of compiling anyway.
+ */
+static void cache_prune(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	char oldest[NAME_MAX + 1] = "";
+	struct stat oldest_st = { 0 };
+	time_t now = time(NULL);
+	struct dirent *de;
+	size_t n = 0;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (str_has_prefix(de->d_name, TMP_PREFIX)) {
+			if (now - st.st_mtim.tv_sec > TMP_STALE_SEC)
+				unlinkat(dirfd, de->d_name, 0);
+			continue;
+		}
+		n++;
+		if (!*oldest || older(&st, &oldest_st)) {
+			snprintf(oldest, sizeof(oldest), "%s", de->d_name);
+			oldest_st = st;
+		}
+	}
+	closedir(d);
+	if (n >= SECCOMP_CACHE_MAX_ENTRIES && *oldest) {
+		log_debug("seccomp: cache full, evicting %s", oldest);
+		unlinkat(dirfd, oldest, 0);
+	}
+}
+
 int seccomp_cache_store(int dirfd, const uint8_t key[SECCOMP_KEY_SIZE],
 			const struct sock_filter *insns, unsigned short len,
 			struct error *err)
@@ -455,7 +515,8 @@ int seccomp_cache_store(int dirfd, const uint8_t key[SECCOMP_KEY_SIZE],
 	memcpy(h.key, key, SECCOMP_KEY_SIZE);
 	digest_insns(insns, len, h.digest);
 	seccomp_key_hex(key, name);
-	snprintf(tmp, sizeof(tmp), ".tmp-%s-%d", name, (int)getpid());
+	snprintf(tmp, sizeof(tmp), TMP_PREFIX "%s-%d", name, (int)getpid());
+	cache_prune(dirfd);
 
 	for (int tries = 0; tries < 2; tries++) {
 		fd = openat(dirfd, tmp,

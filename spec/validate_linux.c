@@ -148,8 +148,9 @@ static int check_sysctl(const struct oci_spec *s, const char *key,
 		if (!str_has_prefix(key, namespaced_sysctls[i].prefix))
 			continue;
 		if (!spec_find_namespace(s, ns))
-			return vfail(err, CFG, "linux.sysctl[%s]: needs a %s "
-				     "namespace (it would change the host's)",
+			return vfail(err, CFG, "linux.sysctl[%s]: needs a "
+				     "\"%s\" namespace (it would change the "
+				     "host's)",
 				     quote(q, key), ns_type_name(ns));
 		return 0;
 	}

@@ -46,7 +46,8 @@ Hence:
   - `reap_orphans()` holds the same lock, scans /proc for zombies whose
     parent is this process and whose pid is NOT in `_OWN_PIDS`, and reaps
     exactly those pids with waitpid(pid, WNOHANG).  It never calls
-    waitpid(-1), so it cannot take a Popen child's status;
+    waitpid(-1), so it cannot take a Popen child's status (only the
+    session's very last finalizer does, when no Popen is waiting any more);
   - a daemon thread calls reap_orphans() every 20 ms, so a killed container
     init is reaped promptly (its cgroup is not pinned by a zombie), and the
     teardown calls it synchronously before it checks for leftovers.
@@ -55,6 +56,15 @@ Tests must therefore start processes only through `spawn()`/`run_cmd()`
 
 tests/tools/subreaper.c is the same idea as a standalone program, for
 running a runtime by hand on these machines.
+
+Specs
+-----
+default_spec() is `runc spec` of runc 1.1.5 (kept verbatim below, so the
+suite never needs runc) with terminal false; make_spec(args, **changes)
+changes it (a double underscore in a keyword is a dot: root__readonly=False)
+and write_spec(bundle, spec) writes it.  Behaviour only agentsbx has (or
+that runc 1.1.5 gets wrong) is in tests taking the `agentsbx_only` fixture,
+skipped unless `$AGENTSBX --version` says "agentsbx".
 """
 
 import ctypes
@@ -456,7 +466,7 @@ def base_rootfs(session_dir):
         src = os.path.join(TOOLS, name)
         if os.path.isfile(src) and os.access(src, os.X_OK):
             shutil.copy2(src, os.path.join(root, "usr", "local", "bin", name))
-    for tool in ("procinfo",):
+    for tool in ("procinfo", "subreaper"):
         assert os.path.exists(os.path.join(root, "usr/local/bin", tool)), \
             "probe %s missing from TOOLS=%s (run `make tools`)" % (tool, TOOLS)
     return root
@@ -658,23 +668,29 @@ class Env:
     def force_clean(self):
         """After a leak was reported: undo what the test left, by pid and by
         path, so that the next tests start clean."""
-        for pid, _, _ in self.processes_in_bundles():
+        victims = [pid for pid, _, _ in self.processes_in_bundles()]
+        for pid in victims:
             try:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        deadline = time.time() + 5
+        while any(pid_alive(p) for p in victims) and time.time() < deadline:
+            reap_orphans()
+            time.sleep(0.02)
+        reap_orphans()
         with open("/proc/self/mountinfo") as f:
             points = [l.split()[4] for l in f if self.tmp in l]
         for mp in sorted(points, key=len, reverse=True):
             run_cmd(["umount", "-l", mp], timeout=10)
+        dirs = []
         for cg in find_cgroups(self.ids):
-            for dirpath, dirnames, _ in sorted(os.walk(cg, topdown=False)):
-                try:
-                    os.rmdir(dirpath)
-                except OSError:
-                    pass
-        time.sleep(0.1)
-        reap_orphans()
+            dirs += [d for d, _, _ in os.walk(cg)]
+        for d in sorted(set(dirs), key=len, reverse=True):  # children first
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
 
 
 def find_cgroups(ids, maxdepth=4):

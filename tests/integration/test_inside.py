@@ -4,6 +4,7 @@
 namespaces, hostname, sysctl, and the filesystem (root, masked and
 read-only paths, devices, mounts)."""
 
+import ctypes
 import os
 import shutil
 import stat
@@ -11,7 +12,7 @@ import stat
 import pytest
 
 from conftest import (USER_GID, USER_UID, add_mount, cap_mask, drop_namespace,
-                      kv_lines, make_spec, proc_status, write_spec)
+                      kv_lines, make_spec, proc_status)
 
 
 def run_ok(env, spec, **kw):
@@ -243,14 +244,15 @@ NS_FILES = {"pid": "pid", "network": "net", "ipc": "ipc", "uts": "uts",
             "mount": "mnt", "cgroup": "cgroup", "user": "user"}
 
 
-def ns_ids(env, spec_changes=None, spec=None):
+def ns_ids(env, spec=None, bundle=None):
+    """{"pid": "pid:[4026...]", ...} as seen inside a container of spec."""
     script = "for n in %s; do echo $n=$(readlink /proc/self/ns/$n); done" % \
         " ".join(NS_FILES.values())
     if spec is None:
         spec = make_spec(["sh", "-c", script])
     else:
         spec["process"]["args"] = ["sh", "-c", script]
-    return kv_lines(run_ok(env, spec))
+    return kv_lines(run_ok(env, spec, bundle=bundle))
 
 
 def host_ns(name):
@@ -290,15 +292,14 @@ def test_join_namespaces_by_path(env):
         if n["type"] in ("network", "ipc", "uts"):
             n["path"] = "/proc/%d/ns/%s" % (pid1, NS_FILES[n["type"]])
     b2 = env.make_bundle("bundle2")
-    write_spec(b2, spec)
-    script_ids = ns_ids(env, spec=spec)  # runs in the default bundle
+    script_ids = ns_ids(env, spec=spec, bundle=b2)
     for ns in ("net", "ipc", "uts"):
         assert script_ids[ns] == os.readlink("/proc/%d/ns/%s" % (pid1, ns)), ns
     assert script_ids["pid"] != os.readlink("/proc/%d/ns/pid" % pid1)
 
 
 def test_pid_namespace(env):
-    out = env.sh("echo $$; procinfo ppid; ps -o pid,comm")
+    out = env.sh("echo $$; procinfo ppid; ps -o pid,comm; true")
     lines = out.splitlines()
     assert lines[0] == "1"
     assert lines[1] == "ppid=1"  # procinfo's parent is sh, pid 1
@@ -319,9 +320,18 @@ def test_network_namespace_has_only_lo(env):
 
 
 def test_ipc_namespace_is_private(env):
-    # A SysV queue made on the host must not be visible inside.
-    out = env.sh("cat /proc/sysvipc/msg | wc -l; ipcs -q | grep -c 0x || true")
-    assert out.splitlines()[0] == "1"  # the header line only
+    # A SysV message queue made on the host must not be visible inside.
+    libc = ctypes.CDLL(None, use_errno=True)
+    IPC_PRIVATE, IPC_CREAT, IPC_RMID = 0, 0o1000, 0
+    qid = libc.msgget(IPC_PRIVATE, IPC_CREAT | 0o600)
+    assert qid >= 0, os.strerror(ctypes.get_errno())
+    try:
+        with open("/proc/sysvipc/msg") as f:
+            assert len(f.read().splitlines()) > 1  # the host sees it
+        out = env.sh("cat /proc/sysvipc/msg")
+        assert len(out.splitlines()) == 1, out  # the header line only
+    finally:
+        libc.msgctl(qid, IPC_RMID, None)
 
 
 def test_hostname(env):

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from conftest import (_MYPID, _stat_fields, add_mount, make_spec, pid_alive,
-                      proc_cmdline, proc_exe, wait_for, write_spec)
+from conftest import (_MYPID, TOOLS, _stat_fields, add_mount, make_spec, pid_alive,
+                      proc_cmdline, proc_exe, run_cmd, wait_for, write_spec)
 
 # A container init that exits on SIGTERM (a pid-namespace init ignores
 # signals it has no handler for, even from outside) and shows it ran.
@@ -77,11 +77,39 @@ def test_state_of_missing_container(env):
     assert out.strip() == ""
 
 
-def test_state_of_missing_container_exact_text(env, agentsbx_only):
+@pytest.mark.parametrize("cmd", [["state"], ["start"], ["kill"], ["kill", "KILL"],
+                                 ["delete"]])
+def test_missing_container_exact_text(env, agentsbx_only, cmd):
     cid = env.new_id()
-    rc, out, err = env.rt("state", cid, check=False)
+    rc, out, err = env.rt(cmd[0], cid, *cmd[1:], check=False)
     assert rc != 0
     assert 'container "%s" does not exist' % cid in err
+
+
+def test_lifecycle_under_subreaper_tool(env):
+    """tests/tools/subreaper as the caller (a shim): the init left by create
+    is re-parented to it, and reaped by it after kill."""
+    tool = os.path.join(TOOLS, "subreaper")
+    write_spec(env.default_bundle(), make_spec(["sleep", "1000"]))
+    cid = env.track_id(env.new_id())
+    rt = " ".join("'%s'" % a for a in env.argv())
+    script = """
+        set -e
+        {rt} create --bundle '{b}' {id} </dev/null >/dev/null
+        pid=$({rt} state {id} | grep '"pid"' | tr -dc 0-9)
+        echo pid=$pid
+        echo init_ppid=$(grep PPid /proc/$pid/status | tr -dc 0-9)
+        echo subreaper=$PPID
+        {rt} start {id}
+        {rt} kill {id} KILL
+        while {rt} state {id} | grep -q '"running"'; do sleep 0.02; done
+        {rt} delete {id}
+    """.format(rt=rt, b=env.default_bundle(), id=cid)
+    rc, out, err = run_cmd([tool, "--wait-all", "/bin/sh", "-c", script], timeout=30)
+    assert rc == 0, err
+    kv = dict(l.split("=", 1) for l in out.splitlines() if "=" in l)
+    assert kv["init_ppid"] == kv["subreaper"]
+    assert not pid_alive(int(kv["pid"]))
 
 
 @pytest.mark.parametrize("cmd", [["start"], ["kill"], ["kill", "@", "KILL"],

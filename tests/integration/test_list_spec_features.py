@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from conftest import make_spec, run_cmd, write_spec
+from conftest import make_spec, write_spec
 
 
 # ---- list -------------------------------------------------------------------

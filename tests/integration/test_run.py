@@ -4,7 +4,8 @@
 import os
 import time
 
-from conftest import drop_namespace, make_spec, pid_alive, proc_cmdline, wait_for
+from conftest import (drop_namespace, make_spec, pid_alive, proc_cmdline, wait_for,
+                      write_spec)
 
 
 def test_run_prints_output(env):
@@ -55,7 +56,6 @@ def test_run_killed_by_signal_exits_128_plus_n(env):
 
 def test_run_init_killed_from_outside_exits_137(env):
     cid = env.new_id()
-    from conftest import write_spec
     b = env.default_bundle()
     write_spec(b, make_spec(["sleep", "1000"]))
     p = env.rt_spawn("run", "--bundle", b, cid)
@@ -67,7 +67,6 @@ def test_run_init_killed_from_outside_exits_137(env):
 
 def test_run_init_sigterm_handled_exits_with_its_code(env):
     cid = env.new_id()
-    from conftest import write_spec
     b = env.default_bundle()
     hostdir = env.hostdir("h")
     spec = make_spec(["sh", "-c", "trap 'exit 42' TERM; touch /h/ready; "
@@ -108,15 +107,14 @@ def test_run_d_short_flag(env):
     assert env.status(cid) == "running"
 
 
-def test_run_detach_output_goes_to_callers_stdout(env, tmp_path):
+def test_run_detach_output_goes_to_callers_stdout(env):
     # With terminal false the container's stdio are the caller's, even
     # after the runtime has exited (it is how shims collect the output).
     cid = env.new_id()
     out_path = os.path.join(env.tmp, "detached.out")
+    b = env.default_bundle()
+    write_spec(b, make_spec(["sh", "-c", "sleep 0.3; echo later"]))
     with open(out_path, "wb") as out_f:
-        from conftest import write_spec
-        b = env.default_bundle()
-        write_spec(b, make_spec(["sh", "-c", "sleep 0.3; echo later"]))
         rc, _, err = env.rt("run", "-d", "--bundle", b, cid, stdout=out_f)
     assert rc == 0, err
     wait_for(lambda: open(out_path).read() == "later\n", what="detached output")

@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# The cgroup unit tests on a pure cgroup v2 host: builds them here, boots
+# the guest once (tests/vm/vmrun.sh) and runs every one of them there.
+# Exits non-zero when one fails; 77 (skipped, loudly) when QEMU is missing.
+#
+#   tests/vm/run-cgroup2-tests.sh [TEST_BINARY...]
+#   BUILD=build (the Makefile's build dir)  VM_TIMEOUT=300
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/../.." && pwd)
+cd "$REPO"
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
+
+if [ $# -gt 0 ]; then
+	tests=("$@")
+else
+	tests=()
+	for src in tests/unit/test_cgroup*.c; do
+		tests+=("$BUILD/tests/unit/$(basename "$src" .c)")
+	done
+	make -s BUILD="$BUILD" "${tests[@]}" >&2
+fi
+# The binaries run from the share (same path as here); their libraries
+# are copied into the guest.
+export VM_BINS="${tests[*]}"
+export VM_TIMEOUT=${VM_TIMEOUT:-300}
+
+script='rc=0
+echo "guest: $(uname -r), cgroup2 controllers: $(cat /sys/fs/cgroup/cgroup.controllers)"
+for t in "$@"; do
+	echo "== $t"
+	start=$(cut -d" " -f1 /proc/uptime)
+	if "$t"; then r=ok; else r="FAILED ($?)"; rc=1; fi
+	echo "== $t: $r in $(awk -v s="$start" "{ printf \"%.1f s\", \$1 - s }" /proc/uptime)"
+done
+exit $rc'
+exec "$HERE/vmrun.sh" -- sh -c "$script" guest "${tests[@]}"

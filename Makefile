@@ -42,11 +42,11 @@ agentsbx: $(BUILD)/agentsbx
 	cp $< $@
 
 $(BUILD)/agentsbx: $(CMD_OBJS) $(BUILD)/libagentsbx.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/libagentsbx.a $(LDLIBS)
+	@echo "  LD $@"; $(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/libagentsbx.a $(LDLIBS)
 
 $(BUILD)/libagentsbx.a: $(LIB_OBJS)
 	@rm -f $@
-	ar rcs $@ $^
+	@ar rcs $@ $^
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

@@ -7,6 +7,7 @@
 
 #include "../lib/log.h"
 #include "../spec/spec.h"
+#include "../lib/fds.h"
 #include "cmd.h"
 
 static const struct command *const commands[] = {
@@ -60,6 +61,8 @@ int main(int argc, char **argv)
 	const char *log_path = NULL, *log_format = "text";
 	int c;
 
+	/* Before anything of ours takes an fd number. */
+	fds_snapshot();
 	while ((c = getopt_long(argc, argv, "+vh", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_ROOT:

@@ -106,7 +106,7 @@ static int apply_ambient(const struct caps_plan *p, struct error *err)
 		/* The kernel requires it in permitted and inheritable. */
 		if (!(p->permitted & bit) || !(p->inheritable & bit)) {
 			char *name = cap_to_name(cap);
-			log_warn("ambient capability %s not raised: not in permitted and inheritable",
+			log_debug("ambient capability %s not raised: not in permitted and inheritable",
 				 name ? name : "?");
 			cap_free(name);
 			continue;

@@ -143,6 +143,20 @@ static int walk_step(const struct cg_dir *cur, const char *name, bool create,
 	}
 }
 
+/* Nothing mounted over a directory on the way: still the hierarchy. */
+static int same_mount(const struct cg_dir *root, const struct cg_dir *leaf,
+		      struct error *err)
+{
+	struct stat a, b;
+
+	if (fstat(root->fd, &a) < 0 || fstat(leaf->fd, &b) < 0)
+		return error_sys(err, "stat %s", leaf->path);
+	if (a.st_dev != b.st_dev)
+		return error_set(err, "%s is not on the cgroup mount %s",
+				 leaf->path, root->path);
+	return 0;
+}
+
 int cg_walk(const struct cg_dir *root, const char *path, bool create,
 	    cg_level_fn fn, void *ctx, struct cg_dir *leaf,
 	    struct cg_made *made, struct error *err)
@@ -190,6 +204,8 @@ int cg_walk(const struct cg_dir *root, const char *path, bool create,
 		if (fn && fn(&parent, &cur, was_made, next == NULL, ctx, err) < 0)
 			goto out;
 	}
+	if (same_mount(root, &cur, err) < 0)
+		goto out;
 	*leaf = cur;
 	cur = (struct cg_dir)CG_DIR_INIT;
 	ret = 0;

@@ -583,11 +583,23 @@ static int create_dirs(struct v1_dirs *d, const char *path,
 	return 0;
 }
 
+/* Undo a partial entry so that the directories can go: out to the root
+ * of each hierarchy (the caller kills the process anyway). */
+static void move_out(struct v1_dirs *d, size_t entered, pid_t pid)
+{
+	struct error ignored;
+
+	for (size_t i = 0; i < entered; i++)
+		if (write_pid(&d->root[i], pid, &ignored) < 0)
+			log_debug("cgroup: %s", ignored.msg);
+}
+
 int cg1_create(const struct cg_host *h, const char *path,
 	       const struct oci_resources *res, pid_t pid, struct error *err)
 {
 	struct cg_settings v1 = { 0 }, v2 = { 0 };
 	struct v1_dirs d;
+	size_t entered = 0;
 	int ret = -1;
 
 	if (cg1_build_settings(res, false, h, &v1, &v2, err) < 0)
@@ -595,16 +607,18 @@ int cg1_create(const struct cg_host *h, const char *path,
 	v1_dirs_init(&d, h);
 	if (check_v1_ctrls(h, &v1, err) < 0 || create_dirs(&d, path, &v1, &v2, err) < 0)
 		goto out;
-	for (size_t i = 0; pid > 0 && i < h->n_hier; i++)
-		if (write_pid(&d.leaf[i], pid, err) < 0)
+	for (; pid > 0 && entered < h->n_hier; entered++)
+		if (write_pid(&d.leaf[entered], pid, err) < 0)
 			goto out;
 	if (pid > 0 && h->mode == CGROUP_MODE_HYBRID &&
 	    cg2_enter(h->v2_mnt, path, pid, err) < 0)
 		goto out;
 	ret = 0;
 out:
-	if (ret < 0)
+	if (ret < 0) {
+		move_out(&d, entered, pid);
 		v1_dirs_rollback(&d);
+	}
 	v1_dirs_close(&d);
 	cg_settings_free(&v1);
 	cg_settings_free(&v2);

@@ -142,6 +142,7 @@ static const struct child_step setup_steps[] = {
 	{ "wait for the runtime", step_wait_go },
 	{ "join namespaces", ns_child_join },
 	{ "enter new namespaces", ns_child_after_go },
+	{ "loopback", ns_loopback_up },
 	{ "mounts", rootfs_prepare_mounts },
 	{ "prestart and createRuntime hooks", step_runtime_hooks },
 	{ "createContainer hooks", step_create_container_hooks },
@@ -178,7 +179,8 @@ void child_main(struct container_ctx *c)
 	for (size_t i = 0; i < sizeof(start_steps) / sizeof(start_steps[0]); i++) {
 		if (start_steps[i].run(c, &err) < 0) {
 			log_error("%s", err.msg);
-			dprintf(STDERR_FILENO, "agentsbx: %s\n", err.msg);
+			if (log_get_fd() != STDERR_FILENO)
+				dprintf(STDERR_FILENO, "agentsbx: %s\n", err.msg);
 			_exit(127);
 		}
 	}

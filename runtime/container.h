@@ -13,7 +13,7 @@
 #include "../lib/error.h"
 
 #define DEFAULT_STATE_ROOT "/run/agentsbx"
-#define CONTAINER_ID_MAX 1024
+#define CONTAINER_ID_MAX 255
 
 struct global_opts {
 	const char *root; /* --root, default DEFAULT_STATE_ROOT */

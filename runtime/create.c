@@ -40,11 +40,13 @@ int container_id_validate(const char *id, struct error *err)
 		char ch = id[i];
 		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
 			     (ch >= '0' && ch <= '9');
-		if (alnum || (i > 0 && strchr("_.+-", ch)))
+		if (alnum || (i > 0 && ch && strchr("_.+-", ch)))
 			continue;
 		return error_set(err, "invalid container id \"%s\": only [A-Za-z0-9][A-Za-z0-9_.+-]* is allowed",
 				 id);
 	}
+	if (strstr(id, ".."))
+		return error_set(err, "invalid container id \"%s\": \"..\" is not allowed", id);
 	return 0;
 }
 
@@ -206,6 +208,18 @@ static int prepare_terminal(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
+/* systemd socket activation: fds meant for us go on to the container. */
+static void prepare_listen_fds(struct container_ctx *c)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	long long p, n;
+
+	if (!pid || !fds || parse_i64(pid, &p) < 0 || parse_i64(fds, &n) < 0)
+		return;
+	if (p == getpid() && n > 0 && n < 1000)
+		c->listen_fds = (int)n;
+}
+
 static int prepare(struct container_ctx *c, struct error *err)
 {
 	c->cgroup_manager = c->g->systemd_cgroup ? CGROUP_MANAGER_SYSTEMD
@@ -219,6 +233,7 @@ static int prepare(struct container_ctx *c, struct error *err)
 				c->cgroup_manager, &c->cgroup_path, err) < 0 ||
 	    prepare_terminal(c, err) < 0)
 		return -1;
+	prepare_listen_fds(c);
 	c->created = rfc3339_now();
 	return 0;
 }

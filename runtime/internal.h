@@ -40,6 +40,7 @@ struct container_ctx {
 	int console_peer; /* foreground run: our end of the console pair */
 	bool foreground;  /* run without --detach: we stay to proxy and wait */
 	bool state_dir_made;
+	int listen_fds; /* LISTEN_FDS passed through (socket activation) */
 	bool restore_sigmask; /* the child restores saved_sigmask (run) */
 	sigset_t saved_sigmask;
 	char *config_json; /* the bytes of config.json, saved in the state dir */
@@ -76,6 +77,7 @@ int ns_join_before_clone(struct container_ctx *c, struct error *err);
 int ns_write_id_maps(struct container_ctx *c, struct error *err);
 int ns_child_join(struct container_ctx *c, struct error *err);
 int ns_child_after_go(struct container_ctx *c, struct error *err);
+int ns_loopback_up(struct container_ctx *c, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
 
 /* child.c: runs in the container init, never returns. */

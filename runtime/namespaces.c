@@ -19,6 +19,9 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
@@ -189,5 +192,26 @@ int ns_child_after_go(struct container_ctx *c, struct error *err)
 	}
 	if (c->unshare_after_go && unshare((int)c->unshare_after_go) < 0)
 		return error_sys(err, "unshare namespaces 0x%lx", c->unshare_after_go);
+	return 0;
+}
+
+/* A new network namespace has only lo, and it is down: bring it up. */
+int ns_loopback_up(struct container_ctx *c, struct error *err)
+{
+	const struct oci_namespace *net = spec_find_namespace(c->spec, NS_NETWORK);
+	struct ifreq ifr = { 0 };
+	_cleanup_close_ int fd = -1;
+
+	if (!net || net->path)
+		return 0;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return error_sys(err, "socket for loopback setup");
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return error_sys(err, "get flags of lo");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		return error_sys(err, "bring lo up");
 	return 0;
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/fds.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "internal.h"
@@ -246,18 +247,65 @@ int process_apply_credentials(struct container_ctx *c, struct error *err)
 
 /* ---- exec ------------------------------------------------------------------ */
 
-/* The environment: the spec's, plus HOME when the spec has none. */
-static char **build_env(const struct oci_process *p)
+/* The user's home directory from the container's /etc/passwd ("/" if it
+ * has none), read after pivot_root. */
+static char *home_from_passwd(uid_t uid)
 {
-	char **env = xcalloc(p->env.len + 2, sizeof(char *));
+	_cleanup_fclose_ FILE *f = fopen("/etc/passwd", "re");
+	char *line = NULL, *home = NULL;
+	size_t cap = 0;
+
+	while (f && !home && getline(&line, &cap, f) > 0) {
+		char *fields[7], *cursor = line, *tok;
+		int n = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		/* strsep keeps empty fields, unlike strtok. */
+		while (n < 7 && (tok = strsep(&cursor, ":")))
+			fields[n++] = tok;
+		if (n == 7 && (uid_t)strtoul(fields[2], NULL, 10) == uid && *fields[5])
+			home = xstrdup(fields[5]);
+	}
+	free(line);
+	return home ? home : xstrdup("/");
+}
+
+/* The environment: the spec's, plus HOME when the spec has none, plus
+ * LISTEN_FDS/LISTEN_PID for socket activation passed through. */
+static char **build_env(const struct container_ctx *c)
+{
+	const struct oci_process *p = &c->spec->process;
+	char **env = xcalloc(p->env.len + 4, sizeof(char *));
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->env.len; i++)
 		env[n++] = p->env.items[i];
-	if (!env_get(&p->env, "HOME"))
-		env[n++] = p->user.uid == 0 ? "HOME=/root" : "HOME=/";
+	if (!env_get(&p->env, "HOME")) {
+		_cleanup_free_ char *home = home_from_passwd(p->user.uid);
+		env[n++] = xasprintf("HOME=%s", home);
+	}
+	if (c->listen_fds > 0) {
+		env[n++] = xasprintf("LISTEN_FDS=%d", c->listen_fds);
+		env[n++] = "LISTEN_PID=1";
+	}
 	env[n] = NULL;
 	return env;
+}
+
+/* fds 3..first-1 go to the process if the caller passed them; any of ours
+ * that took a free number there is closed. */
+static int pass_fds(unsigned int first, struct error *err)
+{
+	for (unsigned int fd = 3; fd < first; fd++) {
+		if (!fds_was_open((int)fd)) {
+			close((int)fd);
+			continue;
+		}
+		int flags = fcntl((int)fd, F_GETFD);
+		if (flags >= 0 && fcntl((int)fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+			return error_sys(err, "pass fd %u to the container", fd);
+	}
+	return 0;
 }
 
 __attribute__((noreturn)) static void exec_fail(struct error *err)
@@ -270,12 +318,15 @@ void process_exec(struct container_ctx *c)
 {
 	const struct oci_process *p = &c->spec->process;
 	char **argv = xcalloc(p->args.len + 1, sizeof(char *));
-	char **envp = build_env(p);
+	char **envp = build_env(c);
 	struct error err;
-	unsigned int first = 3 + (unsigned int)c->opts->preserve_fds;
+	unsigned int first = 3 + (unsigned int)c->opts->preserve_fds +
+			     (unsigned int)c->listen_fds;
 
 	for (size_t i = 0; i < p->args.len; i++)
 		argv[i] = p->args.items[i];
+	if (pass_fds(first, &err) < 0)
+		exec_fail(&err);
 	/* Nothing of the runtime's crosses into the container (CVE-2024-21626):
 	 * every fd past the preserved ones is closed, not only marked. */
 	if (syscall(SYS_close_range, first, ~0U, 0) < 0) {

@@ -211,7 +211,15 @@ int rootfs_prepare_mounts(struct container_ctx *c, struct error *err)
 		if (mount_entry(c, c->rootfs_fd, &c->mounts.items[i], err) < 0)
 			return error_prefix(err, "mounts[%zu]", i);
 	}
-	return devices_setup(c, err);
+	if (devices_setup(c, err) < 0)
+		return -1;
+	/* A missing cwd is created, as runc does; inside the rootfs only. */
+	{
+		_cleanup_close_ int cwd = -1;
+		if (path_mkdir_in_root(c->rootfs_fd, c->spec->process.cwd, 0755, &cwd, err) < 0)
+			return error_prefix(err, "process.cwd");
+	}
+	return 0;
 }
 
 /* ---- masked and read-only paths ------------------------------------------ */

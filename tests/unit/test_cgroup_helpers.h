@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -32,6 +33,7 @@
 #include "../../runtime/cgroup_internal.h"
 
 static char base[64];		/* "/agentsbx-test-1a2b3c4d" */
+static char *root_ctl_before;	/* hybrid: the cgroup2 root's subtree_control */
 static enum cgroup_mode mode;
 static const struct cg_host *host;
 
@@ -192,6 +194,23 @@ static inline struct oci_resources no_resources(void)
 	return (struct oci_resources){ .present = true };
 }
 
+/* Tests that change the root cgroup's subtree_control (and put it back)
+ * hold this lock, so that two runs on one host do not undo each other. */
+static inline int root_lock(void)
+{
+	int fd = open("/run/agentsbx-test-cgroup-root.lock",
+		      O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX), 0);
+	return fd;
+}
+
+static inline void root_unlock(int fd)
+{
+	close(fd); /* releases the lock */
+}
+
 /* ---- group setup --------------------------------------------------------- */
 
 static inline int cg_group_setup(void **state)
@@ -211,8 +230,41 @@ static inline int cg_group_setup(void **state)
 	if (getrandom(&r, sizeof(r), 0) != sizeof(r))
 		r = (uint32_t)getpid() ^ (uint32_t)time(NULL);
 	snprintf(base, sizeof(base), "/agentsbx-test-%08x", r);
+	if (mode == CGROUP_MODE_HYBRID) {
+		int lock = root_lock();
+
+		root_ctl_before = read_ctrl("unified", "", "cgroup.subtree_control");
+		root_unlock(lock);
+	}
 	fprintf(stderr, "cgroup mode: %s, test parent %s\n", mode_name(), base);
 	return 0;
+}
+
+/* A failed test may have left a controller on in the hybrid cgroup2
+ * root: take back what was not there at the start. */
+static inline void restore_root_ctl(void)
+{
+	_cleanup_free_ char *now = NULL;
+	_cleanup_free_ char *f = NULL;
+	char *save = NULL;
+	int lock;
+
+	if (mode != CGROUP_MODE_HYBRID || !root_ctl_before)
+		return;
+	lock = root_lock();
+	now = read_ctrl("unified", "", "cgroup.subtree_control");
+	f = xasprintf("%s/cgroup.subtree_control", host->v2_mnt);
+	for (char *w = strtok_r(now, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		_cleanup_free_ char *minus = xasprintf("-%s", w);
+		struct error err;
+
+		if (!cg_word_in(root_ctl_before, w) &&
+		    write_file_at(AT_FDCWD, f, minus, &err) < 0)
+			fprintf(stderr, "teardown: %s\n", err.msg);
+	}
+	root_unlock(lock);
+	free(root_ctl_before);
+	root_ctl_before = NULL;
 }
 
 /* Everything under the test parent, and the parent, everywhere. */
@@ -236,6 +288,7 @@ static inline int cg_group_teardown(void **state)
 			return -1;
 		}
 	}
+	restore_root_ctl();
 	return 0;
 }
 

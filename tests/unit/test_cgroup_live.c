@@ -476,6 +476,7 @@ static void test_hugetlb(void **state)
 		       (mode == CGROUP_MODE_HYBRID && !cg1_host_hier(host, CG1_HUGETLB));
 	_cleanup_free_ char *avail = read_ctrl(side, "", "cgroup.controllers");
 	struct stat st;
+	int lock;
 
 	(void)state;
 	if (stat("/sys/kernel/mm/hugepages/hugepages-2048kB", &st) < 0 || !v2_side ||
@@ -484,6 +485,7 @@ static void test_hugetlb(void **state)
 		return;
 	}
 	/* The root's subtree_control is the host's: put it back as it was. */
+	lock = root_lock();
 	root_ctl = read_ctrl(side, "", "cgroup.subtree_control");
 	r.hugepage_limits = &hp;
 	r.n_hugepage_limits = 1;
@@ -501,6 +503,7 @@ static void test_hugetlb(void **state)
 		assert_int_equal(write_file_at(AT_FDCWD, bf, "-hugetlb", &err), 0);
 		assert_int_equal(write_file_at(AT_FDCWD, rf, "-hugetlb", &err), 0);
 	}
+	root_unlock(lock);
 }
 
 static void test_cpuset_ancestors(void **state)
@@ -529,6 +532,73 @@ static void test_cpuset_ancestors(void **state)
 	assert_true(dir_exists("cpuset", mid));
 }
 
+/* Hybrid: entering the cgroup2 side fails after the v1 hierarchies took
+ * the pid (there, a leaf with controllers enabled for children refuses
+ * processes).  The pid is moved out and the v1 directories go. */
+static void enable_hugetlb(const char *path, bool on)
+{
+	_cleanup_free_ char *dir = ctrl_dir("unified", path);
+	_cleanup_free_ char *f = xasprintf("%s/cgroup.subtree_control", dir);
+	struct error err;
+
+	if (write_file_at(AT_FDCWD, f, on ? "+hugetlb" : "-hugetlb", &err) < 0)
+		fail_msg("%s", err.msg);
+}
+
+static void test_partial_enter_undone(void **state)
+{
+	_cleanup_free_ char *pf = cg_path("pf"), *p = cg_path("pf/c");
+	_cleanup_free_ char *sub = cg_path("pf/c/sub");
+	_cleanup_free_ char *subdir = NULL;
+	_cleanup_free_ char *root_ctl = NULL;
+	_cleanup_free_ char *avail = read_ctrl("unified", "", "cgroup.controllers");
+	const char *chain[] = { "", base, pf, p };
+	struct oci_resources r = no_resources();
+	struct error err;
+	int lock;
+	pid_t pid;
+
+	(void)state;
+	if (mode != CGROUP_MODE_HYBRID || !avail || !cg_word_in(avail, "hugetlb")) {
+		skip();
+		return;
+	}
+	lock = root_lock();
+	root_ctl = read_ctrl("unified", "", "cgroup.subtree_control");
+	subdir = ctrl_dir("unified", sub);
+	for (size_t i = 1; i < 4; i++) {
+		_cleanup_free_ char *d = ctrl_dir("unified", chain[i]);
+
+		if (mkdir(d, 0755) < 0 && errno != EEXIST)
+			fail_msg("mkdir %s: %s", d, strerror(errno));
+	}
+	assert_int_equal(mkdir(subdir, 0755), 0);
+	for (size_t i = 0; i < 4; i++)
+		if (i > 0 || !cg_word_in(root_ctl, "hugetlb"))
+			enable_hugetlb(chain[i], true);
+
+	map_counter();
+	pid = spawn_counter();
+	assert_int_equal(cgroup_create(p, CGROUP_MANAGER_FS, &r, pid, &err), -1);
+	fprintf(stderr, "refused as expected: %s\n", err.msg);
+	assert_non_null(strstr(err.msg, "cgroup.procs: Device or resource busy"));
+	assert_false(pid_in_cgroup(pid, p));
+	for (size_t i = 0; i < host->n_hier; i++) {
+		_cleanup_free_ char *d = xasprintf("%s%s", host->hier[i].mnt, pf);
+		struct stat st;
+
+		if (stat(d, &st) == 0)
+			fail_msg("%s left behind", d);
+	}
+	kill(pid, SIGKILL);
+	reap(pid, SIGKILL);
+	assert_int_equal(rmdir(subdir), 0);
+	for (size_t i = 4; i-- > 0;)
+		if (i > 0 || !cg_word_in(root_ctl, "hugetlb"))
+			enable_hugetlb(chain[i], false);
+	root_unlock(lock);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -541,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_device_filter_replace),
 		cmocka_unit_test(test_hugetlb),
 		cmocka_unit_test(test_cpuset_ancestors),
+		cmocka_unit_test(test_partial_enter_undone),
 	};
 
 	return cmocka_run_group_tests(tests, cg_group_setup, cg_group_teardown);

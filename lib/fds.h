@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef AGENTSBX_FDS_H
+#define AGENTSBX_FDS_H
+
+#include <stdbool.h>
+
+/*
+ * --preserve-fds and LISTEN_FDS pass the caller's fds 3..N on.  The
+ * runtime's own fds may take free numbers in that range, so the fds open
+ * when the process started are recorded first thing in main(), and only
+ * those are passed.
+ */
+#define FDS_SNAPSHOT_MAX 256
+
+void fds_snapshot(void);
+bool fds_was_open(int fd);
+
+#endif

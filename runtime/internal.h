@@ -71,6 +71,10 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 void ctx_release(struct container_ctx *c);
 int create_container(struct container_ctx *c, struct error *err);
 
+/* run.c: foreground waiting, shared with exec. */
+void block_forwarded_signals(sigset_t *old);
+int wait_forwarding_signals(pid_t pid, int *status, struct error *err);
+
 /* namespaces.c */
 int ns_prepare(struct container_ctx *c, struct error *err);
 int ns_join_before_clone(struct container_ctx *c, struct error *err);

@@ -32,6 +32,14 @@ static void forward_mask(sigset_t *mask)
 		sigaddset(mask, forwarded[i]);
 }
 
+void block_forwarded_signals(sigset_t *old)
+{
+	sigset_t mask;
+
+	forward_mask(&mask);
+	sigprocmask(SIG_BLOCK, &mask, old);
+}
+
 /* Wait for pid, passing on every forwardable signal we receive. */
 static int wait_forwarding(pid_t pid, int sfd, int *status, struct error *err)
 {
@@ -51,6 +59,18 @@ static int wait_forwarding(pid_t pid, int sfd, int *status, struct error *err)
 		if (si.ssi_signo != SIGCHLD)
 			kill(pid, (int)si.ssi_signo);
 	}
+}
+
+int wait_forwarding_signals(pid_t pid, int *status, struct error *err)
+{
+	_cleanup_close_ int sfd = -1;
+	sigset_t mask;
+
+	forward_mask(&mask);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0)
+		return error_sys(err, "signalfd");
+	return wait_forwarding(pid, sfd, status, err);
 }
 
 static int exit_code(int status)
@@ -80,14 +100,13 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 		  int *exit_status, struct error *err)
 {
 	struct container_ctx c;
-	_cleanup_close_ int sfd = -1, master = -1;
-	sigset_t mask, old;
+	_cleanup_close_ int master = -1;
+	sigset_t old;
 	int status = 0, r;
 
 	/* Block before clone: a signal that arrives early is queued for the
 	 * signalfd, not lost or fatal.  The child unblocks in child_main. */
-	forward_mask(&mask);
-	sigprocmask(SIG_BLOCK, &mask, &old);
+	block_forwarded_signals(&old);
 	ctx_init(&c, g, o);
 	c.foreground = !o->detach;
 	c.saved_sigmask = old;
@@ -116,8 +135,7 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		r = terminal_proxy(master, pid, &status, err);
 	} else {
-		sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-		r = sfd < 0 ? error_sys(err, "signalfd") : wait_forwarding(pid, sfd, &status, err);
+		r = wait_forwarding_signals(pid, &status, err);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 	}
 	if (r < 0)

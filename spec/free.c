@@ -10,7 +10,7 @@
 
 #include "internal.h"
 
-void str_array_free(struct str_array *a)
+void spec_str_array_free(struct str_array *a)
 {
 	for (size_t i = 0; i < a->len; i++)
 		free(a->items[i]);
@@ -19,7 +19,7 @@ void str_array_free(struct str_array *a)
 	a->len = 0;
 }
 
-void str_map_free(struct str_map *m)
+void spec_str_map_free(struct str_map *m)
 {
 	for (size_t i = 0; i < m->len; i++) {
 		free(m->keys[i]);
@@ -36,11 +36,11 @@ void str_map_free(struct str_map *m)
 
 static void capabilities_free(struct oci_capabilities *caps)
 {
-	str_array_free(&caps->bounding);
-	str_array_free(&caps->effective);
-	str_array_free(&caps->inheritable);
-	str_array_free(&caps->permitted);
-	str_array_free(&caps->ambient);
+	spec_str_array_free(&caps->bounding);
+	spec_str_array_free(&caps->effective);
+	spec_str_array_free(&caps->inheritable);
+	spec_str_array_free(&caps->permitted);
+	spec_str_array_free(&caps->ambient);
 }
 
 static void rlimits_free(struct oci_rlimit *r, size_t n)
@@ -53,7 +53,7 @@ static void rlimits_free(struct oci_rlimit *r, size_t n)
 static void scheduler_free(struct oci_scheduler *s)
 {
 	free(s->policy);
-	str_array_free(&s->flags);
+	spec_str_array_free(&s->flags);
 }
 
 void process_free(struct oci_process *p)
@@ -62,8 +62,8 @@ void process_free(struct oci_process *p)
 		return;
 	free(p->user.additional_gids);
 	free(p->user.username);
-	str_array_free(&p->args);
-	str_array_free(&p->env);
+	spec_str_array_free(&p->args);
+	spec_str_array_free(&p->env);
 	free(p->cwd);
 	capabilities_free(&p->capabilities);
 	rlimits_free(p->rlimits, p->n_rlimits);
@@ -84,7 +84,7 @@ static void mounts_free(struct oci_mount *m, size_t n)
 		free(m[i].destination);
 		free(m[i].type);
 		free(m[i].source);
-		str_array_free(&m[i].options);
+		spec_str_array_free(&m[i].options);
 		free(m[i].uid_mappings);
 		free(m[i].gid_mappings);
 	}
@@ -95,8 +95,8 @@ static void hook_list_free(struct oci_hook_list *l)
 {
 	for (size_t i = 0; i < l->len; i++) {
 		free(l->items[i].path);
-		str_array_free(&l->items[i].args);
-		str_array_free(&l->items[i].env);
+		spec_str_array_free(&l->items[i].args);
+		spec_str_array_free(&l->items[i].env);
 	}
 	free(l->items);
 }
@@ -129,7 +129,7 @@ static void resources_free(struct oci_resources *r)
 	for (size_t i = 0; i < r->n_rdma; i++)
 		free(r->rdma[i].device);
 	free(r->rdma);
-	str_map_free(&r->unified);
+	spec_str_map_free(&r->unified);
 }
 
 /* ---- linux.seccomp ---------------------------------------------------- */
@@ -137,14 +137,14 @@ static void resources_free(struct oci_resources *r)
 static void seccomp_free(struct oci_seccomp *sc)
 {
 	free(sc->default_action);
-	str_array_free(&sc->architectures);
-	str_array_free(&sc->flags);
+	spec_str_array_free(&sc->architectures);
+	spec_str_array_free(&sc->flags);
 	free(sc->listener_path);
 	free(sc->listener_metadata);
 	for (size_t i = 0; i < sc->n_syscalls; i++) {
 		struct oci_seccomp_syscall *s = &sc->syscalls[i];
 
-		str_array_free(&s->names);
+		spec_str_array_free(&s->names);
 		free(s->action);
 		for (size_t j = 0; j < s->n_args; j++)
 			free(s->args[j].op);
@@ -169,15 +169,15 @@ static void linux_free(struct oci_linux *l)
 	resources_free(&l->resources);
 	free(l->rootfs_propagation);
 	seccomp_free(&l->seccomp);
-	str_map_free(&l->sysctl);
-	str_array_free(&l->masked_paths);
-	str_array_free(&l->readonly_paths);
+	spec_str_map_free(&l->sysctl);
+	spec_str_array_free(&l->masked_paths);
+	spec_str_array_free(&l->readonly_paths);
 	free(l->mount_label);
 	free(l->personality.domain);
-	str_array_free(&l->personality.flags);
+	spec_str_array_free(&l->personality.flags);
 	free(l->memory_policy.mode);
 	free(l->memory_policy.nodes);
-	str_array_free(&l->memory_policy.flags);
+	spec_str_array_free(&l->memory_policy.flags);
 }
 
 void spec_free(struct oci_spec *spec)
@@ -192,7 +192,7 @@ void spec_free(struct oci_spec *spec)
 	mounts_free(spec->mounts, spec->n_mounts);
 	for (int k = 0; k < HOOK_KIND_MAX; k++)
 		hook_list_free(&spec->hooks[k]);
-	str_map_free(&spec->annotations);
+	spec_str_map_free(&spec->annotations);
 	linux_free(&spec->linux);
 	memset(spec, 0, sizeof(*spec));
 }

@@ -3,7 +3,7 @@
 #define AGENTSBX_SPEC_INTERNAL_H
 
 /*
- * Private to spec/: loading JSON safely (jparse.c), typed access to object
+ * Private to spec/: loading JSON safely (jscan.c), typed access to object
  * members that keeps the JSON path of every value for error messages, and
  * the per-section parsers and validators that spec_parse()/spec_validate()
  * are made of.
@@ -34,14 +34,14 @@ struct jctx {
 
 typedef int (*jparse_fn)(struct jctx *c, yajl_val v, void *out);
 
-/* ---- jparse.c: loading ------------------------------------------------ */
+/* ---- jscan.c: loading ------------------------------------------------- */
 
 /*
  * Check the raw bytes (size, NUL bytes, strict UTF-8, \u0000 escapes,
  * unpaired surrogates, comments, nesting depth, number of values), then
  * hand them to yajl_tree.  *out must be released with yajl_tree_free().
  */
-int json_load(const char *buf, size_t len, const char *file, yajl_val *out,
+int spec_json_load(const char *buf, size_t len, const char *file, yajl_val *out,
 	      struct error *err);
 
 /* ---- jparse.c: path and messages -------------------------------------- */
@@ -57,8 +57,8 @@ void jpop(struct jctx *c, size_t mark);
 
 /* s as a double-quoted, escaped, possibly shortened string, for messages:
  * hostile values must not forge log lines. */
-const char *quote(char buf[QUOTE_MAX], const char *s);
-const char *json_type_name(yajl_val v);
+const char *spec_quote(char buf[QUOTE_MAX], const char *s);
+const char *spec_json_type_name(yajl_val v);
 
 /* ---- jparse.c: typed members ------------------------------------------ */
 
@@ -111,36 +111,36 @@ int jobject_array(struct jctx *c, yajl_val obj, const char *key,
 
 /* ---- per-section parsers ---------------------------------------------- */
 
-int parse_id_mapping(struct jctx *c, yajl_val v, void *out);
+int jparse_id_mapping(struct jctx *c, yajl_val v, void *out);
 /* obj.type, a one-letter string among `allowed` ("cbup"), into *out;
  * left untouched when absent and not required. */
-int parse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
+int jparse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
 		      bool required, char *out);
-int parse_process_object(struct jctx *c, yajl_val v, void *out);
-int parse_linux_object(struct jctx *c, yajl_val v, void *out);
-int parse_resources_object(struct jctx *c, yajl_val v, void *out);
-int parse_seccomp_object(struct jctx *c, yajl_val v, void *out);
+int jparse_process(struct jctx *c, yajl_val v, void *out);
+int jparse_linux(struct jctx *c, yajl_val v, void *out);
+int jparse_resources(struct jctx *c, yajl_val v, void *out);
+int jparse_seccomp(struct jctx *c, yajl_val v, void *out);
 
 /* ---- validators: prefix is "config.json: " or "process.json: " --------- */
 
 /* "<prefix><path>: <message>" into err.  Returns -1. */
-int vfail(struct error *err, const char *prefix, const char *fmt, ...)
+int spec_vfail(struct error *err, const char *prefix, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-bool path_is_absolute(const char *p);
-bool has_control_chars(const char *s);
+bool spec_path_is_absolute(const char *p);
+bool spec_has_control_chars(const char *s);
 
 /* field: "linux.uidMappings", for messages */
-int validate_id_mappings(const struct oci_id_mapping *m, size_t n,
+int spec_check_id_mappings(const struct oci_id_mapping *m, size_t n,
 			 const char *field, struct error *err);
-int validate_process(const struct oci_process *p, const char *prefix,
+int spec_check_process(const struct oci_process *p, const char *prefix,
 		     struct error *err);
-int validate_linux(const struct oci_spec *s, struct error *err);
-int validate_resources(const struct oci_resources *r, struct error *err);
-int validate_seccomp(const struct oci_seccomp *sc, struct error *err);
+int spec_check_linux(const struct oci_spec *s, struct error *err);
+int spec_check_resources(const struct oci_resources *r, struct error *err);
+int spec_check_seccomp(const struct oci_seccomp *sc, struct error *err);
 
 /* ---- free.c ----------------------------------------------------------- */
 
-void str_array_free(struct str_array *a);
-void str_map_free(struct str_map *m);
+void spec_str_array_free(struct str_array *a);
+void spec_str_map_free(struct str_map *m);
 
 #endif

@@ -1,12 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Loading untrusted JSON, and typed access to its members with the JSON path
- * kept for messages.
- *
- * yajl is lenient where a hostile file can hurt: it accepts overlong and
- * surrogate UTF-8, turns "\u0000" into a string truncated at the NUL,
- * accepts comments, keeps duplicate keys, and frees its tree recursively.
- * json_scan() refuses all of that before yajl sees the bytes.
+ * Typed access to the members of a yajl tree, with the JSON path of every
+ * value kept for error messages: "config.json: process.user.uid: ...".
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -17,241 +12,6 @@
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
 #include "internal.h"
-
-/* ---- raw byte scan ---------------------------------------------------- */
-
-struct scan {
-	const unsigned char *p;
-	size_t len;
-	size_t pos;
-	const char *file;
-	struct error *err;
-};
-
-static int scan_fail(struct scan *s, const char *what)
-{
-	return error_set(s->err, "%s: %s at byte offset %zu", s->file, what,
-			 s->pos);
-}
-
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF), 0 if there is none. */
-static size_t utf8_seq_len(const unsigned char *p, size_t n)
-{
-	unsigned char b = p[0], lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (b < 0x80)
-		return 1;
-	if (b < 0xc2)
-		return 0;
-	if (b < 0xe0) {
-		len = 2;
-	} else if (b < 0xf0) {
-		len = 3;
-		if (b == 0xe0)
-			lo = 0xa0;
-		else if (b == 0xed)
-			hi = 0x9f;
-	} else if (b < 0xf5) {
-		len = 4;
-		if (b == 0xf0)
-			lo = 0x90;
-		else if (b == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if (n < len || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
-static int hex_digit(unsigned char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
-/* The 4 hex digits of a \u escape at p, or -1. */
-static long hex4(const unsigned char *p, size_t n)
-{
-	long v = 0;
-
-	if (n < 4)
-		return -1;
-	for (int i = 0; i < 4; i++) {
-		int d = hex_digit(p[i]);
-		if (d < 0)
-			return -1;
-		v = v * 16 + d;
-	}
-	return v;
-}
-
-/* s->pos is at a backslash inside a string. */
-static int scan_escape(struct scan *s)
-{
-	const unsigned char *p = s->p + s->pos;
-	size_t left = s->len - s->pos;
-	long cp, low;
-
-	if (left < 2 || p[1] == 0 || p[1] >= 0x80) {
-		/* let the main loop judge the next byte; yajl rejects it */
-		s->pos++;
-		return 0;
-	}
-	if (p[1] != 'u') {
-		s->pos += 2;
-		return 0;
-	}
-	cp = hex4(p + 2, left - 2);
-	if (cp < 0) {
-		s->pos += 2; /* malformed: yajl reports it */
-		return 0;
-	}
-	if (cp == 0)
-		return scan_fail(s, "escaped NUL character (\\u0000) in a string");
-	if (cp >= 0xdc00 && cp <= 0xdfff)
-		return scan_fail(s, "unpaired UTF-16 surrogate in a string");
-	if (cp >= 0xd800 && cp <= 0xdbff) {
-		low = (left >= 12 && p[6] == '\\' && p[7] == 'u')
-			      ? hex4(p + 8, left - 8)
-			      : -1;
-		if (low < 0xdc00 || low > 0xdfff)
-			return scan_fail(s, "unpaired UTF-16 surrogate in a string");
-		s->pos += 12;
-		return 0;
-	}
-	s->pos += 6;
-	return 0;
-}
-
-/* One byte outside strings: track nesting and count values. */
-static int scan_structural(struct scan *s, size_t *depth, size_t *values,
-			   bool *in_string)
-{
-	switch (s->p[s->pos]) {
-	case '"':
-		*in_string = true;
-		break;
-	case '[':
-	case '{':
-		if (++*depth > SPEC_MAX_DEPTH) {
-			char what[64];
-			snprintf(what, sizeof(what),
-				 "JSON nested deeper than %d levels",
-				 SPEC_MAX_DEPTH);
-			return scan_fail(s, what);
-		}
-		++*values;
-		break;
-	case ']':
-	case '}':
-		if (*depth > 0)
-			--*depth;
-		break;
-	case ',':
-		++*values;
-		break;
-	case '/':
-		return scan_fail(s, "comments are not allowed in JSON");
-	}
-	if (*values > SPEC_MAX_VALUES) {
-		char what[64];
-		snprintf(what, sizeof(what), "more than %u JSON values",
-			 SPEC_MAX_VALUES);
-		return scan_fail(s, what);
-	}
-	s->pos++;
-	return 0;
-}
-
-static int json_scan(struct scan *s)
-{
-	size_t depth = 0, values = 0;
-	bool in_string = false;
-
-	while (s->pos < s->len) {
-		unsigned char b = s->p[s->pos];
-
-		if (b == 0)
-			return scan_fail(s, "NUL byte");
-		if (b >= 0x80) {
-			size_t n = utf8_seq_len(s->p + s->pos, s->len - s->pos);
-			if (n == 0)
-				return scan_fail(s, "invalid UTF-8");
-			s->pos += n;
-			continue;
-		}
-		if (!in_string) {
-			if (scan_structural(s, &depth, &values, &in_string) < 0)
-				return -1;
-			continue;
-		}
-		if (b == '\\') {
-			if (scan_escape(s) < 0)
-				return -1;
-			continue;
-		}
-		if (b == '"')
-			in_string = false;
-		s->pos++;
-	}
-	return 0;
-}
-
-/* yajl's verbose message quotes the input on later lines: keep line one. */
-static const char *first_line(char *msg)
-{
-	size_t n = strcspn(msg, "\n");
-
-	msg[n] = '\0';
-	while (n > 0 && msg[n - 1] == ' ')
-		msg[--n] = '\0';
-	return msg[0] ? msg : "unknown error";
-}
-
-int json_load(const char *buf, size_t len, const char *file, yajl_val *out,
-	      struct error *err)
-{
-	struct scan s = {
-		.p = (const unsigned char *)buf,
-		.len = len,
-		.file = file,
-		.err = err,
-	};
-	_cleanup_free_ char *copy = NULL;
-	char ebuf[256] = "";
-	yajl_val v;
-
-	*out = NULL;
-	if (len > SPEC_MAX_FILE_SIZE)
-		return error_set(err, "%s: too large: %zu bytes (at most %u)",
-				 file, len, SPEC_MAX_FILE_SIZE);
-	if (!buf || len == 0)
-		return error_set(err, "%s: empty file", file);
-	if (json_scan(&s) < 0)
-		return -1;
-
-	copy = xmalloc(len + 1);
-	memcpy(copy, buf, len);
-	copy[len] = '\0';
-	v = yajl_tree_parse(copy, ebuf, sizeof(ebuf));
-	if (!v)
-		return error_set(err, "%s: invalid JSON: %s", file,
-				 first_line(ebuf));
-	*out = v;
-	return 0;
-}
 
 /* ---- path and messages ------------------------------------------------ */
 
@@ -321,7 +81,7 @@ void jpop(struct jctx *c, size_t mark)
 	c->path[mark] = '\0';
 }
 
-const char *quote(char buf[QUOTE_MAX], const char *s)
+const char *spec_quote(char buf[QUOTE_MAX], const char *s)
 {
 	const size_t room = QUOTE_MAX - 5; /* the tail "\"..." and NUL */
 	size_t n = 0;
@@ -358,7 +118,7 @@ const char *quote(char buf[QUOTE_MAX], const char *s)
 	return buf;
 }
 
-const char *json_type_name(yajl_val v)
+const char *spec_json_type_name(yajl_val v)
 {
 	if (!v)
 		return "nothing";
@@ -417,11 +177,11 @@ int jcheck_object(struct jctx *c, yajl_val v)
 
 	if (!YAJL_IS_OBJECT(v))
 		return jfail(c, "expected an object, got %s",
-			     json_type_name(v));
+			     spec_json_type_name(v));
 	/* Parsers disagree on which duplicate wins: refuse to pick one. */
 	dup = find_duplicate_key(v);
 	if (dup)
-		return jfail(c, "duplicate key %s", quote(q, dup));
+		return jfail(c, "duplicate key %s", spec_quote(q, dup));
 	return 0;
 }
 
@@ -484,7 +244,7 @@ static int jnum_u64(struct jctx *c, yajl_val v, uint64_t max, uint64_t *out)
 
 	if (!YAJL_IS_NUMBER(v))
 		return jfail(c, "expected an integer, got %s",
-			     json_type_name(v));
+			     spec_json_type_name(v));
 	r = YAJL_GET_NUMBER(v);
 	if (!is_integer_literal(r))
 		return fail_not_integer(c, r, 0, (double)max);
@@ -505,7 +265,7 @@ static int jnum_i64(struct jctx *c, yajl_val v, int64_t min, int64_t max,
 
 	if (!YAJL_IS_NUMBER(v))
 		return jfail(c, "expected an integer, got %s",
-			     json_type_name(v));
+			     spec_json_type_name(v));
 	r = YAJL_GET_NUMBER(v);
 	if (!is_integer_literal(r))
 		return fail_not_integer(c, r, (double)min, (double)max);
@@ -528,7 +288,7 @@ int jstring(struct jctx *c, yajl_val obj, const char *key, char **out)
 		return 0;
 	if (!YAJL_IS_STRING(v)) {
 		mark = jpush_key(c, key);
-		jfail(c, "expected a string, got %s", json_type_name(v));
+		jfail(c, "expected a string, got %s", spec_json_type_name(v));
 		jpop(c, mark);
 		return -1;
 	}
@@ -555,7 +315,7 @@ int jbool(struct jctx *c, yajl_val obj, const char *key, bool *out)
 		return 0;
 	if (!YAJL_IS_TRUE(v) && !YAJL_IS_FALSE(v)) {
 		mark = jpush_key(c, key);
-		jfail(c, "expected a boolean, got %s", json_type_name(v));
+		jfail(c, "expected a boolean, got %s", spec_json_type_name(v));
 		jpop(c, mark);
 		return -1;
 	}
@@ -652,7 +412,7 @@ static int enter_array(struct jctx *c, yajl_val obj, const char *key,
 		return 0;
 	*mark = jpush_key(c, key);
 	if (!YAJL_IS_ARRAY(v)) {
-		jfail(c, "expected an array, got %s", json_type_name(v));
+		jfail(c, "expected an array, got %s", spec_json_type_name(v));
 		jpop(c, *mark);
 		return -1;
 	}
@@ -681,7 +441,7 @@ int jstr_array(struct jctx *c, yajl_val obj, const char *key,
 		size_t m = jpush_index(c, i);
 
 		if (!YAJL_IS_STRING(e)) {
-			jfail(c, "expected a string, got %s", json_type_name(e));
+			jfail(c, "expected a string, got %s", spec_json_type_name(e));
 			jpop(c, mark);
 			return -1;
 		}
@@ -748,7 +508,7 @@ int jstr_map(struct jctx *c, yajl_val obj, const char *key,
 		if (!YAJL_IS_STRING(e)) {
 			jpush_key(c, v->u.object.keys[i]);
 			rc = jfail(c, "expected a string, got %s",
-				   json_type_name(e));
+				   spec_json_type_name(e));
 			break;
 		}
 		out->keys[i] = xstrdup(v->u.object.keys[i]);

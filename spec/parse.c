@@ -18,7 +18,7 @@
 #include "../lib/util.h"
 #include "internal.h"
 
-int parse_id_mapping(struct jctx *c, yajl_val v, void *out)
+int jparse_id_mapping(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_id_mapping *m = out;
 
@@ -47,9 +47,9 @@ static int parse_mount(struct jctx *c, yajl_val v, void *out)
 	    jstring(c, v, "type", &m->type) < 0 ||
 	    jstring(c, v, "source", &m->source) < 0 ||
 	    jstr_array(c, v, "options", &m->options) < 0 ||
-	    JOBJECT_ARRAY(c, v, "uidMappings", parse_id_mapping,
+	    JOBJECT_ARRAY(c, v, "uidMappings", jparse_id_mapping,
 			  m->uid_mappings, m->n_uid_mappings) < 0 ||
-	    JOBJECT_ARRAY(c, v, "gidMappings", parse_id_mapping,
+	    JOBJECT_ARRAY(c, v, "gidMappings", jparse_id_mapping,
 			  m->gid_mappings, m->n_gid_mappings) < 0)
 		return -1;
 	return 0;
@@ -83,7 +83,7 @@ static int parse_document(struct jctx *c, yajl_val v, struct oci_spec *s)
 	if (jcheck_object(c, v) < 0)
 		return -1;
 	if (jstring(c, v, "ociVersion", &s->oci_version) < 0 ||
-	    jobject(c, v, "process", parse_process_object, &s->process,
+	    jobject(c, v, "process", jparse_process, &s->process,
 		    &s->has_process) < 0 ||
 	    jobject(c, v, "root", parse_root, &s->root, NULL) < 0 ||
 	    jstring(c, v, "hostname", &s->hostname) < 0 ||
@@ -92,7 +92,7 @@ static int parse_document(struct jctx *c, yajl_val v, struct oci_spec *s)
 			  s->n_mounts) < 0 ||
 	    jobject(c, v, "hooks", parse_hooks, s->hooks, NULL) < 0 ||
 	    jstr_map(c, v, "annotations", &s->annotations) < 0 ||
-	    jobject(c, v, "linux", parse_linux_object, &s->linux,
+	    jobject(c, v, "linux", jparse_linux, &s->linux,
 		    &s->has_linux) < 0)
 		return -1;
 	return 0;
@@ -106,7 +106,7 @@ int spec_parse(const char *buf, size_t len, struct oci_spec *out,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (json_load(buf, len, "config.json", &root, err) < 0)
+	if (spec_json_load(buf, len, "config.json", &root, err) < 0)
 		return -1;
 	jctx_init(&c, "config.json", err);
 	rc = parse_document(&c, root, out);
@@ -124,12 +124,12 @@ int spec_parse_process(const char *buf, size_t len, struct oci_process *out,
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (json_load(buf, len, "process.json", &root, err) < 0)
+	if (spec_json_load(buf, len, "process.json", &root, err) < 0)
 		return -1;
 	jctx_init(&c, "process.json", err);
 	rc = jcheck_object(&c, root);
 	if (rc == 0)
-		rc = parse_process_object(&c, root, out);
+		rc = jparse_process(&c, root, out);
 	yajl_tree_free(root);
 	if (rc < 0)
 		process_free(out);

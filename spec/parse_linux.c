@@ -20,7 +20,7 @@ static int parse_namespace(struct jctx *c, yajl_val v, void *out)
 	t = ns_type_from_name(type);
 	if (t < 0) {
 		mark = jpush_key(c, "type");
-		jfail(c, "unknown namespace type %s", quote(q, type));
+		jfail(c, "unknown namespace type %s", spec_quote(q, type));
 		jpop(c, mark);
 		return -1;
 	}
@@ -57,7 +57,7 @@ static int parse_time_offsets(struct jctx *c, yajl_val v, void *out)
 			return jfail(c,
 				     "unknown clock %s (only \"monotonic\" and "
 				     "\"boottime\" have offsets)",
-				     quote(q, clock));
+				     spec_quote(q, clock));
 	}
 	if (jobject(c, v, "monotonic", parse_time_offset, &l->time_monotonic,
 		    NULL) < 0 ||
@@ -67,7 +67,7 @@ static int parse_time_offsets(struct jctx *c, yajl_val v, void *out)
 	return 0;
 }
 
-int parse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
+int jparse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
 		      bool required, char *out)
 {
 	_cleanup_free_ char *type = NULL;
@@ -85,7 +85,7 @@ int parse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
 	}
 	mark = jpush_key(c, "type");
 	jfail(c, "unknown device type %s (expected one of \"%s\")",
-	      quote(q, type), allowed);
+	      spec_quote(q, type), allowed);
 	jpop(c, mark);
 	return -1;
 }
@@ -96,7 +96,7 @@ static int parse_device(struct jctx *c, yajl_val v, void *out)
 	struct opt_i64 major = {0}, minor = {0};
 
 	if (jstring(c, v, "path", &d->path) < 0 ||
-	    parse_device_type(c, v, "cbup", true, &d->type) < 0 ||
+	    jparse_device_type(c, v, "cbup", true, &d->type) < 0 ||
 	    jopt_u64(c, v, "fileMode", UINT32_MAX, &d->file_mode) < 0 ||
 	    jopt_u64(c, v, "uid", UINT32_MAX, &d->uid) < 0 ||
 	    jopt_u64(c, v, "gid", UINT32_MAX, &d->gid) < 0)
@@ -190,7 +190,7 @@ static int parse_seccomp_syscall(struct jctx *c, yajl_val v, void *out)
 	return 0;
 }
 
-int parse_seccomp_object(struct jctx *c, yajl_val v, void *out)
+int jparse_seccomp(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_seccomp *sc = out;
 
@@ -213,9 +213,9 @@ static int parse_linux_lists(struct jctx *c, yajl_val v, struct oci_linux *l)
 {
 	if (JOBJECT_ARRAY(c, v, "namespaces", parse_namespace, l->namespaces,
 			  l->n_namespaces) < 0 ||
-	    JOBJECT_ARRAY(c, v, "uidMappings", parse_id_mapping, l->uid_mappings,
+	    JOBJECT_ARRAY(c, v, "uidMappings", jparse_id_mapping, l->uid_mappings,
 			  l->n_uid_mappings) < 0 ||
-	    JOBJECT_ARRAY(c, v, "gidMappings", parse_id_mapping, l->gid_mappings,
+	    JOBJECT_ARRAY(c, v, "gidMappings", jparse_id_mapping, l->gid_mappings,
 			  l->n_gid_mappings) < 0 ||
 	    JOBJECT_ARRAY(c, v, "devices", parse_device, l->devices,
 			  l->n_devices) < 0 ||
@@ -226,17 +226,17 @@ static int parse_linux_lists(struct jctx *c, yajl_val v, struct oci_linux *l)
 	return 0;
 }
 
-int parse_linux_object(struct jctx *c, yajl_val v, void *out)
+int jparse_linux(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_linux *l = out;
 
 	if (parse_linux_lists(c, v, l) < 0 ||
 	    jobject(c, v, "timeOffsets", parse_time_offsets, l, NULL) < 0 ||
 	    jstring(c, v, "cgroupsPath", &l->cgroups_path) < 0 ||
-	    jobject(c, v, "resources", parse_resources_object, &l->resources,
+	    jobject(c, v, "resources", jparse_resources, &l->resources,
 		    &l->resources.present) < 0 ||
 	    jstring(c, v, "rootfsPropagation", &l->rootfs_propagation) < 0 ||
-	    jobject(c, v, "seccomp", parse_seccomp_object, &l->seccomp,
+	    jobject(c, v, "seccomp", jparse_seccomp, &l->seccomp,
 		    &l->seccomp.present) < 0 ||
 	    jstring(c, v, "mountLabel", &l->mount_label) < 0 ||
 	    jobject(c, v, "personality", parse_personality, &l->personality,

@@ -55,7 +55,7 @@ static int parse_rlimit(struct jctx *c, yajl_val v, void *out)
 	r->resource = rlimit_from_name(r->type);
 	if (r->resource < 0) {
 		mark = jpush_key(c, "type");
-		jfail(c, "unknown rlimit %s", quote(q, r->type));
+		jfail(c, "unknown rlimit %s", spec_quote(q, r->type));
 		jpop(c, mark);
 		return -1;
 	}
@@ -76,7 +76,7 @@ static int parse_io_priority(struct jctx *c, yajl_val v, void *out)
 	if (io->class < 0) {
 		mark = jpush_key(c, "class");
 		jfail(c, "unknown I/O priority class %s",
-		      quote(q, io->class_name));
+		      spec_quote(q, io->class_name));
 		jpop(c, mark);
 		return -1;
 	}
@@ -111,7 +111,7 @@ static int parse_exec_cpu_affinity(struct jctx *c, yajl_val v, void *out)
 	return 0;
 }
 
-int parse_process_object(struct jctx *c, yajl_val v, void *out)
+int jparse_process(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_process *p = out;
 

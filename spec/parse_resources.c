@@ -11,7 +11,7 @@ static int parse_device_cgroup(struct jctx *c, yajl_val v, void *out)
 
 	d->type = 'a';
 	if (jrequire(c, v, "allow") < 0 || jbool(c, v, "allow", &d->allow) < 0 ||
-	    parse_device_type(c, v, "acb", false, &d->type) < 0 ||
+	    jparse_device_type(c, v, "acb", false, &d->type) < 0 ||
 	    jopt_i64(c, v, "major", INT64_MIN, INT64_MAX, &d->major) < 0 ||
 	    jopt_i64(c, v, "minor", INT64_MIN, INT64_MAX, &d->minor) < 0)
 		return -1;
@@ -178,7 +178,7 @@ static int parse_rdma(struct jctx *c, yajl_val v, void *out)
 	return 0;
 }
 
-int parse_resources_object(struct jctx *c, yajl_val v, void *out)
+int jparse_resources(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_resources *r = out;
 

@@ -20,7 +20,7 @@
 #define CFG "config.json: "
 #define HOST_NAME_MAX_LEN 64 /* sethostname(2)/setdomainname(2) limit */
 
-int vfail(struct error *err, const char *prefix, const char *fmt, ...)
+int spec_vfail(struct error *err, const char *prefix, const char *fmt, ...)
 {
 	char msg[ERROR_MSG_MAX];
 	va_list ap;
@@ -31,12 +31,12 @@ int vfail(struct error *err, const char *prefix, const char *fmt, ...)
 	return error_set(err, "%s%s", prefix, msg);
 }
 
-bool path_is_absolute(const char *p)
+bool spec_path_is_absolute(const char *p)
 {
 	return p && p[0] == '/';
 }
 
-bool has_control_chars(const char *s)
+bool spec_has_control_chars(const char *s)
 {
 	for (; s && *s; s++)
 		if ((unsigned char)*s < 0x20 || *s == 0x7f)
@@ -101,15 +101,15 @@ static int validate_version(const struct oci_spec *s, struct error *err)
 	unsigned long major = 0;
 
 	if (!s->oci_version)
-		return vfail(err, CFG, "ociVersion: required field is missing");
+		return spec_vfail(err, CFG, "ociVersion: required field is missing");
 	if (!semver_major(s->oci_version, &major))
-		return vfail(err, CFG, "ociVersion: %s is not a SemVer version",
-			     quote(q, s->oci_version));
+		return spec_vfail(err, CFG, "ociVersion: %s is not a SemVer version",
+			     spec_quote(q, s->oci_version));
 	if (major != 1)
-		return vfail(err, CFG,
+		return spec_vfail(err, CFG,
 			     "ociVersion: unsupported version %s (agentsbx "
 			     "supports 1.x and implements %s)",
-			     quote(q, s->oci_version), OCI_VERSION_MAX);
+			     spec_quote(q, s->oci_version), OCI_VERSION_MAX);
 	return 0;
 }
 
@@ -118,7 +118,7 @@ static int validate_version(const struct oci_spec *s, struct error *err)
 static int validate_root(const struct oci_spec *s, struct error *err)
 {
 	if (!s->root.path)
-		return vfail(err, CFG,
+		return spec_vfail(err, CFG,
 			     "root.path: required field is missing (root is "
 			     "required on Linux)");
 	return 0;
@@ -131,11 +131,11 @@ static int validate_uts_name(const struct oci_spec *s, const char *field,
 	if (!value)
 		return 0;
 	if (!spec_find_namespace(s, NS_UTS))
-		return vfail(err, CFG,
+		return spec_vfail(err, CFG,
 			     "%s: set without a uts namespace (it would "
 			     "change the host's)", field);
 	if (strlen(value) > HOST_NAME_MAX_LEN)
-		return vfail(err, CFG, "%s: longer than %d bytes", field,
+		return spec_vfail(err, CFG, "%s: longer than %d bytes", field,
 			     HOST_NAME_MAX_LEN);
 	return 0;
 }
@@ -143,24 +143,24 @@ static int validate_uts_name(const struct oci_spec *s, const char *field,
 /* ---- mounts ----------------------------------------------------------- */
 
 /* Shared by mounts[].uidMappings and linux.uidMappings. */
-int validate_id_mappings(const struct oci_id_mapping *m, size_t n,
+int spec_check_id_mappings(const struct oci_id_mapping *m, size_t n,
 			 const char *field, struct error *err)
 {
 	/* the kernel's limit on lines in /proc/PID/uid_map */
 	const size_t max_extents = 340;
 
 	if (n > max_extents)
-		return vfail(err, CFG, "%s: more than %zu mappings", field,
+		return spec_vfail(err, CFG, "%s: more than %zu mappings", field,
 			     max_extents);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end_c = (uint64_t)m[i].container_id + m[i].size;
 		uint64_t end_h = (uint64_t)m[i].host_id + m[i].size;
 
 		if (m[i].size == 0)
-			return vfail(err, CFG, "%s[%zu].size: must not be 0",
+			return spec_vfail(err, CFG, "%s[%zu].size: must not be 0",
 				     field, i);
 		if (end_c > (1ull << 32) || end_h > (1ull << 32))
-			return vfail(err, CFG,
+			return spec_vfail(err, CFG,
 				     "%s[%zu]: range goes past ID 4294967295",
 				     field, i);
 		for (size_t j = 0; j < i; j++) {
@@ -173,7 +173,7 @@ int validate_id_mappings(const struct oci_id_mapping *m, size_t n,
 							 m[j].size &&
 					 m[j].host_id < end_h;
 			if (c_overlap || h_overlap)
-				return vfail(err, CFG,
+				return spec_vfail(err, CFG,
 					     "%s[%zu]: overlaps %s[%zu]", field,
 					     i, field, j);
 		}
@@ -198,28 +198,28 @@ static int validate_mount(const struct oci_spec *s, size_t i,
 		     has_option(&m->options, "ridmap");
 
 	if (!m->destination)
-		return vfail(err, CFG,
+		return spec_vfail(err, CFG,
 			     "mounts[%zu].destination: required field is "
 			     "missing", i);
-	if (!path_is_absolute(m->destination))
-		return vfail(err, CFG,
+	if (!spec_path_is_absolute(m->destination))
+		return spec_vfail(err, CFG,
 			     "mounts[%zu].destination: must be an absolute "
-			     "path, got %s", i, quote(q, m->destination));
+			     "path, got %s", i, spec_quote(q, m->destination));
 	if ((m->n_uid_mappings == 0) != (m->n_gid_mappings == 0))
-		return vfail(err, CFG,
+		return spec_vfail(err, CFG,
 			     "mounts[%zu]: uidMappings and gidMappings must "
 			     "be set together", i);
 	if (idmap && m->n_uid_mappings == 0 &&
 	    !spec_find_namespace(s, NS_USER))
-		return vfail(err, CFG,
+		return spec_vfail(err, CFG,
 			     "mounts[%zu].options: idmap without uidMappings "
 			     "needs a user namespace", i);
 	snprintf(field, sizeof(field), "mounts[%zu].uidMappings", i);
-	if (validate_id_mappings(m->uid_mappings, m->n_uid_mappings, field,
+	if (spec_check_id_mappings(m->uid_mappings, m->n_uid_mappings, field,
 				 err) < 0)
 		return -1;
 	snprintf(field, sizeof(field), "mounts[%zu].gidMappings", i);
-	return validate_id_mappings(m->gid_mappings, m->n_gid_mappings, field,
+	return spec_check_id_mappings(m->gid_mappings, m->n_gid_mappings, field,
 				    err);
 }
 
@@ -236,16 +236,16 @@ static int validate_hooks(const struct oci_spec *s, struct error *err)
 			const struct oci_hook *h = &s->hooks[k].items[i];
 
 			if (!h->path)
-				return vfail(err, CFG,
+				return spec_vfail(err, CFG,
 					     "hooks.%s[%zu].path: required "
 					     "field is missing", kind, i);
-			if (!path_is_absolute(h->path))
-				return vfail(err, CFG,
+			if (!spec_path_is_absolute(h->path))
+				return spec_vfail(err, CFG,
 					     "hooks.%s[%zu].path: must be an "
 					     "absolute path, got %s",
-					     kind, i, quote(q, h->path));
+					     kind, i, spec_quote(q, h->path));
 			if (h->timeout.set && h->timeout.v <= 0)
-				return vfail(err, CFG,
+				return spec_vfail(err, CFG,
 					     "hooks.%s[%zu].timeout: must be "
 					     "greater than 0, got %lld",
 					     kind, i, (long long)h->timeout.v);
@@ -258,7 +258,7 @@ static int validate_annotations(const struct oci_spec *s, struct error *err)
 {
 	for (size_t i = 0; i < s->annotations.len; i++)
 		if (!s->annotations.keys[i] || !s->annotations.keys[i][0])
-			return vfail(err, CFG,
+			return spec_vfail(err, CFG,
 				     "annotations: keys must not be empty");
 	return 0;
 }
@@ -268,7 +268,7 @@ int spec_validate(const struct oci_spec *s, struct error *err)
 	if (validate_version(s, err) < 0 || validate_root(s, err) < 0)
 		return -1;
 	if (s->has_process &&
-	    validate_process(&s->process, CFG "process.", err) < 0)
+	    spec_check_process(&s->process, CFG "process.", err) < 0)
 		return -1;
 	if (validate_uts_name(s, "hostname", s->hostname, err) < 0 ||
 	    validate_uts_name(s, "domainname", s->domainname, err) < 0)
@@ -277,12 +277,12 @@ int spec_validate(const struct oci_spec *s, struct error *err)
 		if (validate_mount(s, i, err) < 0)
 			return -1;
 	if (validate_hooks(s, err) < 0 || validate_annotations(s, err) < 0 ||
-	    validate_linux(s, err) < 0)
+	    spec_check_linux(s, err) < 0)
 		return -1;
 	return 0;
 }
 
 int spec_validate_process(const struct oci_process *proc, struct error *err)
 {
-	return validate_process(proc, "process.json: ", err);
+	return spec_check_process(proc, "process.json: ", err);
 }

@@ -22,18 +22,18 @@ static int check_namespaces(const struct oci_linux *l, struct error *err)
 		const struct oci_namespace *ns = &l->namespaces[i];
 
 		if (!ns_type_name(ns->type))
-			return vfail(err, CFG, "linux.namespaces[%zu].type: "
+			return spec_vfail(err, CFG, "linux.namespaces[%zu].type: "
 				     "unknown namespace type %d", i,
 				     (int)ns->type);
 		if (seen[ns->type])
-			return vfail(err, CFG, "linux.namespaces[%zu].type: "
+			return spec_vfail(err, CFG, "linux.namespaces[%zu].type: "
 				     "duplicate namespace type \"%s\"", i,
 				     ns_type_name(ns->type));
 		seen[ns->type] = true;
-		if (ns->path && !path_is_absolute(ns->path))
-			return vfail(err, CFG, "linux.namespaces[%zu].path: "
+		if (ns->path && !spec_path_is_absolute(ns->path))
+			return spec_vfail(err, CFG, "linux.namespaces[%zu].path: "
 				     "must be an absolute path, got %s", i,
-				     quote(q, ns->path));
+				     spec_quote(q, ns->path));
 	}
 	return 0;
 }
@@ -45,18 +45,18 @@ static int check_user_mappings(const struct oci_spec *s, struct error *err)
 	bool mapped = l->n_uid_mappings > 0 || l->n_gid_mappings > 0;
 
 	if (mapped && !userns)
-		return vfail(err, CFG, "linux.%s: set without a user "
+		return spec_vfail(err, CFG, "linux.%s: set without a user "
 			     "namespace", l->n_uid_mappings ? "uidMappings"
 							    : "gidMappings");
 	/* A new user namespace without a map runs everything as nobody. */
 	if (userns && !userns->path &&
 	    (l->n_uid_mappings == 0 || l->n_gid_mappings == 0))
-		return vfail(err, CFG, "linux.%s: required with a new user "
+		return spec_vfail(err, CFG, "linux.%s: required with a new user "
 			     "namespace", l->n_uid_mappings ? "gidMappings"
 							    : "uidMappings");
-	if (validate_id_mappings(l->uid_mappings, l->n_uid_mappings,
+	if (spec_check_id_mappings(l->uid_mappings, l->n_uid_mappings,
 				 "linux.uidMappings", err) < 0 ||
-	    validate_id_mappings(l->gid_mappings, l->n_gid_mappings,
+	    spec_check_id_mappings(l->gid_mappings, l->n_gid_mappings,
 				 "linux.gidMappings", err) < 0)
 		return -1;
 	return 0;
@@ -74,14 +74,14 @@ static int check_time_offsets(const struct oci_spec *s, struct error *err)
 		if (!offs[i]->set)
 			continue;
 		if (!timens)
-			return vfail(err, CFG, "linux.timeOffsets.%s: set "
+			return spec_vfail(err, CFG, "linux.timeOffsets.%s: set "
 				     "without a time namespace", names[i]);
 		if (timens->path)
-			return vfail(err, CFG, "linux.timeOffsets.%s: cannot "
+			return spec_vfail(err, CFG, "linux.timeOffsets.%s: cannot "
 				     "be set when joining an existing time "
 				     "namespace", names[i]);
 		if (offs[i]->nanosecs >= 1000000000u)
-			return vfail(err, CFG, "linux.timeOffsets.%s.nanosecs: "
+			return spec_vfail(err, CFG, "linux.timeOffsets.%s.nanosecs: "
 				     "must be below 1000000000", names[i]);
 	}
 	return 0;
@@ -132,15 +132,15 @@ static int check_sysctl(const struct oci_spec *s, const char *key,
 	char q[QUOTE_MAX];
 
 	if (!sysctl_key_valid(key))
-		return vfail(err, CFG, "linux.sysctl[%s]: not a sysctl name",
-			     quote(q, key));
+		return spec_vfail(err, CFG, "linux.sysctl[%s]: not a sysctl name",
+			     spec_quote(q, key));
 	if (!sysctl_value_valid(value))
-		return vfail(err, CFG, "linux.sysctl[%s]: the value has "
-			     "control characters", quote(q, key));
+		return spec_vfail(err, CFG, "linux.sysctl[%s]: the value has "
+			     "control characters", spec_quote(q, key));
 	if (strcmp(key, "kernel.hostname") == 0 ||
 	    strcmp(key, "kernel.domainname") == 0)
-		return vfail(err, CFG, "linux.sysctl[%s]: refused: use the "
-			     "\"%s\" field", quote(q, key), key + 7);
+		return spec_vfail(err, CFG, "linux.sysctl[%s]: refused: use the "
+			     "\"%s\" field", spec_quote(q, key), key + 7);
 	for (size_t i = 0; i < sizeof(namespaced_sysctls) /
 				       sizeof(namespaced_sysctls[0]); i++) {
 		enum ns_type ns = namespaced_sysctls[i].ns;
@@ -148,14 +148,14 @@ static int check_sysctl(const struct oci_spec *s, const char *key,
 		if (!str_has_prefix(key, namespaced_sysctls[i].prefix))
 			continue;
 		if (!spec_find_namespace(s, ns))
-			return vfail(err, CFG, "linux.sysctl[%s]: needs a "
+			return spec_vfail(err, CFG, "linux.sysctl[%s]: needs a "
 				     "\"%s\" namespace (it would change the "
 				     "host's)",
-				     quote(q, key), ns_type_name(ns));
+				     spec_quote(q, key), ns_type_name(ns));
 		return 0;
 	}
-	return vfail(err, CFG, "linux.sysctl[%s]: not namespaced: setting it "
-		     "would change the host", quote(q, key));
+	return spec_vfail(err, CFG, "linux.sysctl[%s]: not namespaced: setting it "
+		     "would change the host", spec_quote(q, key));
 }
 
 static int check_sysctls(const struct oci_spec *s, struct error *err)
@@ -178,20 +178,20 @@ static int check_devices(const struct oci_linux *l, struct error *err)
 		const struct oci_device *d = &l->devices[i];
 
 		if (!d->path)
-			return vfail(err, CFG, "linux.devices[%zu].path: "
+			return spec_vfail(err, CFG, "linux.devices[%zu].path: "
 				     "required field is missing", i);
-		if (!path_is_absolute(d->path))
-			return vfail(err, CFG, "linux.devices[%zu].path: must "
+		if (!spec_path_is_absolute(d->path))
+			return spec_vfail(err, CFG, "linux.devices[%zu].path: must "
 				     "be an absolute path, got %s", i,
-				     quote(q, d->path));
+				     spec_quote(q, d->path));
 		if (!d->type || !strchr("cbup", d->type))
-			return vfail(err, CFG, "linux.devices[%zu].type: must "
+			return spec_vfail(err, CFG, "linux.devices[%zu].type: must "
 				     "be one of c, b, u, p", i);
 		if (d->type != 'p' && (d->major < 0 || d->minor < 0))
-			return vfail(err, CFG, "linux.devices[%zu]: negative "
+			return spec_vfail(err, CFG, "linux.devices[%zu]: negative "
 				     "major or minor number", i);
 		if (d->file_mode.set && d->file_mode.v > 0777)
-			return vfail(err, CFG, "linux.devices[%zu].fileMode: "
+			return spec_vfail(err, CFG, "linux.devices[%zu].fileMode: "
 				     "%llu is not a permission mode (0..0777, "
 				     "written in decimal: 0..511)", i,
 				     (unsigned long long)d->file_mode.v);
@@ -205,10 +205,10 @@ static int check_abs_paths(const struct str_array *a, const char *field,
 	char q[QUOTE_MAX];
 
 	for (size_t i = 0; i < a->len; i++)
-		if (!path_is_absolute(a->items[i]))
-			return vfail(err, CFG, "linux.%s[%zu]: must be an "
+		if (!spec_path_is_absolute(a->items[i]))
+			return spec_vfail(err, CFG, "linux.%s[%zu]: must be an "
 				     "absolute path, got %s", field, i,
-				     quote(q, a->items[i]));
+				     spec_quote(q, a->items[i]));
 	return 0;
 }
 
@@ -220,16 +220,16 @@ static int check_cgroups_path(const struct oci_linux *l, struct error *err)
 
 	if (!p)
 		return 0;
-	if (has_control_chars(p))
-		return vfail(err, CFG, "linux.cgroupsPath: %s has control "
-			     "characters", quote(q, p));
+	if (spec_has_control_chars(p))
+		return spec_vfail(err, CFG, "linux.cgroupsPath: %s has control "
+			     "characters", spec_quote(q, p));
 	while (*p) {
 		size_t n = strcspn(p, "/:");
 
 		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return vfail(err, CFG, "linux.cgroupsPath: %s must not "
+			return spec_vfail(err, CFG, "linux.cgroupsPath: %s must not "
 				     "have \"..\" components",
-				     quote(q, l->cgroups_path));
+				     spec_quote(q, l->cgroups_path));
 		p += n;
 		if (*p)
 			p++;
@@ -244,18 +244,18 @@ static int check_misc(const struct oci_linux *l, struct error *err)
 
 	if (l->rootfs_propagation &&
 	    rootfs_propagation_from_name(l->rootfs_propagation, &flags) < 0)
-		return vfail(err, CFG, "linux.rootfsPropagation: unknown value "
+		return spec_vfail(err, CFG, "linux.rootfsPropagation: unknown value "
 			     "%s (expected [r]shared, [r]slave, [r]private or "
-			     "[r]unbindable)", quote(q, l->rootfs_propagation));
+			     "[r]unbindable)", spec_quote(q, l->rootfs_propagation));
 	if (l->personality.set) {
 		if (personality_domain_from_name(l->personality.domain) < 0)
-			return vfail(err, CFG, "linux.personality.domain: "
+			return spec_vfail(err, CFG, "linux.personality.domain: "
 				     "unknown domain %s (expected LINUX or "
-				     "LINUX32)", quote(q, l->personality.domain));
+				     "LINUX32)", spec_quote(q, l->personality.domain));
 		if (l->personality.flags.len > 0)
-			return vfail(err, CFG, "linux.personality.flags[0]: "
+			return spec_vfail(err, CFG, "linux.personality.flags[0]: "
 				     "%s: " NOT_SUPPORTED,
-				     quote(q, l->personality.flags.items[0]));
+				     spec_quote(q, l->personality.flags.items[0]));
 	}
 	return 0;
 }
@@ -263,18 +263,18 @@ static int check_misc(const struct oci_linux *l, struct error *err)
 static int check_unsupported(const struct oci_linux *l, struct error *err)
 {
 	if (l->has_intel_rdt)
-		return vfail(err, CFG, "linux.intelRdt: " NOT_SUPPORTED);
+		return spec_vfail(err, CFG, "linux.intelRdt: " NOT_SUPPORTED);
 	if (l->has_net_devices)
-		return vfail(err, CFG, "linux.netDevices: " NOT_SUPPORTED);
+		return spec_vfail(err, CFG, "linux.netDevices: " NOT_SUPPORTED);
 	if (l->memory_policy.set)
-		return vfail(err, CFG, "linux.memoryPolicy: " NOT_SUPPORTED);
+		return spec_vfail(err, CFG, "linux.memoryPolicy: " NOT_SUPPORTED);
 	if (l->mount_label)
-		return vfail(err, CFG, "linux.mountLabel: not supported: this "
+		return spec_vfail(err, CFG, "linux.mountLabel: not supported: this "
 			     "build has no AppArmor/SELinux support");
 	return 0;
 }
 
-int validate_linux(const struct oci_spec *s, struct error *err)
+int spec_check_linux(const struct oci_spec *s, struct error *err)
 {
 	const struct oci_linux *l = &s->linux;
 
@@ -286,9 +286,9 @@ int validate_linux(const struct oci_spec *s, struct error *err)
 	    check_cgroups_path(l, err) < 0 || check_misc(l, err) < 0 ||
 	    check_unsupported(l, err) < 0)
 		return -1;
-	if (l->resources.present && validate_resources(&l->resources, err) < 0)
+	if (l->resources.present && spec_check_resources(&l->resources, err) < 0)
 		return -1;
-	if (l->seccomp.present && validate_seccomp(&l->seccomp, err) < 0)
+	if (l->seccomp.present && spec_check_seccomp(&l->seccomp, err) < 0)
 		return -1;
 	return 0;
 }

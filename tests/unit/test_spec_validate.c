@@ -231,7 +231,9 @@ static void test_scheduler(void **state)
 static void test_namespaces_and_mappings(void **state)
 {
 	static const struct vcase cases[] = {
-		{ "'linux':{" NS(T("pid") "," T("network") "," T("mount") "," T("ipc") "," T("uts") "," T("cgroup") "," T("time")) "}", NULL },
+		{ "'linux':{" NS(T("pid") "," T("network") "," T("mount") ","
+				 T("ipc") "," T("uts") "," T("cgroup") ","
+				 T("time")) "}", NULL },
 		{ "'linux':{" USERNS "}", NULL },
 		/* joining a user namespace: mappings optional (CRI sends
 		 * them with the path) */

@@ -100,25 +100,21 @@ static const char *const default_caps[] = {
 static const char *const opts_proc[] = { "nosuid", "noexec", "nodev", NULL };
 static const char *const opts_dev[] = { "nosuid", "strictatime", "mode=755",
 					"size=65536k", NULL };
-static const char *const opts_pts[] = { "nosuid",	 "noexec",
-					"newinstance",	 "ptmxmode=0666",
-					"mode=0620",	 "gid=5",
+static const char *const opts_pts[] = { "nosuid",      "noexec",
+					"newinstance", "ptmxmode=0666",
+					"mode=0620",   "gid=5",
 					NULL };
 /* gid 5 (tty) is not mapped in a rootless container: devpts would fail */
-static const char *const opts_pts_rootless[] = { "nosuid",
-						 "noexec",
-						 "newinstance",
-						 "ptmxmode=0666",
-						 "mode=0620",
-						 NULL };
-static const char *const opts_shm[] = { "nosuid", "noexec", "nodev",
+static const char *const opts_pts_rootless[] = { "nosuid",	"noexec",
+						 "newinstance", "ptmxmode=0666",
+						 "mode=0620",	NULL };
+static const char *const opts_shm[] = { "nosuid",    "noexec",	    "nodev",
 					"mode=1777", "size=65536k", NULL };
-static const char *const opts_mqueue[] = { "nosuid", "noexec", "nodev",
-					   NULL };
+static const char *const opts_mqueue[] = { "nosuid", "noexec", "nodev", NULL };
 static const char *const opts_sys[] = { "nosuid", "noexec", "nodev", "ro",
 					NULL };
-static const char *const opts_cgroup[] = { "nosuid", "noexec", "nodev",
-					   "relatime", "ro", NULL };
+static const char *const opts_cgroup[] = { "nosuid",   "noexec", "nodev",
+					   "relatime", "ro",	 NULL };
 
 struct default_mount {
 	const char *destination;
@@ -154,8 +150,8 @@ static const char *const masked_paths[] = {
 };
 
 static const char *const readonly_paths[] = {
-	"/proc/bus",	   "/proc/fs",		  "/proc/irq",
-	"/proc/sys",	   "/proc/sysrq-trigger", NULL,
+	"/proc/bus",	       "/proc/fs", "/proc/irq", "/proc/sys",
+	"/proc/sysrq-trigger", NULL,
 };
 
 static const char *const namespaces[] = {
@@ -192,8 +188,8 @@ static void gen_process(struct gen *g)
 static void gen_mounts(struct gen *g, bool rootless)
 {
 	garray_open(g, "mounts");
-	for (size_t i = 0; i < sizeof(default_mounts) / sizeof(default_mounts[0]);
-	     i++) {
+	for (size_t i = 0;
+	     i < sizeof(default_mounts) / sizeof(default_mounts[0]); i++) {
 		const struct default_mount *m = &default_mounts[i];
 
 		gmap_open(g, NULL);

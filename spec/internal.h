@@ -42,7 +42,7 @@ typedef int (*jparse_fn)(struct jctx *c, yajl_val v, void *out);
  * hand them to yajl_tree.  *out must be released with yajl_tree_free().
  */
 int spec_json_load(const char *buf, size_t len, const char *file, yajl_val *out,
-	      struct error *err);
+		   struct error *err);
 
 /* ---- jparse.c: path and messages -------------------------------------- */
 
@@ -115,7 +115,7 @@ int jparse_id_mapping(struct jctx *c, yajl_val v, void *out);
 /* obj.type, a one-letter string among `allowed` ("cbup"), into *out;
  * left untouched when absent and not required. */
 int jparse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
-		      bool required, char *out);
+		       bool required, char *out);
 int jparse_process(struct jctx *c, yajl_val v, void *out);
 int jparse_linux(struct jctx *c, yajl_val v, void *out);
 int jparse_resources(struct jctx *c, yajl_val v, void *out);
@@ -131,9 +131,9 @@ bool spec_has_control_chars(const char *s);
 
 /* field: "linux.uidMappings", for messages */
 int spec_check_id_mappings(const struct oci_id_mapping *m, size_t n,
-			 const char *field, struct error *err);
+			   const char *field, struct error *err);
 int spec_check_process(const struct oci_process *p, const char *prefix,
-		     struct error *err);
+		       struct error *err);
 int spec_check_linux(const struct oci_spec *s, struct error *err);
 int spec_check_resources(const struct oci_resources *r, struct error *err);
 int spec_check_seccomp(const struct oci_seccomp *sc, struct error *err);

@@ -251,8 +251,9 @@ static int jnum_u64(struct jctx *c, yajl_val v, uint64_t max, uint64_t *out)
 	errno = 0;
 	x = strtoull(r, NULL, 10);
 	if (r[0] == '-' || errno == ERANGE || x > max)
-		return jfail(c, "value out of range: " LIT_FMT " (must be 0..%llu)",
-			     LIT_ARG(r), (unsigned long long)max);
+		return jfail(
+			c, "value out of range: " LIT_FMT " (must be 0..%llu)",
+			LIT_ARG(r), (unsigned long long)max);
 	*out = x;
 	return 0;
 }
@@ -273,7 +274,8 @@ static int jnum_i64(struct jctx *c, yajl_val v, int64_t min, int64_t max,
 	x = strtoll(r, NULL, 10);
 	if (errno == ERANGE || x < min || x > max)
 		return jfail(c,
-			     "value out of range: " LIT_FMT " (must be %lld..%lld)",
+			     "value out of range: " LIT_FMT
+			     " (must be %lld..%lld)",
 			     LIT_ARG(r), (long long)min, (long long)max);
 	*out = x;
 	return 0;
@@ -368,7 +370,7 @@ int jopt_i64(struct jctx *c, yajl_val obj, const char *key, int64_t min,
 
 int jreq_u32(struct jctx *c, yajl_val obj, const char *key, uint32_t *out)
 {
-	struct opt_u64 v = {0};
+	struct opt_u64 v = { 0 };
 
 	if (jrequire(c, obj, key) < 0 ||
 	    jopt_u64(c, obj, key, UINT32_MAX, &v) < 0)
@@ -379,7 +381,7 @@ int jreq_u32(struct jctx *c, yajl_val obj, const char *key, uint32_t *out)
 
 int jreq_u64(struct jctx *c, yajl_val obj, const char *key, uint64_t *out)
 {
-	struct opt_u64 v = {0};
+	struct opt_u64 v = { 0 };
 
 	if (jrequire(c, obj, key) < 0 ||
 	    jopt_u64(c, obj, key, UINT64_MAX, &v) < 0)
@@ -390,7 +392,7 @@ int jreq_u64(struct jctx *c, yajl_val obj, const char *key, uint64_t *out)
 
 int jreq_i64(struct jctx *c, yajl_val obj, const char *key, int64_t *out)
 {
-	struct opt_i64 v = {0};
+	struct opt_i64 v = { 0 };
 
 	if (jrequire(c, obj, key) < 0 ||
 	    jopt_i64(c, obj, key, INT64_MIN, INT64_MAX, &v) < 0)
@@ -441,7 +443,8 @@ int jstr_array(struct jctx *c, yajl_val obj, const char *key,
 		size_t m = jpush_index(c, i);
 
 		if (!YAJL_IS_STRING(e)) {
-			jfail(c, "expected a string, got %s", spec_json_type_name(e));
+			jfail(c, "expected a string, got %s",
+			      spec_json_type_name(e));
 			jpop(c, mark);
 			return -1;
 		}
@@ -482,8 +485,7 @@ int ju32_array(struct jctx *c, yajl_val obj, const char *key, uint32_t **out,
 	return 0;
 }
 
-int jstr_map(struct jctx *c, yajl_val obj, const char *key,
-	     struct str_map *out)
+int jstr_map(struct jctx *c, yajl_val obj, const char *key, struct str_map *out)
 {
 	yajl_val v = jmember(obj, key);
 	size_t mark, n;
@@ -561,7 +563,8 @@ int jobject_array(struct jctx *c, yajl_val obj, const char *key,
 		yajl_val e = arr->u.array.values[i];
 		size_t m = jpush_index(c, i);
 
-		if (jcheck_object(c, e) < 0 || fn(c, e, base + i * elem_size) < 0) {
+		if (jcheck_object(c, e) < 0 ||
+		    fn(c, e, base + i * elem_size) < 0) {
 			jpop(c, mark);
 			return -1;
 		}

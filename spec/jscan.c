@@ -116,7 +116,8 @@ static int scan_escape(struct scan *s)
 		return 0;
 	}
 	if (cp == 0)
-		return scan_fail(s, "escaped NUL character (\\u0000) in a string");
+		return scan_fail(s,
+				 "escaped NUL character (\\u0000) in a string");
 	if (cp >= 0xdc00 && cp <= 0xdfff)
 		return scan_fail(s, "unpaired UTF-16 surrogate in a string");
 	if (cp >= 0xd800 && cp <= 0xdbff) {
@@ -124,7 +125,8 @@ static int scan_escape(struct scan *s)
 			      ? hex4(p + 8, left - 8)
 			      : -1;
 		if (low < 0xdc00 || low > 0xdfff)
-			return scan_fail(s, "unpaired UTF-16 surrogate in a string");
+			return scan_fail(
+				s, "unpaired UTF-16 surrogate in a string");
 		s->pos += 12;
 		return 0;
 	}
@@ -218,7 +220,7 @@ static const char *first_line(char *msg)
 }
 
 int spec_json_load(const char *buf, size_t len, const char *file, yajl_val *out,
-	      struct error *err)
+		   struct error *err)
 {
 	struct scan s = {
 		.p = (const unsigned char *)buf,

@@ -41,8 +41,8 @@ static const struct name_value *lookup(const struct name_value *t, size_t n,
 /* ---- namespaces, hooks ------------------------------------------------ */
 
 static const char *const ns_names[NS_TYPE_MAX] = {
-	[NS_PID] = "pid",     [NS_NETWORK] = "network", [NS_MOUNT] = "mount",
-	[NS_IPC] = "ipc",     [NS_UTS] = "uts",	        [NS_USER] = "user",
+	[NS_PID] = "pid",	[NS_NETWORK] = "network", [NS_MOUNT] = "mount",
+	[NS_IPC] = "ipc",	[NS_UTS] = "uts",	  [NS_USER] = "user",
 	[NS_CGROUP] = "cgroup", [NS_TIME] = "time",
 };
 
@@ -78,11 +78,11 @@ const char *hook_kind_name(enum hook_kind k)
 /* ---- process ---------------------------------------------------------- */
 
 static const struct name_value rlimits[] = {
-	NV(RLIMIT_AS),	   NV(RLIMIT_CORE),	  NV(RLIMIT_CPU),
-	NV(RLIMIT_DATA),   NV(RLIMIT_FSIZE),	  NV(RLIMIT_LOCKS),
-	NV(RLIMIT_MEMLOCK), NV(RLIMIT_MSGQUEUE),  NV(RLIMIT_NICE),
-	NV(RLIMIT_NOFILE), NV(RLIMIT_NPROC),	  NV(RLIMIT_RSS),
-	NV(RLIMIT_RTPRIO), NV(RLIMIT_RTTIME),	  NV(RLIMIT_SIGPENDING),
+	NV(RLIMIT_AS),	    NV(RLIMIT_CORE),	 NV(RLIMIT_CPU),
+	NV(RLIMIT_DATA),    NV(RLIMIT_FSIZE),	 NV(RLIMIT_LOCKS),
+	NV(RLIMIT_MEMLOCK), NV(RLIMIT_MSGQUEUE), NV(RLIMIT_NICE),
+	NV(RLIMIT_NOFILE),  NV(RLIMIT_NPROC),	 NV(RLIMIT_RSS),
+	NV(RLIMIT_RTPRIO),  NV(RLIMIT_RTTIME),	 NV(RLIMIT_SIGPENDING),
 	NV(RLIMIT_STACK),
 };
 
@@ -105,7 +105,7 @@ int ioprio_class_from_name(const char *name)
 }
 
 static const struct name_value sched_policies[] = {
-	NV(SCHED_OTHER), NV(SCHED_FIFO),  NV(SCHED_RR),	      NV(SCHED_BATCH),
+	NV(SCHED_OTHER), NV(SCHED_FIFO), NV(SCHED_RR),	     NV(SCHED_BATCH),
 	NV(SCHED_ISO),	 NV(SCHED_IDLE), NV(SCHED_DEADLINE),
 };
 
@@ -116,9 +116,9 @@ int sched_policy_from_name(const char *name)
 }
 
 static const struct name_value sched_flags[] = {
-	NV(SCHED_FLAG_RESET_ON_FORK), NV(SCHED_FLAG_RECLAIM),
-	NV(SCHED_FLAG_DL_OVERRUN),    NV(SCHED_FLAG_KEEP_POLICY),
-	NV(SCHED_FLAG_KEEP_PARAMS),   NV(SCHED_FLAG_UTIL_CLAMP_MIN),
+	NV(SCHED_FLAG_RESET_ON_FORK),  NV(SCHED_FLAG_RECLAIM),
+	NV(SCHED_FLAG_DL_OVERRUN),     NV(SCHED_FLAG_KEEP_POLICY),
+	NV(SCHED_FLAG_KEEP_PARAMS),    NV(SCHED_FLAG_UTIL_CLAMP_MIN),
 	NV(SCHED_FLAG_UTIL_CLAMP_MAX),
 };
 
@@ -213,8 +213,9 @@ bool seccomp_action_takes_errno(const char *name)
 }
 
 static const struct name_value seccomp_ops[] = {
-	NV(SCMP_CMP_NE), NV(SCMP_CMP_LT), NV(SCMP_CMP_LE),	   NV(SCMP_CMP_EQ),
-	NV(SCMP_CMP_GE), NV(SCMP_CMP_GT), NV(SCMP_CMP_MASKED_EQ),
+	NV(SCMP_CMP_NE),	NV(SCMP_CMP_LT), NV(SCMP_CMP_LE),
+	NV(SCMP_CMP_EQ),	NV(SCMP_CMP_GE), NV(SCMP_CMP_GT),
+	NV(SCMP_CMP_MASKED_EQ),
 };
 
 int seccomp_op_from_name(const char *name)

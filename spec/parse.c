@@ -88,12 +88,11 @@ static int parse_document(struct jctx *c, yajl_val v, struct oci_spec *s)
 	    jobject(c, v, "root", parse_root, &s->root, NULL) < 0 ||
 	    jstring(c, v, "hostname", &s->hostname) < 0 ||
 	    jstring(c, v, "domainname", &s->domainname) < 0 ||
-	    JOBJECT_ARRAY(c, v, "mounts", parse_mount, s->mounts,
-			  s->n_mounts) < 0 ||
+	    JOBJECT_ARRAY(c, v, "mounts", parse_mount, s->mounts, s->n_mounts) <
+		    0 ||
 	    jobject(c, v, "hooks", parse_hooks, s->hooks, NULL) < 0 ||
 	    jstr_map(c, v, "annotations", &s->annotations) < 0 ||
-	    jobject(c, v, "linux", jparse_linux, &s->linux,
-		    &s->has_linux) < 0)
+	    jobject(c, v, "linux", jparse_linux, &s->linux, &s->has_linux) < 0)
 		return -1;
 	return 0;
 }

@@ -31,8 +31,8 @@ static int parse_namespace(struct jctx *c, yajl_val v, void *out)
 static int parse_time_offset(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_time_offset *t = out;
-	struct opt_i64 secs = {0};
-	struct opt_u64 nsecs = {0};
+	struct opt_i64 secs = { 0 };
+	struct opt_u64 nsecs = { 0 };
 
 	if (jopt_i64(c, v, "secs", INT64_MIN, INT64_MAX, &secs) < 0 ||
 	    jopt_u64(c, v, "nanosecs", UINT32_MAX, &nsecs) < 0)
@@ -68,7 +68,7 @@ static int parse_time_offsets(struct jctx *c, yajl_val v, void *out)
 }
 
 int jparse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
-		      bool required, char *out)
+		       bool required, char *out)
 {
 	_cleanup_free_ char *type = NULL;
 	char q[QUOTE_MAX];
@@ -93,7 +93,7 @@ int jparse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
 static int parse_device(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_device *d = out;
-	struct opt_i64 major = {0}, minor = {0};
+	struct opt_i64 major = { 0 }, minor = { 0 };
 
 	if (jstring(c, v, "path", &d->path) < 0 ||
 	    jparse_device_type(c, v, "cbup", true, &d->type) < 0 ||
@@ -165,7 +165,7 @@ static int parse_net_devices(struct jctx *c, yajl_val v, void *out)
 static int parse_seccomp_arg(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_seccomp_arg *a = out;
-	struct opt_u64 two = {0};
+	struct opt_u64 two = { 0 };
 
 	if (jreq_u32(c, v, "index", &a->index) < 0 ||
 	    jreq_u64(c, v, "value", &a->value) < 0 ||
@@ -184,8 +184,8 @@ static int parse_seccomp_syscall(struct jctx *c, yajl_val v, void *out)
 	    jstr_array(c, v, "names", &s->names) < 0 ||
 	    jreq_string(c, v, "action", &s->action) < 0 ||
 	    jopt_u64(c, v, "errnoRet", UINT32_MAX, &s->errno_ret) < 0 ||
-	    JOBJECT_ARRAY(c, v, "args", parse_seccomp_arg, s->args,
-			  s->n_args) < 0)
+	    JOBJECT_ARRAY(c, v, "args", parse_seccomp_arg, s->args, s->n_args) <
+		    0)
 		return -1;
 	return 0;
 }
@@ -201,8 +201,8 @@ int jparse_seccomp(struct jctx *c, yajl_val v, void *out)
 	    jstr_array(c, v, "flags", &sc->flags) < 0 ||
 	    jstring(c, v, "listenerPath", &sc->listener_path) < 0 ||
 	    jstring(c, v, "listenerMetadata", &sc->listener_metadata) < 0 ||
-	    JOBJECT_ARRAY(c, v, "syscalls", parse_seccomp_syscall,
-			  sc->syscalls, sc->n_syscalls) < 0)
+	    JOBJECT_ARRAY(c, v, "syscalls", parse_seccomp_syscall, sc->syscalls,
+			  sc->n_syscalls) < 0)
 		return -1;
 	return 0;
 }
@@ -213,10 +213,10 @@ static int parse_linux_lists(struct jctx *c, yajl_val v, struct oci_linux *l)
 {
 	if (JOBJECT_ARRAY(c, v, "namespaces", parse_namespace, l->namespaces,
 			  l->n_namespaces) < 0 ||
-	    JOBJECT_ARRAY(c, v, "uidMappings", jparse_id_mapping, l->uid_mappings,
-			  l->n_uid_mappings) < 0 ||
-	    JOBJECT_ARRAY(c, v, "gidMappings", jparse_id_mapping, l->gid_mappings,
-			  l->n_gid_mappings) < 0 ||
+	    JOBJECT_ARRAY(c, v, "uidMappings", jparse_id_mapping,
+			  l->uid_mappings, l->n_uid_mappings) < 0 ||
+	    JOBJECT_ARRAY(c, v, "gidMappings", jparse_id_mapping,
+			  l->gid_mappings, l->n_gid_mappings) < 0 ||
 	    JOBJECT_ARRAY(c, v, "devices", parse_device, l->devices,
 			  l->n_devices) < 0 ||
 	    jstr_map(c, v, "sysctl", &l->sysctl) < 0 ||
@@ -243,8 +243,8 @@ int jparse_linux(struct jctx *c, yajl_val v, void *out)
 		    NULL) < 0 ||
 	    jobject(c, v, "memoryPolicy", parse_memory_policy,
 		    &l->memory_policy, NULL) < 0 ||
-	    jobject(c, v, "intelRdt", parse_presence, NULL,
-		    &l->has_intel_rdt) < 0 ||
+	    jobject(c, v, "intelRdt", parse_presence, NULL, &l->has_intel_rdt) <
+		    0 ||
 	    jobject(c, v, "netDevices", parse_net_devices, NULL,
 		    &l->has_net_devices) < 0)
 		return -1;

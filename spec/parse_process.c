@@ -65,7 +65,7 @@ static int parse_rlimit(struct jctx *c, yajl_val v, void *out)
 static int parse_io_priority(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_io_priority *io = out;
-	struct opt_i64 prio = {0};
+	struct opt_i64 prio = { 0 };
 	char q[QUOTE_MAX];
 	size_t mark;
 
@@ -91,7 +91,8 @@ static int parse_scheduler(struct jctx *c, yajl_val v, void *out)
 
 	if (jreq_string(c, v, "policy", &s->policy) < 0 ||
 	    jopt_i64(c, v, "nice", INT32_MIN, INT32_MAX, &s->nice) < 0 ||
-	    jopt_i64(c, v, "priority", INT32_MIN, INT32_MAX, &s->priority) < 0 ||
+	    jopt_i64(c, v, "priority", INT32_MIN, INT32_MAX, &s->priority) <
+		    0 ||
 	    jstr_array(c, v, "flags", &s->flags) < 0 ||
 	    jopt_u64(c, v, "runtime", UINT64_MAX, &s->runtime) < 0 ||
 	    jopt_u64(c, v, "deadline", UINT64_MAX, &s->deadline) < 0 ||
@@ -133,7 +134,8 @@ int jparse_process(struct jctx *c, yajl_val v, void *out)
 	    jstring(c, v, "selinuxLabel", &p->selinux_label) < 0 ||
 	    jobject(c, v, "ioPriority", parse_io_priority, &p->io_priority,
 		    NULL) < 0 ||
-	    jobject(c, v, "scheduler", parse_scheduler, &p->scheduler, NULL) < 0 ||
+	    jobject(c, v, "scheduler", parse_scheduler, &p->scheduler, NULL) <
+		    0 ||
 	    jobject(c, v, "execCPUAffinity", parse_exec_cpu_affinity,
 		    &p->exec_cpu_affinity, NULL) < 0)
 		return -1;

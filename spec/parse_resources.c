@@ -10,14 +10,14 @@ static int parse_device_cgroup(struct jctx *c, yajl_val v, void *out)
 	struct oci_device_cgroup *d = out;
 
 	d->type = 'a';
-	if (jrequire(c, v, "allow") < 0 || jbool(c, v, "allow", &d->allow) < 0 ||
+	if (jrequire(c, v, "allow") < 0 ||
+	    jbool(c, v, "allow", &d->allow) < 0 ||
 	    jparse_device_type(c, v, "acb", false, &d->type) < 0 ||
 	    jopt_i64(c, v, "major", INT64_MIN, INT64_MAX, &d->major) < 0 ||
 	    jopt_i64(c, v, "minor", INT64_MIN, INT64_MAX, &d->minor) < 0)
 		return -1;
 	/* "" is a (useless) access list, not "absent" = "rwm" */
-	if (jmember(v, "access") &&
-	    jreq_string(c, v, "access", &d->access) < 0)
+	if (jmember(v, "access") && jreq_string(c, v, "access", &d->access) < 0)
 		return -1;
 	return 0;
 }
@@ -31,8 +31,8 @@ static int parse_memory(struct jctx *c, yajl_val v, void *out)
 		     &m->reservation) < 0 ||
 	    jopt_i64(c, v, "swap", INT64_MIN, INT64_MAX, &m->swap) < 0 ||
 	    jopt_i64(c, v, "kernel", INT64_MIN, INT64_MAX, &m->kernel) < 0 ||
-	    jopt_i64(c, v, "kernelTCP", INT64_MIN, INT64_MAX,
-		     &m->kernel_tcp) < 0 ||
+	    jopt_i64(c, v, "kernelTCP", INT64_MIN, INT64_MAX, &m->kernel_tcp) <
+		    0 ||
 	    jopt_u64(c, v, "swappiness", UINT64_MAX, &m->swappiness) < 0 ||
 	    jopt_bool(c, v, "disableOOMKiller", &m->disable_oom_killer) < 0 ||
 	    jopt_bool(c, v, "useHierarchy", &m->use_hierarchy) < 0 ||
@@ -141,8 +141,8 @@ static int parse_network(struct jctx *c, yajl_val v, void *out)
 	struct oci_network_resources *n = out;
 
 	if (jopt_u64(c, v, "classID", UINT32_MAX, &n->class_id) < 0 ||
-	    JOBJECT_ARRAY(c, v, "priorities", parse_net_priority,
-			  n->priorities, n->n_priorities) < 0)
+	    JOBJECT_ARRAY(c, v, "priorities", parse_net_priority, n->priorities,
+			  n->n_priorities) < 0)
 		return -1;
 	return 0;
 }
@@ -184,8 +184,8 @@ int jparse_resources(struct jctx *c, yajl_val v, void *out)
 
 	if (JOBJECT_ARRAY(c, v, "devices", parse_device_cgroup, r->devices,
 			  r->n_devices) < 0 ||
-	    jobject(c, v, "memory", parse_memory, &r->memory,
-		    &r->has_memory) < 0 ||
+	    jobject(c, v, "memory", parse_memory, &r->memory, &r->has_memory) <
+		    0 ||
 	    jobject(c, v, "cpu", parse_cpu, &r->cpu, &r->has_cpu) < 0 ||
 	    jobject(c, v, "pids", parse_pids, &r->pids_limit, NULL) < 0 ||
 	    jobject(c, v, "blockIO", parse_block_io, &r->block_io,

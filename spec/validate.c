@@ -101,15 +101,18 @@ static int validate_version(const struct oci_spec *s, struct error *err)
 	unsigned long major = 0;
 
 	if (!s->oci_version)
-		return spec_vfail(err, CFG, "ociVersion: required field is missing");
-	if (!semver_major(s->oci_version, &major))
-		return spec_vfail(err, CFG, "ociVersion: %s is not a SemVer version",
-			     spec_quote(q, s->oci_version));
-	if (major != 1)
 		return spec_vfail(err, CFG,
-			     "ociVersion: unsupported version %s (agentsbx "
-			     "supports 1.x and implements %s)",
-			     spec_quote(q, s->oci_version), OCI_VERSION_MAX);
+				  "ociVersion: required field is missing");
+	if (!semver_major(s->oci_version, &major))
+		return spec_vfail(err, CFG,
+				  "ociVersion: %s is not a SemVer version",
+				  spec_quote(q, s->oci_version));
+	if (major != 1)
+		return spec_vfail(
+			err, CFG,
+			"ociVersion: unsupported version %s (agentsbx "
+			"supports 1.x and implements %s)",
+			spec_quote(q, s->oci_version), OCI_VERSION_MAX);
 	return 0;
 }
 
@@ -118,9 +121,10 @@ static int validate_version(const struct oci_spec *s, struct error *err)
 static int validate_root(const struct oci_spec *s, struct error *err)
 {
 	if (!s->root.path)
-		return spec_vfail(err, CFG,
-			     "root.path: required field is missing (root is "
-			     "required on Linux)");
+		return spec_vfail(
+			err, CFG,
+			"root.path: required field is missing (root is "
+			"required on Linux)");
 	return 0;
 }
 
@@ -132,11 +136,12 @@ static int validate_uts_name(const struct oci_spec *s, const char *field,
 		return 0;
 	if (!spec_find_namespace(s, NS_UTS))
 		return spec_vfail(err, CFG,
-			     "%s: set without a uts namespace (it would "
-			     "change the host's)", field);
+				  "%s: set without a uts namespace (it would "
+				  "change the host's)",
+				  field);
 	if (strlen(value) > HOST_NAME_MAX_LEN)
 		return spec_vfail(err, CFG, "%s: longer than %d bytes", field,
-			     HOST_NAME_MAX_LEN);
+				  HOST_NAME_MAX_LEN);
 	return 0;
 }
 
@@ -144,38 +149,39 @@ static int validate_uts_name(const struct oci_spec *s, const char *field,
 
 /* Shared by mounts[].uidMappings and linux.uidMappings. */
 int spec_check_id_mappings(const struct oci_id_mapping *m, size_t n,
-			 const char *field, struct error *err)
+			   const char *field, struct error *err)
 {
 	/* the kernel's limit on lines in /proc/PID/uid_map */
 	const size_t max_extents = 340;
 
 	if (n > max_extents)
 		return spec_vfail(err, CFG, "%s: more than %zu mappings", field,
-			     max_extents);
+				  max_extents);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t end_c = (uint64_t)m[i].container_id + m[i].size;
 		uint64_t end_h = (uint64_t)m[i].host_id + m[i].size;
 
 		if (m[i].size == 0)
-			return spec_vfail(err, CFG, "%s[%zu].size: must not be 0",
-				     field, i);
-		if (end_c > (1ull << 32) || end_h > (1ull << 32))
 			return spec_vfail(err, CFG,
-				     "%s[%zu]: range goes past ID 4294967295",
-				     field, i);
+					  "%s[%zu].size: must not be 0", field,
+					  i);
+		if (end_c > (1ull << 32) || end_h > (1ull << 32))
+			return spec_vfail(
+				err, CFG,
+				"%s[%zu]: range goes past ID 4294967295", field,
+				i);
 		for (size_t j = 0; j < i; j++) {
 			bool c_overlap = m[i].container_id <
 						 (uint64_t)m[j].container_id +
 							 m[j].size &&
 					 m[j].container_id < end_c;
-			bool h_overlap = m[i].host_id <
-						 (uint64_t)m[j].host_id +
-							 m[j].size &&
+			bool h_overlap = m[i].host_id < (uint64_t)m[j].host_id +
+								m[j].size &&
 					 m[j].host_id < end_h;
 			if (c_overlap || h_overlap)
 				return spec_vfail(err, CFG,
-					     "%s[%zu]: overlaps %s[%zu]", field,
-					     i, field, j);
+						  "%s[%zu]: overlaps %s[%zu]",
+						  field, i, field, j);
 		}
 	}
 	return 0;
@@ -189,8 +195,7 @@ static bool has_option(const struct str_array *opts, const char *name)
 	return false;
 }
 
-static int validate_mount(const struct oci_spec *s, size_t i,
-			  struct error *err)
+static int validate_mount(const struct oci_spec *s, size_t i, struct error *err)
 {
 	const struct oci_mount *m = &s->mounts[i];
 	char q[QUOTE_MAX], field[64];
@@ -199,28 +204,34 @@ static int validate_mount(const struct oci_spec *s, size_t i,
 
 	if (!m->destination)
 		return spec_vfail(err, CFG,
-			     "mounts[%zu].destination: required field is "
-			     "missing", i);
+				  "mounts[%zu].destination: required field is "
+				  "missing",
+				  i);
 	if (!spec_path_is_absolute(m->destination))
-		return spec_vfail(err, CFG,
-			     "mounts[%zu].destination: must be an absolute "
-			     "path, got %s", i, spec_quote(q, m->destination));
+		return spec_vfail(
+			err, CFG,
+			"mounts[%zu].destination: must be an absolute "
+			"path, got %s",
+			i, spec_quote(q, m->destination));
 	if ((m->n_uid_mappings == 0) != (m->n_gid_mappings == 0))
-		return spec_vfail(err, CFG,
-			     "mounts[%zu]: uidMappings and gidMappings must "
-			     "be set together", i);
-	if (idmap && m->n_uid_mappings == 0 &&
-	    !spec_find_namespace(s, NS_USER))
-		return spec_vfail(err, CFG,
-			     "mounts[%zu].options: idmap without uidMappings "
-			     "needs a user namespace", i);
+		return spec_vfail(
+			err, CFG,
+			"mounts[%zu]: uidMappings and gidMappings must "
+			"be set together",
+			i);
+	if (idmap && m->n_uid_mappings == 0 && !spec_find_namespace(s, NS_USER))
+		return spec_vfail(
+			err, CFG,
+			"mounts[%zu].options: idmap without uidMappings "
+			"needs a user namespace",
+			i);
 	snprintf(field, sizeof(field), "mounts[%zu].uidMappings", i);
 	if (spec_check_id_mappings(m->uid_mappings, m->n_uid_mappings, field,
-				 err) < 0)
+				   err) < 0)
 		return -1;
 	snprintf(field, sizeof(field), "mounts[%zu].gidMappings", i);
 	return spec_check_id_mappings(m->gid_mappings, m->n_gid_mappings, field,
-				    err);
+				      err);
 }
 
 /* ---- hooks, annotations ----------------------------------------------- */
@@ -236,19 +247,23 @@ static int validate_hooks(const struct oci_spec *s, struct error *err)
 			const struct oci_hook *h = &s->hooks[k].items[i];
 
 			if (!h->path)
-				return spec_vfail(err, CFG,
-					     "hooks.%s[%zu].path: required "
-					     "field is missing", kind, i);
+				return spec_vfail(
+					err, CFG,
+					"hooks.%s[%zu].path: required "
+					"field is missing",
+					kind, i);
 			if (!spec_path_is_absolute(h->path))
-				return spec_vfail(err, CFG,
-					     "hooks.%s[%zu].path: must be an "
-					     "absolute path, got %s",
-					     kind, i, spec_quote(q, h->path));
+				return spec_vfail(
+					err, CFG,
+					"hooks.%s[%zu].path: must be an "
+					"absolute path, got %s",
+					kind, i, spec_quote(q, h->path));
 			if (h->timeout.set && h->timeout.v <= 0)
-				return spec_vfail(err, CFG,
-					     "hooks.%s[%zu].timeout: must be "
-					     "greater than 0, got %lld",
-					     kind, i, (long long)h->timeout.v);
+				return spec_vfail(
+					err, CFG,
+					"hooks.%s[%zu].timeout: must be "
+					"greater than 0, got %lld",
+					kind, i, (long long)h->timeout.v);
 		}
 	}
 	return 0;
@@ -258,8 +273,9 @@ static int validate_annotations(const struct oci_spec *s, struct error *err)
 {
 	for (size_t i = 0; i < s->annotations.len; i++)
 		if (!s->annotations.keys[i] || !s->annotations.keys[i][0])
-			return spec_vfail(err, CFG,
-				     "annotations: keys must not be empty");
+			return spec_vfail(
+				err, CFG,
+				"annotations: keys must not be empty");
 	return 0;
 }
 

@@ -22,18 +22,21 @@ static int check_namespaces(const struct oci_linux *l, struct error *err)
 		const struct oci_namespace *ns = &l->namespaces[i];
 
 		if (!ns_type_name(ns->type))
-			return spec_vfail(err, CFG, "linux.namespaces[%zu].type: "
-				     "unknown namespace type %d", i,
-				     (int)ns->type);
+			return spec_vfail(err, CFG,
+					  "linux.namespaces[%zu].type: "
+					  "unknown namespace type %d",
+					  i, (int)ns->type);
 		if (seen[ns->type])
-			return spec_vfail(err, CFG, "linux.namespaces[%zu].type: "
-				     "duplicate namespace type \"%s\"", i,
-				     ns_type_name(ns->type));
+			return spec_vfail(err, CFG,
+					  "linux.namespaces[%zu].type: "
+					  "duplicate namespace type \"%s\"",
+					  i, ns_type_name(ns->type));
 		seen[ns->type] = true;
 		if (ns->path && !spec_path_is_absolute(ns->path))
-			return spec_vfail(err, CFG, "linux.namespaces[%zu].path: "
-				     "must be an absolute path, got %s", i,
-				     spec_quote(q, ns->path));
+			return spec_vfail(err, CFG,
+					  "linux.namespaces[%zu].path: "
+					  "must be an absolute path, got %s",
+					  i, spec_quote(q, ns->path));
 	}
 	return 0;
 }
@@ -45,19 +48,23 @@ static int check_user_mappings(const struct oci_spec *s, struct error *err)
 	bool mapped = l->n_uid_mappings > 0 || l->n_gid_mappings > 0;
 
 	if (mapped && !userns)
-		return spec_vfail(err, CFG, "linux.%s: set without a user "
-			     "namespace", l->n_uid_mappings ? "uidMappings"
-							    : "gidMappings");
+		return spec_vfail(err, CFG,
+				  "linux.%s: set without a user "
+				  "namespace",
+				  l->n_uid_mappings ? "uidMappings"
+						    : "gidMappings");
 	/* A new user namespace without a map runs everything as nobody. */
 	if (userns && !userns->path &&
 	    (l->n_uid_mappings == 0 || l->n_gid_mappings == 0))
-		return spec_vfail(err, CFG, "linux.%s: required with a new user "
-			     "namespace", l->n_uid_mappings ? "gidMappings"
-							    : "uidMappings");
+		return spec_vfail(err, CFG,
+				  "linux.%s: required with a new user "
+				  "namespace",
+				  l->n_uid_mappings ? "gidMappings"
+						    : "uidMappings");
 	if (spec_check_id_mappings(l->uid_mappings, l->n_uid_mappings,
-				 "linux.uidMappings", err) < 0 ||
+				   "linux.uidMappings", err) < 0 ||
 	    spec_check_id_mappings(l->gid_mappings, l->n_gid_mappings,
-				 "linux.gidMappings", err) < 0)
+				   "linux.gidMappings", err) < 0)
 		return -1;
 	return 0;
 }
@@ -74,15 +81,22 @@ static int check_time_offsets(const struct oci_spec *s, struct error *err)
 		if (!offs[i]->set)
 			continue;
 		if (!timens)
-			return spec_vfail(err, CFG, "linux.timeOffsets.%s: set "
-				     "without a time namespace", names[i]);
+			return spec_vfail(err, CFG,
+					  "linux.timeOffsets.%s: set "
+					  "without a time namespace",
+					  names[i]);
 		if (timens->path)
-			return spec_vfail(err, CFG, "linux.timeOffsets.%s: cannot "
-				     "be set when joining an existing time "
-				     "namespace", names[i]);
+			return spec_vfail(
+				err, CFG,
+				"linux.timeOffsets.%s: cannot "
+				"be set when joining an existing time "
+				"namespace",
+				names[i]);
 		if (offs[i]->nanosecs >= 1000000000u)
-			return spec_vfail(err, CFG, "linux.timeOffsets.%s.nanosecs: "
-				     "must be below 1000000000", names[i]);
+			return spec_vfail(err, CFG,
+					  "linux.timeOffsets.%s.nanosecs: "
+					  "must be below 1000000000",
+					  names[i]);
 	}
 	return 0;
 }
@@ -132,30 +146,40 @@ static int check_sysctl(const struct oci_spec *s, const char *key,
 	char q[QUOTE_MAX];
 
 	if (!sysctl_key_valid(key))
-		return spec_vfail(err, CFG, "linux.sysctl[%s]: not a sysctl name",
-			     spec_quote(q, key));
+		return spec_vfail(err, CFG,
+				  "linux.sysctl[%s]: not a sysctl name",
+				  spec_quote(q, key));
 	if (!sysctl_value_valid(value))
-		return spec_vfail(err, CFG, "linux.sysctl[%s]: the value has "
-			     "control characters", spec_quote(q, key));
+		return spec_vfail(err, CFG,
+				  "linux.sysctl[%s]: the value has "
+				  "control characters",
+				  spec_quote(q, key));
 	if (strcmp(key, "kernel.hostname") == 0 ||
 	    strcmp(key, "kernel.domainname") == 0)
-		return spec_vfail(err, CFG, "linux.sysctl[%s]: refused: use the "
-			     "\"%s\" field", spec_quote(q, key), key + 7);
-	for (size_t i = 0; i < sizeof(namespaced_sysctls) /
-				       sizeof(namespaced_sysctls[0]); i++) {
+		return spec_vfail(err, CFG,
+				  "linux.sysctl[%s]: refused: use the "
+				  "\"%s\" field",
+				  spec_quote(q, key), key + 7);
+	for (size_t i = 0;
+	     i < sizeof(namespaced_sysctls) / sizeof(namespaced_sysctls[0]);
+	     i++) {
 		enum ns_type ns = namespaced_sysctls[i].ns;
 
 		if (!str_has_prefix(key, namespaced_sysctls[i].prefix))
 			continue;
 		if (!spec_find_namespace(s, ns))
-			return spec_vfail(err, CFG, "linux.sysctl[%s]: needs a "
-				     "\"%s\" namespace (it would change the "
-				     "host's)",
-				     spec_quote(q, key), ns_type_name(ns));
+			return spec_vfail(
+				err, CFG,
+				"linux.sysctl[%s]: needs a "
+				"\"%s\" namespace (it would change the "
+				"host's)",
+				spec_quote(q, key), ns_type_name(ns));
 		return 0;
 	}
-	return spec_vfail(err, CFG, "linux.sysctl[%s]: not namespaced: setting it "
-		     "would change the host", spec_quote(q, key));
+	return spec_vfail(err, CFG,
+			  "linux.sysctl[%s]: not namespaced: setting it "
+			  "would change the host",
+			  spec_quote(q, key));
 }
 
 static int check_sysctls(const struct oci_spec *s, struct error *err)
@@ -178,23 +202,32 @@ static int check_devices(const struct oci_linux *l, struct error *err)
 		const struct oci_device *d = &l->devices[i];
 
 		if (!d->path)
-			return spec_vfail(err, CFG, "linux.devices[%zu].path: "
-				     "required field is missing", i);
+			return spec_vfail(err, CFG,
+					  "linux.devices[%zu].path: "
+					  "required field is missing",
+					  i);
 		if (!spec_path_is_absolute(d->path))
-			return spec_vfail(err, CFG, "linux.devices[%zu].path: must "
-				     "be an absolute path, got %s", i,
-				     spec_quote(q, d->path));
+			return spec_vfail(err, CFG,
+					  "linux.devices[%zu].path: must "
+					  "be an absolute path, got %s",
+					  i, spec_quote(q, d->path));
 		if (!d->type || !strchr("cbup", d->type))
-			return spec_vfail(err, CFG, "linux.devices[%zu].type: must "
-				     "be one of c, b, u, p", i);
+			return spec_vfail(err, CFG,
+					  "linux.devices[%zu].type: must "
+					  "be one of c, b, u, p",
+					  i);
 		if (d->type != 'p' && (d->major < 0 || d->minor < 0))
-			return spec_vfail(err, CFG, "linux.devices[%zu]: negative "
-				     "major or minor number", i);
+			return spec_vfail(err, CFG,
+					  "linux.devices[%zu]: negative "
+					  "major or minor number",
+					  i);
 		if (d->file_mode.set && d->file_mode.v > 0777)
-			return spec_vfail(err, CFG, "linux.devices[%zu].fileMode: "
-				     "%llu is not a permission mode (0..0777, "
-				     "written in decimal: 0..511)", i,
-				     (unsigned long long)d->file_mode.v);
+			return spec_vfail(
+				err, CFG,
+				"linux.devices[%zu].fileMode: "
+				"%llu is not a permission mode (0..0777, "
+				"written in decimal: 0..511)",
+				i, (unsigned long long)d->file_mode.v);
 	}
 	return 0;
 }
@@ -206,9 +239,10 @@ static int check_abs_paths(const struct str_array *a, const char *field,
 
 	for (size_t i = 0; i < a->len; i++)
 		if (!spec_path_is_absolute(a->items[i]))
-			return spec_vfail(err, CFG, "linux.%s[%zu]: must be an "
-				     "absolute path, got %s", field, i,
-				     spec_quote(q, a->items[i]));
+			return spec_vfail(err, CFG,
+					  "linux.%s[%zu]: must be an "
+					  "absolute path, got %s",
+					  field, i, spec_quote(q, a->items[i]));
 	return 0;
 }
 
@@ -221,15 +255,18 @@ static int check_cgroups_path(const struct oci_linux *l, struct error *err)
 	if (!p)
 		return 0;
 	if (spec_has_control_chars(p))
-		return spec_vfail(err, CFG, "linux.cgroupsPath: %s has control "
-			     "characters", spec_quote(q, p));
+		return spec_vfail(err, CFG,
+				  "linux.cgroupsPath: %s has control "
+				  "characters",
+				  spec_quote(q, p));
 	while (*p) {
 		size_t n = strcspn(p, "/:");
 
 		if (n == 2 && p[0] == '.' && p[1] == '.')
-			return spec_vfail(err, CFG, "linux.cgroupsPath: %s must not "
-				     "have \"..\" components",
-				     spec_quote(q, l->cgroups_path));
+			return spec_vfail(err, CFG,
+					  "linux.cgroupsPath: %s must not "
+					  "have \"..\" components",
+					  spec_quote(q, l->cgroups_path));
 		p += n;
 		if (*p)
 			p++;
@@ -244,18 +281,26 @@ static int check_misc(const struct oci_linux *l, struct error *err)
 
 	if (l->rootfs_propagation &&
 	    rootfs_propagation_from_name(l->rootfs_propagation, &flags) < 0)
-		return spec_vfail(err, CFG, "linux.rootfsPropagation: unknown value "
-			     "%s (expected [r]shared, [r]slave, [r]private or "
-			     "[r]unbindable)", spec_quote(q, l->rootfs_propagation));
+		return spec_vfail(
+			err, CFG,
+			"linux.rootfsPropagation: unknown value "
+			"%s (expected [r]shared, [r]slave, [r]private or "
+			"[r]unbindable)",
+			spec_quote(q, l->rootfs_propagation));
 	if (l->personality.set) {
 		if (personality_domain_from_name(l->personality.domain) < 0)
-			return spec_vfail(err, CFG, "linux.personality.domain: "
-				     "unknown domain %s (expected LINUX or "
-				     "LINUX32)", spec_quote(q, l->personality.domain));
+			return spec_vfail(
+				err, CFG,
+				"linux.personality.domain: "
+				"unknown domain %s (expected LINUX or "
+				"LINUX32)",
+				spec_quote(q, l->personality.domain));
 		if (l->personality.flags.len > 0)
-			return spec_vfail(err, CFG, "linux.personality.flags[0]: "
-				     "%s: " NOT_SUPPORTED,
-				     spec_quote(q, l->personality.flags.items[0]));
+			return spec_vfail(
+				err, CFG,
+				"linux.personality.flags[0]: "
+				"%s: " NOT_SUPPORTED,
+				spec_quote(q, l->personality.flags.items[0]));
 	}
 	return 0;
 }
@@ -267,10 +312,12 @@ static int check_unsupported(const struct oci_linux *l, struct error *err)
 	if (l->has_net_devices)
 		return spec_vfail(err, CFG, "linux.netDevices: " NOT_SUPPORTED);
 	if (l->memory_policy.set)
-		return spec_vfail(err, CFG, "linux.memoryPolicy: " NOT_SUPPORTED);
+		return spec_vfail(err, CFG,
+				  "linux.memoryPolicy: " NOT_SUPPORTED);
 	if (l->mount_label)
-		return spec_vfail(err, CFG, "linux.mountLabel: not supported: this "
-			     "build has no AppArmor/SELinux support");
+		return spec_vfail(err, CFG,
+				  "linux.mountLabel: not supported: this "
+				  "build has no AppArmor/SELinux support");
 	return 0;
 }
 
@@ -286,7 +333,8 @@ int spec_check_linux(const struct oci_spec *s, struct error *err)
 	    check_cgroups_path(l, err) < 0 || check_misc(l, err) < 0 ||
 	    check_unsupported(l, err) < 0)
 		return -1;
-	if (l->resources.present && spec_check_resources(&l->resources, err) < 0)
+	if (l->resources.present &&
+	    spec_check_resources(&l->resources, err) < 0)
 		return -1;
 	if (l->seccomp.present && spec_check_seccomp(&l->seccomp, err) < 0)
 		return -1;

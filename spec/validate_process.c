@@ -20,10 +20,12 @@ static int check_cwd_args_env(const struct oci_process *p, const char *pre,
 	if (!p->cwd)
 		return spec_vfail(err, pre, "cwd: required field is missing");
 	if (!spec_path_is_absolute(p->cwd))
-		return spec_vfail(err, pre, "cwd: must be an absolute path, got %s",
-			     spec_quote(q, p->cwd));
+		return spec_vfail(err, pre,
+				  "cwd: must be an absolute path, got %s",
+				  spec_quote(q, p->cwd));
 	if (p->args.len == 0)
-		return spec_vfail(err, pre, "args: must have at least one entry");
+		return spec_vfail(err, pre,
+				  "args: must have at least one entry");
 	if (p->args.items[0][0] == '\0')
 		return spec_vfail(err, pre, "args[0]: must not be empty");
 	for (size_t i = 0; i < p->env.len; i++) {
@@ -31,8 +33,9 @@ static int check_cwd_args_env(const struct oci_process *p, const char *pre,
 		const char *eq = strchr(e, '=');
 
 		if (!eq || eq == e)
-			return spec_vfail(err, pre, "env[%zu]: %s is not NAME=value",
-				     i, spec_quote(q, e));
+			return spec_vfail(err, pre,
+					  "env[%zu]: %s is not NAME=value", i,
+					  spec_quote(q, e));
 	}
 	return 0;
 }
@@ -42,9 +45,9 @@ static int check_user(const struct oci_process *p, const char *pre,
 {
 	if (p->user.umask.set && p->user.umask.v > 0777)
 		return spec_vfail(err, pre,
-			     "user.umask: %llu is not a umask (0..0777, "
-			     "written in decimal: 0..511)",
-			     (unsigned long long)p->user.umask.v);
+				  "user.umask: %llu is not a umask (0..0777, "
+				  "written in decimal: 0..511)",
+				  (unsigned long long)p->user.umask.v);
 	return 0;
 }
 
@@ -66,11 +69,12 @@ static int check_capabilities(const struct oci_process *p, const char *pre,
 	for (size_t s = 0; s < sizeof(sets) / sizeof(sets[0]); s++)
 		for (size_t i = 0; i < sets[s].set->len; i++)
 			if (capability_from_name(sets[s].set->items[i]) < 0)
-				return spec_vfail(err, pre,
-					     "capabilities.%s[%zu]: unknown "
-					     "capability %s",
-					     sets[s].name, i,
-					     spec_quote(q, sets[s].set->items[i]));
+				return spec_vfail(
+					err, pre,
+					"capabilities.%s[%zu]: unknown "
+					"capability %s",
+					sets[s].name, i,
+					spec_quote(q, sets[s].set->items[i]));
 	return 0;
 }
 
@@ -83,20 +87,24 @@ static int check_rlimits(const struct oci_process *p, const char *pre,
 		const struct oci_rlimit *r = &p->rlimits[i];
 
 		if (rlimit_from_name(r->type) < 0)
-			return spec_vfail(err, pre, "rlimits[%zu].type: unknown "
-				     "rlimit %s", i, spec_quote(q, r->type));
-		if (r->soft > r->hard)
 			return spec_vfail(err, pre,
-				     "rlimits[%zu]: soft limit %llu is above "
-				     "the hard limit %llu", i,
-				     (unsigned long long)r->soft,
-				     (unsigned long long)r->hard);
+					  "rlimits[%zu].type: unknown "
+					  "rlimit %s",
+					  i, spec_quote(q, r->type));
+		if (r->soft > r->hard)
+			return spec_vfail(
+				err, pre,
+				"rlimits[%zu]: soft limit %llu is above "
+				"the hard limit %llu",
+				i, (unsigned long long)r->soft,
+				(unsigned long long)r->hard);
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(p->rlimits[j].type, r->type) == 0)
-				return spec_vfail(err, pre,
-					     "rlimits[%zu]: duplicate rlimit "
-					     "%s (also rlimits[%zu])", i,
-					     spec_quote(q, r->type), j);
+				return spec_vfail(
+					err, pre,
+					"rlimits[%zu]: duplicate rlimit "
+					"%s (also rlimits[%zu])",
+					i, spec_quote(q, r->type), j);
 	}
 	return 0;
 }
@@ -110,9 +118,10 @@ static int check_lsm_and_oom(const struct oci_process *p, const char *pre,
 		return spec_vfail(err, pre, "selinuxLabel: " NO_LSM);
 	if (p->oom_score_adj.set &&
 	    (p->oom_score_adj.v < -1000 || p->oom_score_adj.v > 1000))
-		return spec_vfail(err, pre,
-			     "oomScoreAdj: %lld is out of range (-1000..1000)",
-			     (long long)p->oom_score_adj.v);
+		return spec_vfail(
+			err, pre,
+			"oomScoreAdj: %lld is out of range (-1000..1000)",
+			(long long)p->oom_score_adj.v);
 	return 0;
 }
 
@@ -125,12 +134,15 @@ static int check_io_priority(const struct oci_process *p, const char *pre,
 	if (!io->set)
 		return 0;
 	if (ioprio_class_from_name(io->class_name) < 0)
-		return spec_vfail(err, pre, "ioPriority.class: unknown I/O priority "
-			     "class %s", spec_quote(q, io->class_name));
-	if (io->priority < 0 || io->priority > 7)
 		return spec_vfail(err, pre,
-			     "ioPriority.priority: %lld is out of range (0..7)",
-			     (long long)io->priority);
+				  "ioPriority.class: unknown I/O priority "
+				  "class %s",
+				  spec_quote(q, io->class_name));
+	if (io->priority < 0 || io->priority > 7)
+		return spec_vfail(
+			err, pre,
+			"ioPriority.priority: %lld is out of range (0..7)",
+			(long long)io->priority);
 	return 0;
 }
 
@@ -142,18 +154,20 @@ static int check_deadline(const struct oci_scheduler *s, int policy,
 
 	if (policy != SCHED_DEADLINE) {
 		if (runtime || deadline || period)
-			return spec_vfail(err, pre,
-				     "scheduler: runtime, deadline and period "
-				     "are for SCHED_DEADLINE only");
+			return spec_vfail(
+				err, pre,
+				"scheduler: runtime, deadline and period "
+				"are for SCHED_DEADLINE only");
 		return 0;
 	}
 	if (deadline == 0)
-		return spec_vfail(err, pre, "scheduler.deadline: SCHED_DEADLINE "
-			     "needs a deadline above 0");
+		return spec_vfail(err, pre,
+				  "scheduler.deadline: SCHED_DEADLINE "
+				  "needs a deadline above 0");
 	if (runtime > deadline || (period && deadline > period))
 		return spec_vfail(err, pre,
-			     "scheduler: SCHED_DEADLINE needs runtime <= "
-			     "deadline <= period");
+				  "scheduler: SCHED_DEADLINE needs runtime <= "
+				  "deadline <= period");
 	return 0;
 }
 
@@ -170,25 +184,34 @@ static int check_scheduler(const struct oci_process *p, const char *pre,
 		return 0;
 	policy = sched_policy_from_name(s->policy);
 	if (policy < 0)
-		return spec_vfail(err, pre, "scheduler.policy: unknown policy %s",
-			     spec_quote(q, s->policy));
+		return spec_vfail(err, pre,
+				  "scheduler.policy: unknown policy %s",
+				  spec_quote(q, s->policy));
 	if (policy == SCHED_ISO)
-		return spec_vfail(err, pre, "scheduler.policy: SCHED_ISO is not "
-			     "implemented by Linux");
+		return spec_vfail(err, pre,
+				  "scheduler.policy: SCHED_ISO is not "
+				  "implemented by Linux");
 	for (size_t i = 0; i < s->flags.len; i++)
 		if (sched_flag_from_name(s->flags.items[i]) < 0)
-			return spec_vfail(err, pre, "scheduler.flags[%zu]: unknown "
-				     "flag %s", i, spec_quote(q, s->flags.items[i]));
+			return spec_vfail(err, pre,
+					  "scheduler.flags[%zu]: unknown "
+					  "flag %s",
+					  i, spec_quote(q, s->flags.items[i]));
 	if (s->nice.set && (s->nice.v < -20 || s->nice.v > 19))
-		return spec_vfail(err, pre, "scheduler.nice: %lld is out of range "
-			     "(-20..19)", (long long)s->nice.v);
+		return spec_vfail(err, pre,
+				  "scheduler.nice: %lld is out of range "
+				  "(-20..19)",
+				  (long long)s->nice.v);
 	realtime = policy == SCHED_FIFO || policy == SCHED_RR;
 	if (realtime && (prio < 1 || prio > 99))
-		return spec_vfail(err, pre, "scheduler.priority: %s needs a "
-			     "priority in 1..99", s->policy);
+		return spec_vfail(err, pre,
+				  "scheduler.priority: %s needs a "
+				  "priority in 1..99",
+				  s->policy);
 	if (!realtime && prio != 0)
-		return spec_vfail(err, pre, "scheduler.priority: only SCHED_FIFO "
-			     "and SCHED_RR take a priority");
+		return spec_vfail(err, pre,
+				  "scheduler.priority: only SCHED_FIFO "
+				  "and SCHED_RR take a priority");
 	return check_deadline(s, policy, pre, err);
 }
 
@@ -233,20 +256,23 @@ static int check_cpu_affinity(const struct oci_process *p, const char *pre,
 	char q[QUOTE_MAX];
 
 	if (a->initial && !cpu_list_valid(a->initial))
-		return spec_vfail(err, pre, "execCPUAffinity.initial: %s is not a "
-			     "CPU list like \"0-3,7\" (CPUs 0..%d)",
-			     spec_quote(q, a->initial), CPU_ID_MAX);
+		return spec_vfail(err, pre,
+				  "execCPUAffinity.initial: %s is not a "
+				  "CPU list like \"0-3,7\" (CPUs 0..%d)",
+				  spec_quote(q, a->initial), CPU_ID_MAX);
 	if (a->final && !cpu_list_valid(a->final))
-		return spec_vfail(err, pre, "execCPUAffinity.final: %s is not a "
-			     "CPU list like \"0-3,7\" (CPUs 0..%d)",
-			     spec_quote(q, a->final), CPU_ID_MAX);
+		return spec_vfail(err, pre,
+				  "execCPUAffinity.final: %s is not a "
+				  "CPU list like \"0-3,7\" (CPUs 0..%d)",
+				  spec_quote(q, a->final), CPU_ID_MAX);
 	return 0;
 }
 
 int spec_check_process(const struct oci_process *p, const char *pre,
-		     struct error *err)
+		       struct error *err)
 {
-	if (check_cwd_args_env(p, pre, err) < 0 || check_user(p, pre, err) < 0 ||
+	if (check_cwd_args_env(p, pre, err) < 0 ||
+	    check_user(p, pre, err) < 0 ||
 	    check_capabilities(p, pre, err) < 0 ||
 	    check_rlimits(p, pre, err) < 0 ||
 	    check_lsm_and_oom(p, pre, err) < 0 ||

@@ -170,8 +170,8 @@ static void run_oci_dir(const char *sub, const struct oci_case *t, size_t n)
 		if (parsed != c->parses)
 			fail_msg("%s: parse %s: %s", path,
 				 parsed ? "succeeded" : "failed", err.msg);
-		if (c->err && (rc == 0 || strncmp(err.msg, c->err,
-						  strlen(c->err)) != 0))
+		if (c->err &&
+		    (rc == 0 || strncmp(err.msg, c->err, strlen(c->err)) != 0))
 			fail_msg("%s: expected \"%s\", got \"%s\"", path,
 				 c->err, rc ? err.msg : "success");
 		if (!c->err && rc != 0)
@@ -197,7 +197,8 @@ static void test_oci_bad(void **state)
 /* spec-example.json is fine for Linux once its version and LSM labels are. */
 static void test_oci_spec_example_linuxized(void **state)
 {
-	char *path = xasprintf("%s/config/good/spec-example.json", schema_dir());
+	char *path =
+		xasprintf("%s/config/good/spec-example.json", schema_dir());
 	struct oci_spec s;
 	struct error err = { 0 };
 	struct stat st;
@@ -210,7 +211,8 @@ static void test_oci_spec_example_linuxized(void **state)
 	free(s.oci_version);
 	s.oci_version = xstrdup("1.0.0");
 	assert_int_equal(spec_validate(&s, &err), -1);
-	assert_string_equal(err.msg, "config.json: process.apparmorProfile: not "
+	assert_string_equal(err.msg,
+			    "config.json: process.apparmorProfile: not "
 			    "supported: this build has no AppArmor/SELinux "
 			    "support");
 	free(s.process.apparmor_profile);
@@ -265,8 +267,8 @@ static void test_bad_corpus(void **state)
 		rc = parse_and_validate(buf, len, &err, &parsed);
 		if (rc == 0 || !strstr(err.msg, want) ||
 		    strncmp(err.msg, "config.json: ", 13) != 0) {
-			print_error("%s\n  expected: %s\n  got: %s\n", e->d_name,
-				    want, rc ? err.msg : "accepted");
+			print_error("%s\n  expected: %s\n  got: %s\n",
+				    e->d_name, want, rc ? err.msg : "accepted");
 			failures++;
 		}
 		free(buf);
@@ -284,8 +286,9 @@ static void test_bad_corpus(void **state)
 /* {"ociVersion":"1.0.0","root":{"path":"r"},"annotations":{"x":VALUE}} */
 static char *with_value(const char *value, size_t vlen, size_t *len)
 {
-	static const char head[] = "{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":"
-				   "\"r\"},\"annotations\":{\"x\":";
+	static const char head[] =
+		"{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":"
+		"\"r\"},\"annotations\":{\"x\":";
 	char *buf = xmalloc(sizeof(head) + vlen + 8);
 
 	memcpy(buf, head, sizeof(head) - 1);
@@ -308,8 +311,10 @@ static void test_too_large(void **state)
 	big[n - 1] = '"';
 	buf = with_value(big, n, &len);
 	free(big);
-	snprintf(want, sizeof(want), "config.json: too large: %zu bytes (at "
-		 "most 16777216)", len);
+	snprintf(want, sizeof(want),
+		 "config.json: too large: %zu bytes (at "
+		 "most 16777216)",
+		 len);
 	expect_rejected(buf, len, want);
 	free(buf);
 }
@@ -324,10 +329,12 @@ static void test_large_but_allowed(void **state)
 	memset(big, 'h', n);
 	buf = xasprintf("{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\"},"
 			"\"linux\":{\"namespaces\":[{\"type\":\"uts\"}]},"
-			"\"hostname\":\"%.*s\"}", (int)n, big);
+			"\"hostname\":\"%.*s\"}",
+			(int)n, big);
 	len = strlen(buf);
 	assert_true(len <= SPEC_MAX_FILE_SIZE);
-	expect_rejected(buf, len, "config.json: hostname: longer than 64 bytes");
+	expect_rejected(buf, len,
+			"config.json: hostname: longer than 64 bytes");
 	free(buf);
 	free(big);
 }
@@ -358,7 +365,8 @@ static void test_deep_nesting(void **state)
 	struct error err = { 0 };
 
 	buf = nested(100000, "[", "]", &len);
-	expect_rejected(buf, len, "config.json: JSON nested deeper than 64 levels");
+	expect_rejected(buf, len,
+			"config.json: JSON nested deeper than 64 levels");
 	free(buf);
 	buf = nested(100000, "{\"a\":", "}", &len);
 	expect_rejected(buf, len, "JSON nested deeper than 64 levels");
@@ -373,10 +381,12 @@ static void test_deep_nesting(void **state)
 
 	/* the document and annotations are levels 1 and 2 */
 	buf = nested(62, "[", "]", &len);
-	expect_rejected(buf, len, "annotations.x: expected a string, got array");
+	expect_rejected(buf, len,
+			"annotations.x: expected a string, got array");
 	free(buf);
 	buf = nested(63, "[", "]", &len);
-	expect_rejected(buf, len, "JSON nested deeper than 64 levels at byte "
+	expect_rejected(buf, len,
+			"JSON nested deeper than 64 levels at byte "
 			"offset");
 	free(buf);
 
@@ -397,8 +407,9 @@ static void test_deep_nesting(void **state)
 	}
 	/* ...but after an escaped backslash the string has ended */
 	{
-		const char *v = "\"\\\\\",\"y\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
-				"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[";
+		const char *v =
+			"\"\\\\\",\"y\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+			"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[";
 		buf = with_value(v, strlen(v), &len);
 		expect_rejected(buf, len, "JSON nested deeper than 64 levels");
 		free(buf);
@@ -407,8 +418,9 @@ static void test_deep_nesting(void **state)
 
 static void test_nul_bytes(void **state)
 {
-	static const char doc[] = "{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":"
-				  "\"rootfs\"}}";
+	static const char doc[] =
+		"{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":"
+		"\"rootfs\"}}";
 	size_t n = sizeof(doc) - 1;
 	char buf[sizeof(doc) + 1];
 
@@ -419,8 +431,10 @@ static void test_nul_bytes(void **state)
 		memcpy(buf, doc, n);
 		memmove(buf + at + 1, buf + at, n - at);
 		buf[at] = '\0';
-		snprintf(want, sizeof(want), "config.json: NUL byte at byte "
-			 "offset %zu", at);
+		snprintf(want, sizeof(want),
+			 "config.json: NUL byte at byte "
+			 "offset %zu",
+			 at);
 		expect_rejected(buf, n + 1, want);
 	}
 }
@@ -437,18 +451,18 @@ static void test_invalid_utf8(void **state)
 		"\"\xf4\x90\x80\x80\"", /* above U+10FFFF */
 		"\"\xf5\x80\x80\x80\"", /* no such lead byte */
 		"\"\xff\"",
-		"\"\xe2\x82\"",		/* truncated sequence */
-		"\"\xe2\x82",		/* truncated at the end of input */
-		"\"\xe2\"\x82\"",	/* cut by a quote */
+		"\"\xe2\x82\"",	  /* truncated sequence */
+		"\"\xe2\x82",	  /* truncated at the end of input */
+		"\"\xe2\"\x82\"", /* cut by a quote */
 	};
 	static const char *const good[] = {
-		"\"\xc3\xa9t\xc3\xa9\"",      /* é */
-		"\"\xe2\x82\xac\"",	      /* € */
-		"\"\xf0\x9f\x98\x80\"",	      /* 😀 */
-		"\"\xf4\x8f\xbf\xbf\"",	      /* U+10FFFF */
-		"\"\xee\x80\x80\"",	      /* private use */
-		"\"\\ud83d\\ude00\"",	      /* escaped pair */
-		"\"\\\\u0000\"",	      /* an escaped backslash, then text */
+		"\"\xc3\xa9t\xc3\xa9\"", /* é */
+		"\"\xe2\x82\xac\"",	 /* € */
+		"\"\xf0\x9f\x98\x80\"",	 /* 😀 */
+		"\"\xf4\x8f\xbf\xbf\"",	 /* U+10FFFF */
+		"\"\xee\x80\x80\"",	 /* private use */
+		"\"\\ud83d\\ude00\"",	 /* escaped pair */
+		"\"\\\\u0000\"",	 /* an escaped backslash, then text */
 		"\"\\u00e9\\u20AC\\n\\t\\\"\"", /* other escapes */
 	};
 	struct oci_spec s;
@@ -478,7 +492,8 @@ static void test_bad_escapes(void **state)
 		const char *value;
 		const char *err;
 	} cases[] = {
-		{ "\"a\\u0000b\"", "escaped NUL character (\\u0000) in a string" },
+		{ "\"a\\u0000b\"",
+		  "escaped NUL character (\\u0000) in a string" },
 		{ "\"\\u0000\"", "escaped NUL character" },
 		{ "\"\\ud800\"", "unpaired UTF-16 surrogate" },
 		{ "\"\\ud800\\u0041\"", "unpaired UTF-16 surrogate" },
@@ -526,14 +541,16 @@ static void test_many_elements(void **state)
 	size_t n = 100000;
 	size_t cap = 64 + n * 20;
 	char *buf = xmalloc(cap);
-	size_t off = (size_t)sprintf(buf, "{\"ociVersion\":\"1.0.0\",\"root\":{"
-				     "\"path\":\"r\"},\"process\":{\"cwd\":\"/\","
-				     "\"args\":[");
+	size_t off = (size_t)sprintf(
+		buf, "{\"ociVersion\":\"1.0.0\",\"root\":{"
+		     "\"path\":\"r\"},\"process\":{\"cwd\":\"/\","
+		     "\"args\":[");
 	struct oci_spec s;
 	struct error err = { 0 };
 
 	for (size_t i = 0; i < n; i++)
-		off += (size_t)sprintf(buf + off, "%s\"a%zu\"", i ? "," : "", i);
+		off += (size_t)sprintf(buf + off, "%s\"a%zu\"", i ? "," : "",
+				       i);
 	off += (size_t)sprintf(buf + off, "]}}");
 	assert_int_equal(spec_parse(buf, off, &s, &err), 0);
 	assert_int_equal(s.process.args.len, n);
@@ -600,7 +617,8 @@ static void test_byte_flips(void **state)
 			uint64_t r = xorshift(&st);
 			buf[at] = (r & 1) ? (char)(r >> 8)
 					  : interesting[(r >> 8) %
-							(sizeof(interesting) - 1)];
+							(sizeof(interesting) -
+							 1)];
 		}
 		if (spec_parse(buf, len, &s, &err) == 0) {
 			if (spec_validate(&s, &err) == 0)

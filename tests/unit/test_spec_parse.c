@@ -160,7 +160,8 @@ static void check_full_top(const struct oci_spec *s)
 	assert_string_equal(s->hooks[HOOK_PRESTART].items[0].path,
 			    "/usr/bin/prestart");
 	assert_int_equal(s->hooks[HOOK_PRESTART].items[0].timeout.v, 3);
-	assert_string_equal(s->hooks[HOOK_PRESTART].items[0].env.items[0], "K=V");
+	assert_string_equal(s->hooks[HOOK_PRESTART].items[0].env.items[0],
+			    "K=V");
 	assert_int_equal(s->hooks[HOOK_POSTSTART].len, 2);
 	assert_false(s->hooks[HOOK_POSTSTART].items[0].timeout.set);
 	assert_int_equal(s->hooks[HOOK_POSTSTART].items[1].timeout.v, 10);
@@ -307,8 +308,11 @@ static void test_minimal_and_absent(void **state)
 	struct oci_spec s;
 	struct error err = { 0 };
 
-	assert_ok(parse_str("{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\"}}",
-			    &s, &err), err);
+	assert_ok(
+		parse_str(
+			"{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\"}}",
+			&s, &err),
+		err);
 	assert_false(s.has_process);
 	assert_false(s.has_linux);
 	assert_false(s.linux.resources.present);
@@ -325,11 +329,14 @@ static void test_null_and_empty_are_absent(void **state)
 	struct oci_spec s;
 	struct error err = { 0 };
 
-	assert_ok(parse_str("{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\","
-			    "\"readonly\":null},\"process\":null,\"linux\":null,"
-			    "\"hostname\":\"\",\"mounts\":null,\"hooks\":{\"prestart"
-			    "\":null},\"annotations\":null}",
-			    &s, &err), err);
+	assert_ok(
+		parse_str(
+			"{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\","
+			"\"readonly\":null},\"process\":null,\"linux\":null,"
+			"\"hostname\":\"\",\"mounts\":null,\"hooks\":{\"prestart"
+			"\":null},\"annotations\":null}",
+			&s, &err),
+		err);
 	assert_false(s.has_process);
 	assert_false(s.has_linux);
 	assert_false(s.root.readonly);
@@ -344,12 +351,15 @@ static void test_unknown_fields_ignored(void **state)
 	struct oci_spec s;
 	struct error err = { 0 };
 
-	assert_ok(parse_str("{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\","
-			    "\"x\":1},\"future\":{\"a\":[1,{}]},\"windows\":7,"
-			    "\"solaris\":[],\"vm\":\"x\",\"zos\":null,\"freebsd\":"
-			    "{\"jail\":{\"vnet\":\"disable\"}},\"linux\":{\"newThing"
-			    "\":true,\"resources\":{\"oomScoreAdj\":5,\"newCtl\":{}}}}",
-			    &s, &err), err);
+	assert_ok(
+		parse_str(
+			"{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\","
+			"\"x\":1},\"future\":{\"a\":[1,{}]},\"windows\":7,"
+			"\"solaris\":[],\"vm\":\"x\",\"zos\":null,\"freebsd\":"
+			"{\"jail\":{\"vnet\":\"disable\"}},\"linux\":{\"newThing"
+			"\":true,\"resources\":{\"oomScoreAdj\":5,\"newCtl\":{}}}}",
+			&s, &err),
+		err);
 	assert_true(s.has_linux);
 	assert_true(s.linux.resources.present);
 	assert_ok(spec_validate(&s, &err), err);
@@ -368,7 +378,8 @@ static void test_failure_zeroes_output(void **state)
 	assert_non_null(bad);
 	memcpy(bad, "12345678901234567890", 20);
 	assert_int_equal(spec_parse(buf, len, &s, &err), -1);
-	assert_string_equal(err.msg, "config.json: linux.seccomp.syscalls[2]."
+	assert_string_equal(err.msg,
+			    "config.json: linux.seccomp.syscalls[2]."
 			    "args[1].op: expected a string, got number");
 	assert_true(is_zero(&s, sizeof(s)));
 	free(buf);
@@ -379,11 +390,13 @@ static void test_integer_ranges(void **state)
 	struct oci_spec s;
 	struct error err = { 0 };
 
-	assert_ok(parse_str("{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\"},"
-			    "\"linux\":{\"resources\":{\"memory\":{\"limit\":"
-			    "-9223372036854775808,\"swap\":9223372036854775807},"
-			    "\"cpu\":{\"shares\":18446744073709551615}}}}",
-			    &s, &err), err);
+	assert_ok(
+		parse_str("{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\"},"
+			  "\"linux\":{\"resources\":{\"memory\":{\"limit\":"
+			  "-9223372036854775808,\"swap\":9223372036854775807},"
+			  "\"cpu\":{\"shares\":18446744073709551615}}}}",
+			  &s, &err),
+		err);
 	assert_true(s.linux.resources.memory.limit.v == INT64_MIN);
 	assert_true(s.linux.resources.memory.swap.v == INT64_MAX);
 	assert_true(s.linux.resources.cpu.shares.v == UINT64_MAX);
@@ -396,21 +409,25 @@ static void test_integer_ranges(void **state)
 	expect_parse_error("{\"linux\":{\"resources\":{\"cpu\":{\"shares\":"
 			   "18446744073709551616}}}}",
 			   "linux.resources.cpu.shares: value out of range");
-	expect_parse_error("{\"linux\":{\"resources\":{\"cpu\":{\"shares\":-0}}}}",
-			   "linux.resources.cpu.shares: value out of range: -0");
-	expect_parse_error("{\"process\":{\"user\":{\"uid\":1e999999,\"gid\":0}}}",
-			   "process.user.uid: value out of range: 1e999999");
-	expect_parse_error("{\"process\":{\"oomScoreAdj\":2147483648}}",
-			   "process.oomScoreAdj: value out of range: 2147483648 "
-			   "(must be -2147483648..2147483647)");
+	expect_parse_error(
+		"{\"linux\":{\"resources\":{\"cpu\":{\"shares\":-0}}}}",
+		"linux.resources.cpu.shares: value out of range: -0");
+	expect_parse_error(
+		"{\"process\":{\"user\":{\"uid\":1e999999,\"gid\":0}}}",
+		"process.user.uid: value out of range: 1e999999");
+	expect_parse_error(
+		"{\"process\":{\"oomScoreAdj\":2147483648}}",
+		"process.oomScoreAdj: value out of range: 2147483648 "
+		"(must be -2147483648..2147483647)");
 	expect_parse_error("{\"linux\":{\"namespaces\":[{\"type\":\"user\"}],"
 			   "\"uidMappings\":[{\"containerID\":0,\"hostID\":0,"
 			   "\"size\":4294967296}]}}",
 			   "linux.uidMappings[0].size: value out of range");
-	expect_parse_error("{\"linux\":{\"resources\":{\"blockIO\":{\"weightDevice"
-			   "\":[{\"major\":8,\"minor\":0,\"leafWeight\":65536}]}}}}",
-			   "linux.resources.blockIO.weightDevice[0].leafWeight: "
-			   "value out of range: 65536 (must be 0..65535)");
+	expect_parse_error(
+		"{\"linux\":{\"resources\":{\"blockIO\":{\"weightDevice"
+		"\":[{\"major\":8,\"minor\":0,\"leafWeight\":65536}]}}}}",
+		"linux.resources.blockIO.weightDevice[0].leafWeight: "
+		"value out of range: 65536 (must be 0..65535)");
 }
 
 /* A megabyte of digits: the message shows the start only. */
@@ -426,7 +443,7 @@ static void test_huge_number_message_is_short(void **state)
 	strcpy(json + off + n, ",\"gid\":0}}}");
 	assert_int_equal(parse_str(json, &s, &err), -1);
 	assert_non_null(strstr(err.msg, "process.user.uid: value out of range: "
-				       "7777777777"));
+					"7777777777"));
 	assert_true(strlen(err.msg) < 200);
 	free(json);
 }
@@ -443,9 +460,11 @@ static void test_hostile_key_in_path(void **state)
 	memset(json + off, 'k', n);
 	strcpy(json + off + n, "\":{\"hcaObjects\":true}}}}}");
 	assert_int_equal(parse_str(json, &s, &err), -1);
-	assert_non_null(strstr(err.msg, "config.json: linux.resources.rdma.a?bkkk"));
-	assert_non_null(strstr(err.msg, "kkk....hcaObjects: expected an integer, "
-				       "got boolean"));
+	assert_non_null(
+		strstr(err.msg, "config.json: linux.resources.rdma.a?bkkk"));
+	assert_non_null(strstr(err.msg,
+			       "kkk....hcaObjects: expected an integer, "
+			       "got boolean"));
 	assert_null(strchr(err.msg, '\n'));
 	assert_true(strlen(err.msg) < 300);
 	free(json);
@@ -468,11 +487,13 @@ static void test_duplicate_keys_large_map(void **state)
 
 static void test_length_is_honoured(void **state)
 {
-	const char *json = "{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\"}}"
-			   "GARBAGE\0MORE";
+	const char *json =
+		"{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\"}}"
+		"GARBAGE\0MORE";
 	struct oci_spec s;
 	struct error err = { 0 };
-	size_t len = strlen("{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\"}}");
+	size_t len =
+		strlen("{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"r\"}}");
 
 	assert_ok(spec_parse(json, len, &s, &err), err);
 	spec_free(&s);
@@ -489,9 +510,10 @@ static void test_length_is_honoured(void **state)
 
 static void test_parse_process(void **state)
 {
-	const char *ok = "{\"cwd\":\"/\",\"args\":[\"ls\",\"-l\"],\"env\":[\"A=b\"],"
-			 "\"user\":{\"uid\":5,\"gid\":6},\"terminal\":true,"
-			 "\"capabilities\":{\"bounding\":[\"CAP_KILL\"]}}";
+	const char *ok =
+		"{\"cwd\":\"/\",\"args\":[\"ls\",\"-l\"],\"env\":[\"A=b\"],"
+		"\"user\":{\"uid\":5,\"gid\":6},\"terminal\":true,"
+		"\"capabilities\":{\"bounding\":[\"CAP_KILL\"]}}";
 	struct oci_process p;
 	struct error err = { 0 };
 
@@ -505,11 +527,12 @@ static void test_parse_process(void **state)
 	process_free(&p);
 	process_free(NULL);
 
-	const char *bad = "{\"cwd\":\"/\",\"args\":[\"ls\"],\"user\":{\"uid\":-5,"
-			  "\"gid\":0}}";
+	const char *bad =
+		"{\"cwd\":\"/\",\"args\":[\"ls\"],\"user\":{\"uid\":-5,"
+		"\"gid\":0}}";
 	assert_int_equal(spec_parse_process(bad, strlen(bad), &p, &err), -1);
 	assert_string_equal(err.msg, "process.json: user.uid: value out of "
-			    "range: -5 (must be 0..4294967295)");
+				     "range: -5 (must be 0..4294967295)");
 	assert_true(is_zero(&p, sizeof(p)));
 
 	assert_int_equal(spec_parse_process("[]", 2, &p, &err), -1);
@@ -520,7 +543,7 @@ static void test_parse_process(void **state)
 	assert_ok(spec_parse_process(rel, strlen(rel), &p, &err), err);
 	assert_int_equal(spec_validate_process(&p, &err), -1);
 	assert_string_equal(err.msg, "process.json: cwd: must be an absolute "
-			    "path, got \"tmp\"");
+				     "path, got \"tmp\"");
 	process_free(&p);
 }
 
@@ -591,18 +614,19 @@ static void test_free_zeroed_and_twice(void **state)
 
 static void test_namespace_and_hook_names(void **state)
 {
-	static const char *const ns[] = { "pid", "network", "mount", "ipc",
+	static const char *const ns[] = { "pid", "network", "mount",  "ipc",
 					  "uts", "user",    "cgroup", "time" };
-	static const char *const hooks[] = { "prestart",	"createRuntime",
-					     "createContainer", "startContainer",
-					     "poststart",	"poststop" };
+	static const char *const hooks[] = {
+		"prestart",	  "createRuntime", "createContainer",
+		"startContainer", "poststart",	   "poststop"
+	};
 
 	for (int t = 0; t < NS_TYPE_MAX; t++) {
 		assert_string_equal(ns_type_name(t), ns[t]);
 		assert_int_equal(ns_type_from_name(ns[t]), t);
 	}
 	assert_null(ns_type_name(NS_TYPE_MAX));
-	assert_null(ns_type_name((enum ns_type)-1));
+	assert_null(ns_type_name((enum ns_type) - 1));
 	assert_int_equal(ns_type_from_name("net"), -1);
 	assert_int_equal(ns_type_from_name("PID"), -1);
 	assert_int_equal(ns_type_from_name(""), -1);
@@ -679,7 +703,8 @@ static void test_linux_names(void **state)
 	assert_int_equal(flags, MS_SLAVE | MS_REC);
 	assert_int_equal(rootfs_propagation_from_name("private", &flags), 0);
 	assert_int_equal(flags, MS_PRIVATE);
-	assert_int_equal(rootfs_propagation_from_name("runbindable", &flags), 0);
+	assert_int_equal(rootfs_propagation_from_name("runbindable", &flags),
+			 0);
 	assert_int_equal(flags, MS_UNBINDABLE | MS_REC);
 	assert_int_equal(rootfs_propagation_from_name("recursive", &flags), -1);
 
@@ -710,18 +735,20 @@ static void test_linux_names(void **state)
 	assert_int_equal(seccomp_arch_from_name("SCMP_ARCH_AARCH64", &v), 0);
 	assert_int_equal(v, SCMP_ARCH_AARCH64);
 	/* listed by the spec: known, even if this libseccomp lacks it */
-	assert_int_equal(seccomp_arch_from_name("SCMP_ARCH_LOONGARCH64", &v), 0);
+	assert_int_equal(seccomp_arch_from_name("SCMP_ARCH_LOONGARCH64", &v),
+			 0);
 	assert_int_equal(seccomp_arch_from_name("SCMP_ARCH_NATIVE", &v), -1);
 
-	assert_int_equal(seccomp_flag_from_name("SECCOMP_FILTER_FLAG_TSYNC", &f),
-			 0);
-	assert_int_equal(f, 1);
 	assert_int_equal(
-		seccomp_flag_from_name("SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
-				       &f), 0);
+		seccomp_flag_from_name("SECCOMP_FILTER_FLAG_TSYNC", &f), 0);
+	assert_int_equal(f, 1);
+	assert_int_equal(seccomp_flag_from_name(
+				 "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", &f),
+			 0);
 	assert_int_equal(f, 1u << 5);
-	assert_int_equal(seccomp_flag_from_name("SECCOMP_FILTER_FLAG_NEW_LISTENER",
-						&f), -1);
+	assert_int_equal(
+		seccomp_flag_from_name("SECCOMP_FILTER_FLAG_NEW_LISTENER", &f),
+		-1);
 }
 
 /* ---- spec_default_json() ---------------------------------------------- */
@@ -761,8 +788,8 @@ static void check_default_common(const struct oci_spec *s)
 	assert_true(p->no_new_privileges);
 	assert_int_equal(p->capabilities.bounding.len, 3);
 	assert_true(has_string(&p->capabilities.effective, "CAP_KILL"));
-	assert_true(has_string(&p->capabilities.permitted,
-			       "CAP_NET_BIND_SERVICE"));
+	assert_true(
+		has_string(&p->capabilities.permitted, "CAP_NET_BIND_SERVICE"));
 	assert_int_equal(p->capabilities.ambient.len, 0);
 	assert_int_equal(p->n_rlimits, 1);
 	assert_int_equal(p->rlimits[0].resource, RLIMIT_NOFILE);

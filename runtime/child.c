@@ -43,6 +43,7 @@ static int step_wait_go(struct container_ctx *c, struct error *err)
 	if (sync_expect_value(c->sync_child, SYNC_GO, &pid, err) < 0)
 		return -1;
 	c->pid = (pid_t)pid;
+	ctx_update_state_json(c, STATUS_CREATING);
 	/* Nodes and files are created with the modes we give them. */
 	umask(0);
 	return 0;
@@ -110,6 +111,7 @@ static int step_start_container_hooks(struct container_ctx *c, struct error *err
 {
 	if (!c->spec->hooks[HOOK_START_CONTAINER].len)
 		return 0;
+	ctx_update_state_json(c, STATUS_CREATED);
 	return hooks_run(&c->spec->hooks[HOOK_START_CONTAINER],
 			 HOOK_START_CONTAINER, c->state_json, err);
 }
@@ -121,12 +123,51 @@ static int step_seccomp_before_creds(struct container_ctx *c, struct error *err)
 {
 	int listener = -1;
 
-	if (!c->has_seccomp || c->spec->process.no_new_privileges)
+	if (c->locked_down || !c->has_seccomp || c->spec->process.no_new_privileges)
 		return 0;
 	if (seccomp_load(&c->seccomp, &listener, err) < 0)
 		return -1;
 	c->has_seccomp = false;
 	return 0;
+}
+
+static int step_credentials(struct container_ctx *c, struct error *err)
+{
+	if (c->locked_down)
+		return 0;
+	return process_apply_credentials(c, err);
+}
+
+/*
+ * A seccomp notify listener must reach listenerPath while the runtime is
+ * still there to send it, so such a container is locked down (credentials,
+ * then the filter) before READY, as runc does, and the fd goes to the
+ * parent.  Without a listener, the filter waits for the last step.
+ */
+static int step_seccomp_listener(struct container_ctx *c, struct error *err)
+{
+	int listener = -1;
+
+	if (!c->has_seccomp || !c->seccomp.needs_listener)
+		return 0;
+	if (c->spec->hooks[HOOK_START_CONTAINER].len)
+		return error_set(err, "linux.seccomp: a notify listener together with startContainer hooks is not supported");
+	if (!c->spec->process.no_new_privileges &&
+	    seccomp_load(&c->seccomp, &listener, err) < 0)
+		return -1;
+	if (process_apply_credentials(c, err) < 0)
+		return -1;
+	if (c->spec->process.no_new_privileges &&
+	    seccomp_load(&c->seccomp, &listener, err) < 0)
+		return -1;
+	c->has_seccomp = false;
+	c->locked_down = true;
+	if (listener < 0)
+		return error_set(err, "linux.seccomp: the filter gave no notify listener");
+	if (sync_send_fd(c->sync_child, SYNC_SECCOMP_FD, listener, err) < 0)
+		return -1;
+	close(listener);
+	return sync_expect(c->sync_child, SYNC_GO, err);
 }
 
 static int step_session(struct container_ctx *c, struct error *err)
@@ -153,6 +194,7 @@ static const struct child_step setup_steps[] = {
 	{ "session", step_session },
 	{ "terminal", terminal_setup_child },
 	{ "executable", process_resolve_exec },
+	{ "seccomp notify listener", step_seccomp_listener },
 	{ "ready", step_ready },
 };
 
@@ -160,7 +202,7 @@ static const struct child_step start_steps[] = {
 	{ "wait for start", step_wait_start },
 	{ "startContainer hooks", step_start_container_hooks },
 	{ "seccomp", step_seccomp_before_creds },
-	{ "credentials", process_apply_credentials },
+	{ "credentials", step_credentials },
 };
 
 void child_main(struct container_ctx *c)

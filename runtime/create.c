@@ -113,14 +113,22 @@ static void ctx_state(const struct container_ctx *c, enum container_status statu
 	st->status = status;
 }
 
-static int write_ctx_state(struct container_ctx *c, enum container_status status,
-			   struct error *err)
+void ctx_update_state_json(struct container_ctx *c, enum container_status status)
 {
 	struct container_state st;
 
 	ctx_state(c, status, &st);
 	free(c->state_json);
 	c->state_json = state_to_json(&st, false);
+}
+
+static int write_ctx_state(struct container_ctx *c, enum container_status status,
+			   struct error *err)
+{
+	struct container_state st;
+
+	ctx_update_state_json(c, status);
+	ctx_state(c, status, &st);
 	return state_write(c->state_dir_fd, &st, err);
 }
 
@@ -273,20 +281,32 @@ static int run_runtime_hooks(struct container_ctx *c, struct error *err)
 	return sync_send(c->sync_parent, SYNC_HOOKS_DONE, NULL, err);
 }
 
-/* Wait for READY, serving the hooks request on the way. */
+/* The seccomp notify listener goes to linux.seccomp.listenerPath with the
+ * container process state, as config-linux.md says. */
+static int forward_listener(struct container_ctx *c, int fd, struct error *err)
+{
+	const struct oci_seccomp *sc = &c->spec->linux.seccomp;
+	int r;
+
+	if (fd < 0)
+		return error_set(err, "seccomp listener message without an fd");
+	r = seccomp_send_listener(sc->listener_path, sc->listener_metadata, fd,
+				  c->state_json, err);
+	close(fd);
+	if (r == 0)
+		return sync_send(c->sync_parent, SYNC_GO, NULL, err);
+	return -1;
+}
+
+/* Wait for READY, serving the child's requests on the way. */
 static int wait_child_ready(struct container_ctx *c, struct error *err)
 {
 	struct sync_msg msg;
-	ssize_t n;
+	int fd;
 
 	for (;;) {
-		do
-			n = recv(c->sync_parent, &msg, sizeof(msg), 0);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			return error_sys(err, "receive from container init");
-		if (n != (ssize_t)sizeof(msg))
-			return error_set(err, "container init exited during setup");
+		if (sync_recv(c->sync_parent, &msg, &fd, err) < 0)
+			return -1;
 		switch (msg.type) {
 		case SYNC_READY:
 			return 0;
@@ -294,11 +314,13 @@ static int wait_child_ready(struct container_ctx *c, struct error *err)
 			if (run_runtime_hooks(c, err) < 0)
 				return -1;
 			continue;
-		case SYNC_ERROR:
-			msg.err.msg[sizeof(msg.err.msg) - 1] = '\0';
-			*err = msg.err;
-			return -1;
+		case SYNC_SECCOMP_FD:
+			if (forward_listener(c, fd, err) < 0)
+				return -1;
+			continue;
 		default:
+			if (fd >= 0)
+				close(fd);
 			return error_set(err, "unexpected message %d from container init",
 					 msg.type);
 		}
@@ -314,12 +336,6 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 		return -1;
 	c->sync_parent = pair[0];
 	c->sync_child = pair[1];
-	/* The state for hooks that run in the child; pid is filled later. */
-	{
-		struct container_state st;
-		ctx_state(c, STATUS_CREATING, &st);
-		c->state_json = state_to_json(&st, false);
-	}
 	if (ns_join_before_clone(c, err) < 0)
 		return -1;
 	if (ns_clone(c->clone_flags, &pid, err) < 0)
@@ -335,12 +351,7 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 			  pid, err) < 0)
 		return -1;
 	c->cgroup_created = true;
-	free(c->state_json);
-	{
-		struct container_state st;
-		ctx_state(c, STATUS_CREATING, &st);
-		c->state_json = state_to_json(&st, false);
-	}
+	ctx_update_state_json(c, STATUS_CREATING);
 	if (sync_send_value(c->sync_parent, SYNC_GO, pid, err) < 0)
 		return -1;
 	if (wait_child_ready(c, err) < 0)

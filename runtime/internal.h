@@ -41,6 +41,7 @@ struct container_ctx {
 	bool foreground;  /* run without --detach: we stay to proxy and wait */
 	bool state_dir_made;
 	int listen_fds; /* LISTEN_FDS passed through (socket activation) */
+	bool locked_down; /* credentials and seccomp already applied */
 	bool restore_sigmask; /* the child restores saved_sigmask (run) */
 	sigset_t saved_sigmask;
 	char *config_json; /* the bytes of config.json, saved in the state dir */
@@ -70,6 +71,8 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	      const struct create_opts *o);
 void ctx_release(struct container_ctx *c);
 int create_container(struct container_ctx *c, struct error *err);
+/* c->state_json for hooks and the seccomp listener, with this status. */
+void ctx_update_state_json(struct container_ctx *c, enum container_status status);
 
 /* run.c: foreground waiting, shared with exec. */
 void block_forwarded_signals(sigset_t *old);

@@ -59,7 +59,7 @@ unsigned seccomp_compile_count(void)
 	return compile_count;
 }
 
-/* ---- names -------------------------------------------------------------- */
+/* ---- names --------------------------------------------------------------- */
 
 static const struct {
 	const char *name;
@@ -136,7 +136,7 @@ static const struct {
  */
 static const char *const handover_syscalls[] = { "write", "sendmsg" };
 
-/* ---- validation ----------------------------------------------------------- */
+/* ---- validation ---------------------------------------------------------- */
 
 /* What the profile asks for, beyond the rules themselves. */
 struct profile {
@@ -317,7 +317,7 @@ static int check_profile(const struct oci_seccomp *sc, struct profile *p,
 	return 0;
 }
 
-/* ---- seccomp(2) flags ------------------------------------------------------- */
+/* ---- seccomp(2) flags ---------------------------------------------------- */
 
 /*
  * Does this kernel take flag?  seccomp(SET_MODE_FILTER) with a NULL program
@@ -393,7 +393,7 @@ static int load_flags(const struct profile *p, unsigned int *out,
 	return 0;
 }
 
-/* ---- rules ------------------------------------------------------------------ */
+/* ---- rules --------------------------------------------------------------- */
 
 /* Native syscall numbers named anywhere in the profile, whatever action. */
 struct named_set {
@@ -490,7 +490,7 @@ static int add_syscall(scmp_filter_ctx ctx, const struct profile *p,
 	return 0;
 }
 
-/* ---- ENOSYS for what the profile does not know about ---------------------- */
+/* ---- ENOSYS for what the profile does not know about --------------------- */
 
 /*
  * A profile written before a syscall existed denies it with its default
@@ -604,7 +604,7 @@ static size_t enosys_stub(const struct profile *p, const struct named_set *ns,
 	return 6;
 }
 
-/* ---- compiling ---------------------------------------------------------------- */
+/* ---- compiling ----------------------------------------------------------- */
 
 static int build_filter(scmp_filter_ctx ctx, const struct oci_seccomp *sc,
 			const struct profile *p, struct named_set *ns,
@@ -766,7 +766,7 @@ int seccomp_prepare(const struct oci_seccomp *sc, const char *cache_dir,
 	return 0;
 }
 
-/* ---- loading ------------------------------------------------------------------ */
+/* ---- loading ------------------------------------------------------------- */
 
 int seccomp_prog_load(const struct seccomp_prog *prog, int *listener_fd,
 		 struct error *err)

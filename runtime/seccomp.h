@@ -65,10 +65,11 @@
  *     returns: the child loads the filter before it blocks waiting for
  *     `start`, not after.
  *
- *  5. seccomp_prog_load() allocates nothing and takes no locks: it is safe in a
- *     child created by clone()/vfork() of a multi-threaded parent.  The
- *     child is single-threaded, so SECCOMP_FILTER_FLAG_TSYNC is moot but
- *     harmless.
+ *  5. seccomp_prog_load() allocates nothing and takes no locks on success
+ *     (one seccomp(2) call), so it is fine in a child clone()d from a
+ *     multi-threaded parent; only its error path formats *err (vsnprintf,
+ *     strerror).  The child is single-threaded, so
+ *     SECCOMP_FILTER_FLAG_TSYNC is moot but harmless.
  */
 
 #include <linux/filter.h>
@@ -128,7 +129,7 @@ void seccomp_prog_free(struct seccomp_prog *p);
 /* How many times this process ran libseccomp (cache misses); for tests. */
 unsigned seccomp_compile_count(void);
 
-/* ---- the seccomp agent (seccomp_notify.c) ------------------------------ */
+/* ---- the seccomp agent (seccomp_notify.c) -------------------------------- */
 
 /* The pieces of the container's state (runtime.md "State"). */
 struct seccomp_state_info {
@@ -166,7 +167,7 @@ int seccomp_send_listener(const char *listener_path, const char *metadata,
 			  int listener_fd, const char *state_json,
 			  struct error *err);
 
-/* ---- internals shared by seccomp.c, seccomp_cache.c and the tests ------ */
+/* ---- internals shared by seccomp.c, seccomp_cache.c and the tests -------- */
 
 struct sha256_ctx {
 	uint32_t h[8];

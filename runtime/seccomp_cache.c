@@ -66,7 +66,7 @@ struct cache_header {
 	uint8_t digest[SECCOMP_KEY_SIZE]; /* SHA-256 of the instructions */
 };
 
-/* ---- SHA-256 (FIPS 180-4) --------------------------------------------- */
+/* ---- SHA-256 (FIPS 180-4) ------------------------------------------------ */
 
 static const uint32_t sha256_k[64] = {
 	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
@@ -180,7 +180,7 @@ void seccomp_key_hex(const uint8_t key[SECCOMP_KEY_SIZE],
 	out[2 * SECCOMP_KEY_SIZE] = '\0';
 }
 
-/* ---- canonical serialisation ------------------------------------------- */
+/* ---- canonical serialisation --------------------------------------------- */
 
 /*
  * Every item is a one-byte tag followed by a fixed-size or length-prefixed
@@ -298,7 +298,7 @@ void seccomp_cache_key(const struct oci_seccomp *sc,
 	sha256_final(&c, key);
 }
 
-/* ---- the directory ----------------------------------------------------- */
+/* ---- the directory ------------------------------------------------------- */
 
 static int check_private(const struct stat *st, const char *what,
 			 const char *path, struct error *err)
@@ -355,7 +355,7 @@ int seccomp_cache_open_dir(const char *path, struct error *err)
 	return take_fd(fd);
 }
 
-/* ---- entries ----------------------------------------------------------- */
+/* ---- entries ------------------------------------------------------------- */
 
 static void digest_insns(const struct sock_filter *insns, unsigned short len,
 			 uint8_t out[SECCOMP_KEY_SIZE])

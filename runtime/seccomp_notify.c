@@ -25,7 +25,7 @@
 #define LISTENER_TIMEOUT_SEC 10
 #define STATE_MAX_DEPTH 64
 
-/* ---- JSON --------------------------------------------------------------- */
+/* ---- JSON ---------------------------------------------------------------- */
 
 static void gen_str(yajl_gen g, const char *s)
 {
@@ -180,7 +180,7 @@ out:
 	return rc;
 }
 
-/* ---- the socket ------------------------------------------------------------ */
+/* ---- the socket ---------------------------------------------------------- */
 
 /*
  * sun_path holds 107 bytes; a longer listenerPath is reached through its

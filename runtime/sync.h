@@ -16,6 +16,7 @@ enum sync_msg_type {
 	SYNC_HOOKS_DONE,    /* parent -> child */
 	SYNC_READY,	    /* child -> parent: set up, about to wait for start */
 	SYNC_ERROR,	    /* either way: err holds why */
+	SYNC_SECCOMP_FD,    /* child -> parent: the notify listener, SCM_RIGHTS */
 };
 
 struct sync_msg {
@@ -32,5 +33,9 @@ int sync_send_value(int fd, int type, long long value, struct error *err);
  * copied into *err and -1 returned; EOF is "container init exited". */
 int sync_expect(int fd, int want, struct error *err);
 int sync_expect_value(int fd, int want, long long *value, struct error *err);
+/* A message carrying one fd (SCM_RIGHTS). */
+int sync_send_fd(int fd, int type, int payload_fd, struct error *err);
+/* Receive any message; *passed gets an fd that came with it, or -1. */
+int sync_recv(int fd, struct sync_msg *msg, int *passed, struct error *err);
 
 #endif

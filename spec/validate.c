@@ -8,7 +8,6 @@
  * valid (the spec requires it only for `start`), so `create` checks
  * has_process itself.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,6 +45,18 @@ bool spec_has_control_chars(const char *s)
 
 /* ---- ociVersion ------------------------------------------------------- */
 
+/* ctype.h answers by locale: SemVer is ASCII. */
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_ident_char(char c)
+{
+	return is_digit(c) || (c >= 'a' && c <= 'z') ||
+	       (c >= 'A' && c <= 'Z') || c == '-';
+}
+
 /* A SemVer pre-release or build part: dot-separated non-empty
  * identifiers of [0-9A-Za-z-].  Advances *pp past it. */
 static bool semver_idents(const char **pp)
@@ -54,7 +65,7 @@ static bool semver_idents(const char **pp)
 	bool empty = true;
 
 	for (;; p++) {
-		if (isalnum((unsigned char)*p) || *p == '-') {
+		if (is_ident_char(*p)) {
 			empty = false;
 		} else if (*p == '.' && !empty) {
 			empty = true;
@@ -75,8 +86,7 @@ static bool semver_major(const char *v, unsigned long *major)
 		char *end;
 		unsigned long n;
 
-		if (!isdigit((unsigned char)*p) ||
-		    (*p == '0' && isdigit((unsigned char)p[1])))
+		if (!is_digit(*p) || (*p == '0' && is_digit(p[1])))
 			return false;
 		errno = 0;
 		n = strtoul(p, &end, 10);

@@ -41,6 +41,45 @@ static int check_namespaces(const struct oci_linux *l, struct error *err)
 	return 0;
 }
 
+static bool id_is_mapped(const struct oci_id_mapping *m, size_t n,
+			 uint32_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (id >= m[i].container_id &&
+		    id - m[i].container_id < m[i].size)
+			return true;
+	return false;
+}
+
+/* setuid() to an ID the new user namespace does not map fails (EINVAL):
+ * say so now, by name, rather than from inside the container later. */
+static int check_process_ids_mapped(const struct oci_spec *s,
+				    struct error *err)
+{
+	const struct oci_linux *l = &s->linux;
+	const struct oci_user *u = &s->process.user;
+
+	if (!id_is_mapped(l->uid_mappings, l->n_uid_mappings, u->uid))
+		return spec_vfail(err, CFG,
+				  "process.user.uid: %u is not mapped by "
+				  "linux.uidMappings",
+				  u->uid);
+	if (!id_is_mapped(l->gid_mappings, l->n_gid_mappings, u->gid))
+		return spec_vfail(err, CFG,
+				  "process.user.gid: %u is not mapped by "
+				  "linux.gidMappings",
+				  u->gid);
+	for (size_t i = 0; i < u->n_additional_gids; i++)
+		if (!id_is_mapped(l->gid_mappings, l->n_gid_mappings,
+				  u->additional_gids[i]))
+			return spec_vfail(err, CFG,
+					  "process.user.additionalGids[%zu]: "
+					  "%u is not mapped by "
+					  "linux.gidMappings",
+					  i, u->additional_gids[i]);
+	return 0;
+}
+
 static int check_user_mappings(const struct oci_spec *s, struct error *err)
 {
 	const struct oci_linux *l = &s->linux;
@@ -66,6 +105,8 @@ static int check_user_mappings(const struct oci_spec *s, struct error *err)
 	    spec_check_id_mappings(l->gid_mappings, l->n_gid_mappings,
 				   "linux.gidMappings", err) < 0)
 		return -1;
+	if (userns && !userns->path && s->has_process)
+		return check_process_ids_mapped(s, err);
 	return 0;
 }
 

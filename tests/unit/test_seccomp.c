@@ -237,7 +237,7 @@ static void test_same_index_twice(void **state)
 	seccomp_prog_free(&prog);
 }
 
-/* ---- ENOSYS ----------------------------------------------------------------- */
+/* ---- ENOSYS -------------------------------------------------------------- */
 
 /* Highest named: openat2 (437).  clone3 (435) and 440 are below it. */
 static const char enosys_json[] =
@@ -364,7 +364,7 @@ static void test_clone3_hardening(void **state)
 	seccomp_prog_free(&prog);
 }
 
-/* ---- the Docker-like profile ---------------------------------------------- */
+/* ---- the Docker-like profile --------------------------------------------- */
 
 static void child_docker(void *arg, int listener)
 {
@@ -483,7 +483,7 @@ static void test_probe_docker_profile(void **state)
 	tsc_free(&sc);
 }
 
-/* ---- /proc, flags, validation ----------------------------------------------- */
+/* ---- /proc, flags, validation -------------------------------------------- */
 
 static void child_status(void *arg, int listener)
 {

@@ -62,7 +62,7 @@ static void assert_same_prog(const struct seccomp_prog *a,
 	assert_string_equal(a->key, b->key);
 }
 
-/* ---- SHA-256 --------------------------------------------------------------- */
+/* ---- SHA-256 ------------------------------------------------------------- */
 
 static void hex_of(const void *data, size_t len, char out[65])
 {
@@ -107,7 +107,7 @@ static void test_sha256_vectors(void **state)
 				 "f1809a48a497200e046d39ccc7112cd0");
 }
 
-/* ---- the key ---------------------------------------------------------------- */
+/* ---- the key ------------------------------------------------------------- */
 
 static void key_of(const char *json, char hex[65])
 {
@@ -167,7 +167,7 @@ static void test_key(void **state)
 	assert_string_equal(base, other);
 }
 
-/* ---- entries ---------------------------------------------------------------- */
+/* ---- entries ------------------------------------------------------------- */
 
 static void test_hit(void **state)
 {

@@ -204,7 +204,7 @@ static TSC_UNUSED void tsc_expect_error(const char *json, const char *want)
 	tsc_free(&sc);
 }
 
-/* ---- children --------------------------------------------------------------- */
+/* ---- children ------------------------------------------------------------ */
 
 /*
  * In the child only raw syscalls, snprintf and write(2): no allocation, no

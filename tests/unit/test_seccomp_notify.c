@@ -151,7 +151,7 @@ static char *state_for(pid_t pid)
 	return json;
 }
 
-/* ---- end to end ---------------------------------------------------------------- */
+/* ---- end to end ---------------------------------------------------------- */
 
 static void child_notified(void *arg, int listener)
 {
@@ -254,7 +254,7 @@ static void test_notify_flags_long_path(void **state)
 			  SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV);
 }
 
-/* ---- seccomp_send_listener on its own --------------------------------------- */
+/* ---- seccomp_send_listener on its own ------------------------------------ */
 
 static void test_send_any_fd(void **state)
 {

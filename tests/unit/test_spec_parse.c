@@ -91,7 +91,7 @@ static void check_full_process(const struct oci_process *p)
 	assert_true(p->user.umask.set);
 	assert_int_equal(p->user.umask.v, 18);
 	assert_int_equal(p->user.n_additional_gids, 3);
-	assert_int_equal(p->user.additional_gids[2], 4294967295u);
+	assert_int_equal(p->user.additional_gids[2], 65535);
 	assert_string_equal(p->user.username, "agent");
 	assert_int_equal(p->args.len, 3);
 	assert_string_equal(p->args.items[2], "echo hello");
@@ -526,6 +526,14 @@ static void test_parse_process(void **state)
 	assert_true(is_zero(&p, sizeof(p)));
 	process_free(&p);
 	process_free(NULL);
+
+	const char *max = "{\"user\":{\"uid\":4294967295,\"gid\":4294967295,"
+			  "\"additionalGids\":[4294967295,0]}}";
+	assert_ok(spec_parse_process(max, strlen(max), &p, &err), err);
+	assert_int_equal(p.user.uid, UINT32_MAX);
+	assert_int_equal(p.user.gid, UINT32_MAX);
+	assert_int_equal(p.user.additional_gids[0], UINT32_MAX);
+	process_free(&p);
 
 	const char *bad =
 		"{\"cwd\":\"/\",\"args\":[\"ls\"],\"user\":{\"uid\":-5,"

@@ -264,6 +264,13 @@ static void test_namespaces_and_mappings(void **state)
 								      ",'gidMappings':" MAP1
 								      "}",
 		  NULL },
+		/* IDs are checked against the maps of a new namespace only */
+		{ "'process':{'cwd':'/','args':['sh'],'user':{'uid':5,'gid':5}},"
+		  "'linux':{" NS("{'type':'user','path':'/proc/9/ns/user'}") "}",
+		  NULL },
+		{ "'process':{'cwd':'/','args':['sh'],'user':{'uid':0,'gid':0,"
+		  "'additionalGids':[0]}},'linux':{" USERNS "}",
+		  NULL },
 		{ "'linux':{" NS(T("user")) ",'uidMappings':" MAP1 "}",
 		  "linux.gidMappings: required with a new user namespace" },
 		{ "'linux':{" NS(T(

@@ -12,9 +12,12 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <linux/keyctl.h>
 #include <unistd.h>
 
 #include "../hooks/hooks.h"
+#include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "internal.h"
@@ -66,6 +69,20 @@ static int step_create_container_hooks(struct container_ctx *c, struct error *er
 		return 0;
 	return hooks_run(&c->spec->hooks[HOOK_CREATE_CONTAINER],
 			 HOOK_CREATE_CONTAINER, c->state_json, err);
+}
+
+/* A session keyring of the container's own, so that keys of the caller's
+ * session are not reachable from inside (unless --no-new-keyring). */
+static int step_session_keyring(struct container_ctx *c, struct error *err)
+{
+	_cleanup_free_ char *name = NULL;
+
+	if (c->opts->no_new_keyring)
+		return 0;
+	name = xasprintf("_ses.%s", c->id);
+	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0 && errno != ENOSYS)
+		return error_sys(err, "join a new session keyring");
+	return 0;
 }
 
 static int step_hostname(struct container_ctx *c, struct error *err)
@@ -184,6 +201,7 @@ static const struct child_step setup_steps[] = {
 	{ "join namespaces", ns_child_join },
 	{ "enter new namespaces", ns_child_after_go },
 	{ "loopback", ns_loopback_up },
+	{ "session keyring", step_session_keyring },
 	{ "mounts", rootfs_prepare_mounts },
 	{ "prestart and createRuntime hooks", step_runtime_hooks },
 	{ "createContainer hooks", step_create_container_hooks },

@@ -15,11 +15,11 @@ GITCOMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
 BUILD    ?= build
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
             -Wshadow -Wformat=2 -Wmissing-prototypes -fno-strict-aliasing \
             -D_GNU_SOURCE -DAGENTSBX_VERSION='"$(VERSION)"' \
             -DAGENTSBX_COMMIT='"$(GITCOMMIT)"' $(PKG_CFLAGS)
-LDLIBS   += $(PKG_LIBS)
+override LDLIBS += $(PKG_LIBS)
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c runtime/*.c hooks/*.c))
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
@@ -85,3 +85,7 @@ clean:
 	rm -rf build build-asan agentsbx
 
 -include $(DEPS)
+
+# Escape regression tests: a build with one defence turned off (lib/weaken.h).
+weak-%:
+	$(MAKE) BUILD=build-weak-$* CFLAGS='-O2 -g -DAGENTSBX_WEAKEN=\"$*\"' build-weak-$*/agentsbx

@@ -46,7 +46,8 @@ static int run_spec(const struct global_opts *g, int argc, char **argv)
 		free(path);
 		return 1;
 	}
-	json = spec_default_json(rootless);
+	/* Rootless: container root is the caller (runc does the same). */
+	json = spec_default_json(rootless, (uint32_t)geteuid(), (uint32_t)getegid());
 	if (write_all(fd, json, strlen(json)) < 0 || write_all(fd, "\n", 1) < 0) {
 		log_error("spec: write %s: %s", path, strerror(errno));
 		close(fd);

@@ -25,6 +25,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include "../lib/weaken.h"
 #include "internal.h"
 #include "lifecycle.h"
 #include "terminal.h"
@@ -217,7 +218,7 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 		return error_sys(err, "setsid");
 	if (c->has_seccomp && !c->spec->process.no_new_privileges) {
 		int listener = -1;
-		if (seccomp_load(&c->seccomp, &listener, err) < 0)
+		if (seccomp_prog_load(&c->seccomp, &listener, err) < 0)
 			return -1;
 		c->has_seccomp = false;
 	}
@@ -298,7 +299,7 @@ static int spawn_exec(struct container_ctx *c, const struct container_handle *h,
 	c->sync_parent = pair[0];
 	c->sync_child = pair[1];
 	/* Nothing inside may open our /proc/<pid>/exe (CVE-2019-5736). */
-	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+	if (!WEAKENED("dumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
 	if (ns_clone(0, &pid, err) < 0)
 		return -1;
@@ -373,6 +374,7 @@ int container_exec(const struct global_opts *g, const struct exec_opts *o,
 	if (handle_open(g, o->id, false, &h, err) < 0)
 		return -1;
 	ctx_init(&c, g, &copts);
+	c.is_exec = true;
 	c.foreground = !o->detach;
 	block_forwarded_signals(&c.saved_sigmask);
 	c.restore_sigmask = true;

@@ -42,6 +42,7 @@ struct container_ctx {
 	bool state_dir_made;
 	int listen_fds; /* LISTEN_FDS passed through (socket activation) */
 	bool locked_down; /* credentials and seccomp already applied */
+	bool is_exec;	  /* exec: a process joining, not the init */
 	bool restore_sigmask; /* the child restores saved_sigmask (run) */
 	sigset_t saved_sigmask;
 	char *config_json; /* the bytes of config.json, saved in the state dir */

@@ -24,6 +24,8 @@
 #include "../lib/fds.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include "../lib/weaken.h"
+#include "pathres.h"
 #include "internal.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -230,6 +232,28 @@ static int set_user(const struct oci_user *u, struct error *err)
 	return 0;
 }
 
+/* The cwd, resolved in the container's root: a magic link such as
+ * /proc/self/fd/N (a leaked host fd, CVE-2024-21626) or a symlink out of the
+ * root cannot make it a host directory. */
+static int change_cwd(const char *cwd, struct error *err)
+{
+	_cleanup_close_ int root = -1, dir = -1;
+
+	if (WEAKENED("cwd-in-root")) {
+		if (chdir(cwd) < 0)
+			return error_sys(err, "chdir to cwd %s", cwd);
+		return 0;
+	}
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return error_sys(err, "open /");
+	if (path_open_in_root(root, cwd, O_PATH | O_DIRECTORY, false, &dir, err) < 0)
+		return error_prefix(err, "process.cwd");
+	if (fchdir(dir) < 0)
+		return error_sys(err, "chdir to cwd %s", cwd);
+	return 0;
+}
+
 int process_apply_credentials(struct container_ctx *c, struct error *err)
 {
 	const struct oci_process *p = &c->spec->process;
@@ -238,8 +262,8 @@ int process_apply_credentials(struct container_ctx *c, struct error *err)
 	    caps_apply(&c->caps, err) < 0)
 		return -1;
 	umask(p->user.umask.set ? (mode_t)p->user.umask.v : 0022);
-	if (chdir(p->cwd) < 0)
-		return error_sys(err, "chdir to cwd %s", p->cwd);
+	if (change_cwd(p->cwd, err) < 0)
+		return -1;
 	if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_NO_NEW_PRIVS)");
 	return 0;
@@ -335,7 +359,7 @@ void process_exec(struct container_ctx *c)
 	}
 	if (c->has_seccomp) {
 		int listener = -1;
-		if (seccomp_load(&c->seccomp, &listener, &err) < 0)
+		if (seccomp_prog_load(&c->seccomp, &listener, &err) < 0)
 			exec_fail(&err);
 	}
 	execve(c->exec_path, argv, envp);

@@ -24,6 +24,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include "../lib/weaken.h"
 #include "internal.h"
 #include "pathres.h"
 
@@ -59,7 +60,7 @@ static int open_target(int rootfd, const char *dest, bool is_dir, bool strict,
 {
 	struct stat st;
 
-	if (strict) {
+	if (strict && !WEAKENED("proc-target")) {
 		/* /proc and /sys: no symlink anywhere on the way, and the
 		 * target must be a real directory (CVE-2019-16884,
 		 * CVE-2019-19921). */
@@ -233,6 +234,10 @@ static int open_dev_null(int *out, struct error *err)
 
 	if (fd < 0)
 		return error_sys(err, "open /dev/null");
+	if (WEAKENED("devnull-check")) {
+		*out = fd;
+		return 0;
+	}
 	if (fstat(fd, &st) < 0 || !S_ISCHR(st.st_mode) ||
 	    st.st_rdev != makedev(1, 3)) {
 		close(fd);
@@ -354,6 +359,10 @@ int rootfs_finalize(struct container_ctx *c, struct error *err)
 	if (c->opts->no_pivot ? do_move_root(c->rootfs_fd, err) < 0
 			      : do_pivot_root(c->rootfs_fd, err) < 0)
 		return -1;
+	/* The runtime's procfs is not needed past here; keep no handle to
+	 * the host's mount tree inside the container. */
+	close(c->host_proc_fd);
+	c->host_proc_fd = -1;
 	if ((c->mounts.rootfs_propagation & MS_SHARED) &&
 	    mount(NULL, "/", NULL, c->mounts.rootfs_propagation, NULL) < 0)
 		return error_sys(err, "set propagation of the container's /");

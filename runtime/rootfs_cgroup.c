@@ -24,15 +24,25 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include "../lib/weaken.h"
 #include "internal.h"
 #include "pathres.h"
 
 #define HOST_CGROUP_ROOT "/sys/fs/cgroup"
 
-static uint64_t cgroup_mount_attr(const struct mount_entry *e)
+static uint64_t cgroup_mount_attr(const struct container_ctx *c,
+				  const struct mount_entry *e)
 {
-	return ms_flags_to_attr(e->flags) | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV |
-	       MOUNT_ATTR_NOEXEC;
+	uint64_t attr = ms_flags_to_attr(e->flags) | MOUNT_ATTR_NOSUID |
+			MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
+
+	/* Read-only unless the spec says rw *and* the container has its own
+	 * cgroup namespace (CVE-2023-25809). */
+	if (!(e->flags & MS_RDONLY) && !(c->unshare_after_go & CLONE_NEWCGROUP))
+		attr |= MOUNT_ATTR_RDONLY;
+	if (WEAKENED("cgroup-ro"))
+		attr &= ~(uint64_t)MOUNT_ATTR_RDONLY;
+	return attr;
 }
 
 /* Bind host_dir onto dirfd, with attributes, recursively. */
@@ -68,7 +78,7 @@ static int mount_v2(struct container_ctx *c, int dstfd,
 		return 0;
 	}
 	host = xasprintf(HOST_CGROUP_ROOT "%s", c->cgroup_path);
-	return bind_dir_fd(host, dstfd, cgroup_mount_attr(e), err);
+	return bind_dir_fd(host, dstfd, cgroup_mount_attr(c, e), err);
 }
 
 static bool is_cgroup_fs(int dirfd, const char *name)
@@ -107,7 +117,7 @@ static int mount_v1(struct container_ctx *c, int rootfd, int dstfd,
 		    const struct mount_entry *e, struct error *err)
 {
 	_cleanup_close_ int hostfd = -1, tmpfd = -1, top = -1;
-	uint64_t attr = cgroup_mount_attr(e);
+	uint64_t attr = cgroup_mount_attr(c, e);
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 	char p[FD_PATH_MAX];
 	struct dirent *de;

@@ -116,16 +116,6 @@ int seccomp_prog_load(const struct seccomp_prog *prog, int *listener_fd,
 
 void seccomp_prog_free(struct seccomp_prog *p);
 
-/*
- * The first draft called seccomp_prog_load() seccomp_load(), but libseccomp
- * exports a seccomp_load() of its own: two definitions do not link
- * statically, and no file could include both headers.  Transitional alias
- * for callers that include only this header; drop it once they are renamed.
- */
-#if !defined(_SECCOMP_H) && !defined(SECCOMP_NO_COMPAT_NAMES)
-#define seccomp_load seccomp_prog_load
-#endif
-
 /* How many times this process ran libseccomp (cache misses); for tests. */
 unsigned seccomp_compile_count(void);
 

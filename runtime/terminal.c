@@ -17,6 +17,9 @@
 
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
+#include "../lib/weaken.h"
+#include "pathres.h"
+#include <sys/mount.h>
 #include "internal.h"
 
 static int send_fd(int sock, int fd, struct error *err)
@@ -91,8 +94,36 @@ int terminal_connect_socket(const char *path, int *out, struct error *err)
 	return 0;
 }
 
+/*
+ * /dev/console: the pty peer, bound by fd onto a file created without
+ * following symlinks (CVE-2025-52565: a /dev/pts/N or /dev/console symlink
+ * planted in the rootfs must not redirect the bind).
+ */
+static int bind_console(int slave, struct error *err)
+{
+	_cleanup_close_ int root = -1, dst = -1, tree = -1;
+
+	if (WEAKENED("console-nofollow")) {
+		dst = open("/dev/console", O_PATH | O_CREAT | O_CLOEXEC, 0600);
+	} else {
+		root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (root < 0)
+			return error_sys(err, "open /");
+		if (path_mkfile_in_root(root, "/dev/console", 0600, &dst, err) < 0)
+			return error_prefix(err, "create /dev/console");
+	}
+	if (dst < 0)
+		return error_sys(err, "create /dev/console");
+	tree = open_tree(slave, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (tree < 0)
+		return error_sys(err, "clone the console pty");
+	if (move_mount(tree, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return error_sys(err, "bind the console pty on /dev/console");
+	return 0;
+}
+
 int terminal_setup(int console_sock, const struct oci_console_size *size,
-		   struct error *err)
+		   bool is_init, struct error *err)
 {
 	_cleanup_close_ int master = -1, slave = -1;
 
@@ -113,6 +144,8 @@ int terminal_setup(int console_sock, const struct oci_console_size *size,
 		if (ioctl(slave, TIOCSWINSZ, &ws) < 0)
 			return error_sys(err, "set console size");
 	}
+	if (is_init && bind_console(slave, err) < 0)
+		return -1;
 	if (send_fd(console_sock, master, err) < 0)
 		return -1;
 	if (setsid() < 0)
@@ -131,7 +164,8 @@ int terminal_setup_child(struct container_ctx *c, struct error *err)
 		return 0;
 	if (c->console_sock < 0)
 		return error_set(err, "process.terminal is set but there is no console socket");
-	if (terminal_setup(c->console_sock, &c->spec->process.console_size, err) < 0)
+	if (terminal_setup(c->console_sock, &c->spec->process.console_size,
+			   !c->is_exec, err) < 0)
 		return -1;
 	close(c->console_sock);
 	c->console_sock = -1;

@@ -2,6 +2,7 @@
 #ifndef AGENTSBX_TERMINAL_H
 #define AGENTSBX_TERMINAL_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "../lib/error.h"
@@ -17,7 +18,7 @@ int terminal_setup_child(struct container_ctx *c, struct error *err);
 /* Same, for a process that only joins the container (exec): the pty comes
  * from the container's /dev/ptmx, which must already be the cwd's root. */
 int terminal_setup(int console_sock, const struct oci_console_size *size,
-		   struct error *err);
+		   bool is_init, struct error *err);
 
 /* Parent: connect to --console-socket. */
 int terminal_connect_socket(const char *path, int *out, struct error *err);

@@ -14,7 +14,6 @@
 #include "../lib/util.h"
 #include "internal.h"
 
-#define ROOTLESS_ID 1000
 
 struct gen {
 	yajl_gen g;
@@ -203,12 +202,12 @@ static void gen_mounts(struct gen *g, bool rootless)
 	garray_close(g);
 }
 
-static void gen_id_mapping(struct gen *g, const char *key)
+static void gen_id_mapping(struct gen *g, const char *key, uint32_t host_id)
 {
 	garray_open(g, key);
 	gmap_open(g, NULL);
 	gkey_int(g, "containerID", 0);
-	gkey_int(g, "hostID", ROOTLESS_ID);
+	gkey_int(g, "hostID", host_id);
 	gkey_int(g, "size", 1);
 	gmap_close(g);
 	garray_close(g);
@@ -230,12 +229,12 @@ static void gen_namespaces(struct gen *g, bool rootless)
 	garray_close(g);
 }
 
-static void gen_linux(struct gen *g, bool rootless)
+static void gen_linux(struct gen *g, bool rootless, uint32_t uid, uint32_t gid)
 {
 	gmap_open(g, "linux");
 	if (rootless) {
-		gen_id_mapping(g, "uidMappings");
-		gen_id_mapping(g, "gidMappings");
+		gen_id_mapping(g, "uidMappings", uid);
+		gen_id_mapping(g, "gidMappings", gid);
 	} else {
 		/* a rootless container cannot set up a device cgroup */
 		gmap_open(g, "resources");
@@ -253,7 +252,7 @@ static void gen_linux(struct gen *g, bool rootless)
 	gmap_close(g);
 }
 
-static void gen_spec(struct gen *g, bool rootless)
+static void gen_spec(struct gen *g, bool rootless, uint32_t uid, uint32_t gid)
 {
 	gmap_open(g, NULL);
 	gkey_str(g, "ociVersion", OCI_VERSION_MAX);
@@ -264,11 +263,11 @@ static void gen_spec(struct gen *g, bool rootless)
 	gmap_close(g);
 	gkey_str(g, "hostname", "agentsbx");
 	gen_mounts(g, rootless);
-	gen_linux(g, rootless);
+	gen_linux(g, rootless, uid, gid);
 	gmap_close(g);
 }
 
-char *spec_default_json(bool rootless)
+char *spec_default_json(bool rootless, uint32_t uid, uint32_t gid)
 {
 	struct gen g = { .g = yajl_gen_alloc(NULL) };
 	const unsigned char *buf;
@@ -279,7 +278,7 @@ char *spec_default_json(bool rootless)
 		abort();
 	yajl_gen_config(g.g, yajl_gen_beautify, 1);
 	yajl_gen_config(g.g, yajl_gen_indent_string, "\t");
-	gen_spec(&g, rootless);
+	gen_spec(&g, rootless, uid, gid);
 	check(&g, yajl_gen_get_buf(g.g, &buf, &len));
 	/* fixed content: a failure is a bug here, not a runtime condition */
 	if (g.status != yajl_gen_status_ok)

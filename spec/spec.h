@@ -447,7 +447,7 @@ const char *str_map_get(const struct str_map *m, const char *key);
 
 /* The default config.json of `agentsbx spec` (rootless variant too).
  * A heap string, pretty-printed JSON ending in a newline. */
-char *spec_default_json(bool rootless);
+char *spec_default_json(bool rootless, uint32_t uid, uint32_t gid);
 
 /*
  * Name tables (names.c): config.json names of kernel and libseccomp

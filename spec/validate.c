@@ -217,12 +217,10 @@ static int validate_mount(const struct oci_spec *s, size_t i, struct error *err)
 				  "mounts[%zu].destination: required field is "
 				  "missing",
 				  i);
-	if (!spec_path_is_absolute(m->destination))
-		return spec_vfail(
-			err, CFG,
-			"mounts[%zu].destination: must be an absolute "
-			"path, got %s",
-			i, spec_quote(q, m->destination));
+	/* A relative destination is taken from "/", as runc does (the spec
+	 * allowed it before 1.0); it is resolved inside the rootfs anyway. */
+	if (!*m->destination)
+		return spec_vfail(err, CFG, "mounts[%zu].destination: empty path", i);
 	if ((m->n_uid_mappings == 0) != (m->n_gid_mappings == 0))
 		return spec_vfail(
 			err, CFG,

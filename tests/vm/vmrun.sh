@@ -93,6 +93,7 @@ for b in ${VM_BINS:-}; do
 	done
 done
 (cd "$I" && find . | cpio -o -H newc -R 0:0 --quiet) > "$T/initrd"
+[ "${VM_DEBUG:-0}" = 1 ] && echo "vm: initramfs $(du -k "$T/initrd" | cut -f1) KiB" >&2
 
 # KVM only when it is a real one; PVM (kvm_pvm) runs stock kernels too slowly.
 if [ -z "${VM_ACCEL:-}" ]; then

@@ -1,0 +1,10 @@
+build-weak-setsid/cmd/kill.o: cmd/kill.c cmd/../lib/log.h \
+ cmd/../lib/util.h cmd/../lib/error.h cmd/cmd.h cmd/../lib/error.h \
+ cmd/../runtime/container.h cmd/../runtime/../lib/error.h
+cmd/../lib/log.h:
+cmd/../lib/util.h:
+cmd/../lib/error.h:
+cmd/cmd.h:
+cmd/../lib/error.h:
+cmd/../runtime/container.h:
+cmd/../runtime/../lib/error.h:

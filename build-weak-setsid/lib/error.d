@@ -1,0 +1,2 @@
+build-weak-setsid/lib/error.o: lib/error.c lib/error.h
+lib/error.h:

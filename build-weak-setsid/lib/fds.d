@@ -1,0 +1,2 @@
+build-weak-setsid/lib/fds.o: lib/fds.c lib/fds.h
+lib/fds.h:

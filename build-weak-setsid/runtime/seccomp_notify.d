@@ -1,0 +1,11 @@
+build-weak-setsid/runtime/seccomp_notify.o: runtime/seccomp_notify.c \
+ runtime/seccomp.h runtime/../lib/error.h runtime/../spec/spec.h \
+ runtime/../spec/../lib/error.h runtime/../lib/cleanup.h \
+ runtime/../lib/util.h runtime/../lib/error.h
+runtime/seccomp.h:
+runtime/../lib/error.h:
+runtime/../spec/spec.h:
+runtime/../spec/../lib/error.h:
+runtime/../lib/cleanup.h:
+runtime/../lib/util.h:
+runtime/../lib/error.h:

@@ -1,0 +1,624 @@
+# SPDX-License-Identifier: Apache-2.0
+"""OCI lifecycle hooks (config.md "POSIX-platform Hooks", runtime.md
+"Lifecycle"): where each kind runs, what it reads on stdin, in what order
+the six kinds run, failures, timeouts, output, args and env.
+
+Every hook here is tests/integration/hooks/record.sh (a #!/bin/sh script:
+busybox sh in the container, /bin/sh on the host), which records what it
+saw as files in LOGDIR/KIND/ (see the script) and appends KIND to
+LOGDIR/order.  LOGDIR is a host directory, bind-mounted at /hooklog in the
+container for the startContainer hook, which runs inside the container and
+is found in the container's rootfs (/hooks/record.sh).
+
+Expected, per kind:
+  prestart, createRuntime  runtime namespace (host mount ns), after the
+                           container's namespaces exist, before pivot_root;
+  createContainer          the container's mount ns, before pivot_root (it
+                           sees the host's /, with the container's rootfs
+                           mounted at its bundle path);
+  startContainer           inside the container (its rootfs is /), after
+                           `start`, before the user process;
+  poststart                runtime namespace, after the user process
+                           started, before `start` returns;
+  poststop                 runtime namespace, on `delete`.
+State on stdin: id, bundle, status (creating, creating, creating, created,
+running, stopped) and pid: the init's pid as the runtime sees it for hooks
+in the runtime namespace, as the container sees it (1: it has its own pid
+namespace) for createContainer and startContainer (runtime.md "State").
+"""
+
+import json
+import os
+import shutil
+import stat
+import time
+
+import pytest
+
+from conftest import (_stat_fields, add_mount, find_cgroups, make_spec, pid_alive,
+                      wait_for, write_spec)
+
+HOOK_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hooks",
+                        "record.sh")
+KINDS = ["prestart", "createRuntime", "createContainer", "startContainer",
+         "poststart", "poststop"]
+CREATE_KINDS = KINDS[:3]
+PATH_ENV = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+IN_CONTAINER_SCRIPT = "/hooks/record.sh"
+IN_CONTAINER_LOGDIR = "/hooklog"
+MARKER = ".hook-rootfs-marker"
+# The user process: shows it ran, then stays until killed.
+USER_PROCESS = ["sh", "-c", "touch /hooklog/user-ran; exec sleep 1000"]
+
+
+def host_ns(kind):
+    return os.readlink("/proc/self/ns/" + kind)
+
+
+class Hooks:
+    """A bundle whose config has record.sh hooks; the log directory."""
+
+    def __init__(self, env, args=None, kinds=KINDS, name="bundle"):
+        self.env = env
+        self.logdir = env.hostdir(name + "-hooklog")
+        # The script, executable whatever mode the checkout gave it.
+        bindir = os.path.join(env.tmp, name + "-hookbin")
+        os.mkdir(bindir)
+        os.chmod(bindir, 0o755)
+        self.script = os.path.join(bindir, "record.sh")
+        shutil.copyfile(HOOK_SRC, self.script)
+        os.chmod(self.script, 0o755)
+        self.bundle = env.make_bundle(name)
+        rootfs = os.path.join(self.bundle, "rootfs")
+        os.makedirs(os.path.join(rootfs, "hooks"))
+        shutil.copyfile(HOOK_SRC, os.path.join(rootfs, IN_CONTAINER_SCRIPT[1:]))
+        os.chmod(os.path.join(rootfs, IN_CONTAINER_SCRIPT[1:]), 0o755)
+        open(os.path.join(rootfs, MARKER), "w").close()
+        os.makedirs(os.path.join(rootfs, IN_CONTAINER_LOGDIR[1:]))
+        self.spec = make_spec(USER_PROCESS if args is None else args)
+        add_mount(self.spec, IN_CONTAINER_LOGDIR, "bind", self.logdir,
+                  ["rbind", "rw"])
+        self.spec["hooks"] = {}
+        for kind in kinds:
+            self.add(kind)
+
+    def hook(self, kind, status=0, nap=0, timeout=None, env=None, args=None,
+             path=None):
+        inside = kind == "startContainer"
+        script = IN_CONTAINER_SCRIPT if inside else self.script
+        logdir = IN_CONTAINER_LOGDIR if inside else self.logdir
+        h = {"path": path or script,
+             "args": args if args is not None else
+             [script, logdir, kind, str(status), str(nap)],
+             "env": env if env is not None else [PATH_ENV]}
+        if timeout is not None:
+            h["timeout"] = timeout
+        return h
+
+    def add(self, kind, **kw):
+        self.spec["hooks"].setdefault(kind, []).append(self.hook(kind, **kw))
+
+    def set(self, kind, **kw):
+        self.spec["hooks"][kind] = [self.hook(kind, **kw)]
+
+    def write(self):
+        write_spec(self.bundle, self.spec)
+
+    # ---- what the hooks recorded -----------------------------------------
+    def ran(self, kind):
+        return os.path.isdir(os.path.join(self.logdir, kind))
+
+    def read(self, kind, what):
+        with open(os.path.join(self.logdir, kind, what)) as f:
+            return f.read()
+
+    def fact(self, kind, what):
+        return self.read(kind, what).strip()
+
+    def state(self, kind):
+        text = self.read(kind, "stdin")
+        try:
+            return json.loads(text)
+        except ValueError:
+            raise AssertionError("%s hook: stdin is not JSON: %r" % (kind, text))
+
+    def order(self):
+        try:
+            with open(os.path.join(self.logdir, "order")) as f:
+                return f.read().split()
+        except FileNotFoundError:
+            return []
+
+
+def assert_nothing_left(env, cid):
+    """A failed create must leave nothing: no state, no mount, no process,
+    no cgroup (checked now, before the teardown cleans anything)."""
+    assert os.listdir(env.root) == [], os.listdir(env.root)
+    rc, out, err = env.rt("state", cid, check=False)
+    assert rc != 0 and "does not exist" in err, (rc, out, err)
+    with open("/proc/self/mountinfo") as f:
+        mounts = [l for l in f if env.tmp in l]
+    assert mounts == []
+    assert env.processes_in_bundles() == []
+    assert find_cgroups([cid]) == []
+
+
+def read_log(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+# ---- where and when they run, what they read --------------------------------
+
+def run_lifecycle(env, h, cid, cwd="/"):
+    """create, start, kill, delete with every hook; return the init pid and
+    its mount and net namespaces (read while it ran)."""
+    h.write()
+    env.track_id(cid)
+    env.rt("create", "--bundle", h.bundle, cid, cwd=cwd)
+    st = env.state(cid)
+    pid = st["pid"]
+    ns = {k: os.readlink("/proc/%d/ns/%s" % (pid, k)) for k in ("mnt", "net")}
+    assert h.order() == CREATE_KINDS, "after create: %s" % h.order()
+    assert not h.ran("startContainer")
+    env.rt("start", cid, cwd=cwd)
+    assert h.order() == CREATE_KINDS + ["startContainer", "poststart"], h.order()
+    env.rt("kill", cid, "KILL")
+    env.wait_status(cid, "stopped")
+    assert not h.ran("poststop")
+    env.rt("delete", cid, cwd=cwd)
+    assert h.order() == KINDS, h.order()
+    return pid, ns
+
+
+def check_where(h, pid, ns, bundle):
+    host_mnt, host_net = host_ns("mnt"), host_ns("net")
+    assert ns["mnt"] != host_mnt and ns["net"] != host_net
+    rootfs = os.path.join(bundle, "rootfs")
+    rs = os.stat(rootfs)
+    rootfs_id = "%d:%d" % (rs.st_dev, rs.st_ino)
+    hs = os.stat("/")
+    host_root_id = "%d:%d" % (hs.st_dev, hs.st_ino)
+
+    for kind in ("prestart", "createRuntime", "poststart", "poststop"):
+        assert h.fact(kind, "mntns") == host_mnt, kind
+        assert h.fact(kind, "netns") == host_net, kind
+        assert h.fact(kind, "rootmark") == "host", kind
+        assert h.fact(kind, "rootid") == host_root_id, kind
+    # prestart and createRuntime: the container's namespaces exist already.
+    for kind in ("prestart", "createRuntime"):
+        assert h.fact(kind, "pid_mntns") == ns["mnt"], kind
+        assert h.fact(kind, "pid_netns") == ns["net"], kind
+        # before pivot_root: the init still has the runtime's image
+        assert "sleep 1000" not in h.fact(kind, "pid_cmdline"), kind
+        assert h.fact(kind, "user_ran") == "no", kind
+
+    # createContainer: the container's mount ns, before pivot_root: the
+    # host's /, the rootfs mounted at its bundle path.
+    assert h.fact("createContainer", "mntns") == ns["mnt"]
+    assert h.fact("createContainer", "netns") == ns["net"]
+    assert h.fact("createContainer", "rootmark") == "host"
+    assert h.fact("createContainer", "rootid") == host_root_id
+    points = [l.split()[4] for l in h.read("createContainer", "mountinfo").splitlines()]
+    assert rootfs in points, "rootfs %s not a mount point in %s" % (rootfs, points)
+    assert os.path.join(rootfs, "proc") in points, points
+    assert h.fact("createContainer", "user_ran") == "no"
+
+    # startContainer: inside the container, before the user process.
+    assert h.fact("startContainer", "mntns") == ns["mnt"]
+    assert h.fact("startContainer", "netns") == ns["net"]
+    assert h.fact("startContainer", "rootmark") == "container"
+    assert h.fact("startContainer", "rootid") == rootfs_id
+    assert h.fact("startContainer", "cwd") == "/"
+    assert h.fact("startContainer", "user_ran") == "no"
+    points = [l.split()[4] for l in h.read("startContainer", "mountinfo").splitlines()]
+    assert "/" in points and "/proc" in points
+
+    # poststart: after the user process was executed.
+    assert h.fact("poststart", "pid_cmdline") == "sh -c %s" % USER_PROCESS[2] or \
+        h.fact("poststart", "pid_cmdline").startswith("sleep 1000"), \
+        h.fact("poststart", "pid_cmdline")
+
+
+def check_states(h, cid, pid, bundle):
+    want = {"prestart": ("creating", pid), "createRuntime": ("creating", pid),
+            "createContainer": ("creating", 1), "startContainer": ("created", 1),
+            "poststart": ("running", pid), "poststop": ("stopped", None)}
+    for kind in KINDS:
+        st = h.state(kind)
+        status, want_pid = want[kind]
+        assert st.get("id") == cid, (kind, st)
+        assert st.get("bundle") == bundle, (kind, st)
+        assert st.get("status") == status, (kind, st)
+        assert isinstance(st.get("ociVersion"), str) and st["ociVersion"], (kind, st)
+        if want_pid is not None:
+            assert st.get("pid") == want_pid, \
+                "%s hook: pid %r, want %r (%s)" % (kind, st.get("pid"), want_pid, st)
+
+
+def test_hooks_create_start_delete(env):
+    h = Hooks(env)
+    cid = env.new_id()
+    pid, ns = run_lifecycle(env, h, cid)
+    check_where(h, pid, ns, os.path.realpath(h.bundle))
+
+
+def test_hooks_state_on_stdin_create_start_delete(env):
+    h = Hooks(env)
+    cid = env.new_id()
+    pid, ns = run_lifecycle(env, h, cid)
+    check_states(h, cid, pid, os.path.realpath(h.bundle))
+
+
+def test_hooks_run_order_and_where(env):
+    # `run` in the foreground: the same six, in order, poststop when `run`
+    # deletes the container after its process exits.
+    h = Hooks(env, args=["sh", "-c", "touch /hooklog/user-ran; cat /proc/self/stat > /dev/null"])
+    h.write()
+    cid = env.new_id()
+    rc, out, err = env.run(bundle=h.bundle, cid=cid)
+    assert rc == 0, err
+    assert h.order() == KINDS
+    for kind in KINDS:
+        assert h.fact(kind, "done") == "done", kind
+    st = h.state("startContainer")
+    assert st["id"] == cid and st["status"] == "created", st
+    assert h.fact("startContainer", "rootmark") == "container"
+    assert h.fact("createContainer", "rootmark") == "host"
+    assert h.fact("createContainer", "mntns") != host_ns("mnt")
+    assert h.fact("prestart", "mntns") == host_ns("mnt")
+    assert h.fact("poststop", "mntns") == host_ns("mnt")
+    assert h.state("poststop")["status"] == "stopped"
+    assert os.listdir(env.root) == []
+
+
+def test_hooks_run_states(env):
+    h = Hooks(env, args=["sh", "-c", "touch /hooklog/user-ran; sleep 0.5"])
+    h.write()
+    cid = env.new_id()
+    rc, out, err = env.run(bundle=h.bundle, cid=cid)
+    assert rc == 0, err
+    pid = h.state("prestart")["pid"]
+    assert isinstance(pid, int) and pid > 1
+    check_states(h, cid, pid, os.path.realpath(h.bundle))
+
+
+def test_hooks_run_detached(env):
+    h = Hooks(env)
+    h.write()
+    cid = env.track_id(env.new_id())
+    env.rt("run", "-d", "--bundle", h.bundle, cid)
+    assert h.order() == KINDS[:5]
+    assert env.status(cid) == "running"
+    env.rt("delete", "--force", cid)
+    assert h.order() == KINDS
+
+
+def test_hooks_cwd_is_the_bundle(env):
+    # runc and crun run the runtime-namespace hooks in the bundle directory
+    # (hooks written for them read ./config.json), wherever the runtime was
+    # started from.
+    h = Hooks(env)
+    cid = env.new_id()
+    run_lifecycle(env, h, cid, cwd="/")
+    bundle = os.path.realpath(h.bundle)
+    for kind in ("prestart", "createRuntime", "poststart", "poststop"):
+        assert h.fact(kind, "cwd") == bundle, "%s hook cwd %r, want the bundle %s" % (
+            kind, h.fact(kind, "cwd"), bundle)
+    # runc: the rootfs, crun: the bundle
+    assert h.fact("createContainer", "cwd") in (bundle, os.path.join(bundle, "rootfs"))
+
+
+def test_hook_args_and_env_passed_exactly(env):
+    # path is /bin/sh, args[0] something else: argv must be args exactly
+    # (argv[0] included), envp must be env exactly (nothing added).
+    h = Hooks(env, kinds=[])
+    for kind in KINDS:
+        inside = kind == "startContainer"
+        script = IN_CONTAINER_SCRIPT if inside else h.script
+        logdir = IN_CONTAINER_LOGDIR if inside else h.logdir
+        args = ["argv0-" + kind, script, logdir, kind, "0", "0"]
+        envv = ["A=1", "B=with space", "EMPTY=", "DUP=x", PATH_ENV, "Z=" + kind]
+        h.spec["hooks"][kind] = [h.hook(kind, path="/bin/sh", args=args, env=envv)]
+    cid = env.new_id()
+    run_lifecycle(env, h, cid)
+    for kind in KINDS:
+        inside = kind == "startContainer"
+        script = IN_CONTAINER_SCRIPT if inside else h.script
+        logdir = IN_CONTAINER_LOGDIR if inside else h.logdir
+        assert h.read(kind, "cmdline").split("\n")[:-1] == \
+            ["argv0-" + kind, script, logdir, kind, "0", "0"], kind
+        assert h.read(kind, "environ").split("\n")[:-1] == \
+            ["A=1", "B=with space", "EMPTY=", "DUP=x", PATH_ENV, "Z=" + kind], kind
+
+
+def test_hook_without_args_gets_path_as_argv0_and_no_env(env):
+    # A hook with neither args nor env: argv = [path], envp empty.
+    h = Hooks(env, kinds=[])
+    probe = os.path.join(env.tmp, "noargs.sh")
+    out = os.path.join(h.logdir, "noargs")
+    with open(probe, "w") as f:
+        f.write("#!/bin/sh\n"
+                "/bin/cat /proc/self/cmdline > %s.cmdline\n"
+                "/bin/cat /proc/self/environ > %s.environ\n"
+                "/bin/cat > %s.stdin\n" % (out, out, out))
+    os.chmod(probe, 0o755)
+    h.spec["hooks"]["createRuntime"] = [{"path": probe}]
+    h.write()
+    cid = env.new_id()
+    rc, out_, err = env.run(bundle=h.bundle, cid=cid)
+    assert rc == 0, err
+    with open(out + ".cmdline", "rb") as f:
+        # the kernel runs "/bin/sh PATH" for a #! script run as argv [PATH]
+        assert f.read().split(b"\0")[:-1] == [b"/bin/sh", probe.encode()]
+    with open(out + ".environ", "rb") as f:
+        assert f.read() == b""
+    with open(out + ".stdin") as f:
+        assert json.load(f)["id"] == cid
+
+
+def test_hooks_several_of_a_kind_run_in_order(env):
+    h = Hooks(env, kinds=[])
+    for i in range(3):
+        h.spec["hooks"].setdefault("createRuntime", []).append(
+            h.hook("createRuntime", args=[h.script, h.logdir, "cr%d" % i]))
+    h.write()
+    rc, out, err = env.run(bundle=h.bundle, cid=env.new_id())
+    assert rc == 0, err
+    assert h.order() == ["cr0", "cr1", "cr2"]
+
+
+# ---- failures ---------------------------------------------------------------
+
+FAIL_STATUS = 7
+
+
+def fail_hook(h, kind):
+    """kind's hook exits FAIL_STATUS after writing to stderr."""
+    h.set(kind, status=FAIL_STATUS)
+
+
+def assert_hook_error(text, kind, path):
+    assert kind in text, text
+    assert path in text, text
+    assert "status %d" % FAIL_STATUS in text, text
+    assert "hook-stderr-%s" % kind in text, text
+
+
+@pytest.mark.parametrize("kind", CREATE_KINDS)
+def test_failing_create_hook_fails_create_leaves_nothing(env, kind):
+    h = Hooks(env)
+    fail_hook(h, kind)
+    h.write()
+    cid = env.track_id(env.new_id())
+    rc, out, err = env.rt("create", "--bundle", h.bundle, cid, check=False)
+    assert rc != 0, "create succeeded although the %s hook failed" % kind
+    assert_hook_error(err, kind, h.script)
+    # the hooks after it did not run
+    assert h.order() == CREATE_KINDS[:CREATE_KINDS.index(kind) + 1]
+    assert_nothing_left(env, cid)
+
+
+@pytest.mark.parametrize("kind", CREATE_KINDS)
+def test_failing_create_hook_fails_run(env, kind):
+    h = Hooks(env, args=["sh", "-c", "touch /hooklog/user-ran"])
+    fail_hook(h, kind)
+    h.write()
+    cid = env.new_id()
+    rc, out, err = env.run(bundle=h.bundle, cid=cid)
+    assert rc != 0
+    assert_hook_error(err, kind, h.script)
+    assert not os.path.exists(os.path.join(h.logdir, "user-ran"))
+    assert "startContainer" not in h.order()
+    assert_nothing_left(env, cid)
+
+
+def test_failing_create_hook_logs_to_log_file(env):
+    h = Hooks(env)
+    fail_hook(h, "createRuntime")
+    h.write()
+    log = os.path.join(env.tmp, "runtime.log")
+    cid = env.track_id(env.new_id())
+    rc, out, err = env.rt("--log", log, "create", "--bundle", h.bundle, cid,
+                          check=False)
+    assert rc != 0
+    assert_hook_error(read_log(log), "createRuntime", h.script)
+    assert_nothing_left(env, cid)
+
+
+def test_failing_hook_not_executable(env):
+    h = Hooks(env)
+    h.spec["hooks"]["createRuntime"] = [{"path": "/no/such/hook", "args": ["x"]}]
+    h.write()
+    cid = env.track_id(env.new_id())
+    rc, out, err = env.rt("create", "--bundle", h.bundle, cid, check=False)
+    assert rc != 0
+    assert "createRuntime" in err and "/no/such/hook" in err, err
+    assert "No such file" in err, err
+    assert_nothing_left(env, cid)
+
+
+def test_failing_start_container_hook_fails_start(env):
+    h = Hooks(env)
+    fail_hook(h, "startContainer")
+    h.write()
+    cid = env.track_id(env.new_id())
+    env.rt("create", "--bundle", h.bundle, cid)
+    pid = env.state(cid)["pid"]
+    rc, out, err = env.rt("start", cid, check=False)
+    # the user process never ran, the init is gone
+    wait_for(lambda: not pid_alive(pid), what="init to exit")
+    assert not os.path.exists(os.path.join(h.logdir, "user-ran"))
+    assert "poststart" not in h.order()
+    assert rc != 0, "start succeeded although the startContainer hook failed"
+    assert_hook_error(err, "startContainer", IN_CONTAINER_SCRIPT)
+    assert env.status(cid) in (None, "stopped")
+    env.rt("delete", "--force", cid)
+    assert os.listdir(env.root) == []
+
+
+def test_failing_start_container_hook_fails_run(env):
+    h = Hooks(env, args=["sh", "-c", "touch /hooklog/user-ran"])
+    fail_hook(h, "startContainer")
+    h.write()
+    cid = env.new_id()
+    rc, out, err = env.run(bundle=h.bundle, cid=cid)
+    assert rc != 0
+    assert_hook_error(err, "startContainer", IN_CONTAINER_SCRIPT)
+    assert not os.path.exists(os.path.join(h.logdir, "user-ran"))
+    assert "poststart" not in h.order()
+    assert_nothing_left(env, cid)
+
+
+def test_failing_poststart_hook_only_warns(env):
+    h = Hooks(env)
+    fail_hook(h, "poststart")
+    h.write()
+    log = os.path.join(env.tmp, "runtime.log")
+    cid = env.track_id(env.new_id())
+    env.rt("create", "--bundle", h.bundle, cid)
+    rc, out, err = env.rt("--log", log, "start", cid, check=False)
+    assert rc == 0, err
+    text = read_log(log)
+    assert "warn" in text, text
+    assert_hook_error(text, "poststart", h.script)
+    assert env.status(cid) == "running"
+    env.rt("delete", "--force", cid)
+    assert h.order() == KINDS
+
+
+def test_failing_poststop_hook_only_warns(env):
+    h = Hooks(env)
+    fail_hook(h, "poststop")
+    h.add("poststop")  # a second one still runs
+    h.spec["hooks"]["poststop"][1]["args"][2] = "poststop2"
+    h.write()
+    log = os.path.join(env.tmp, "runtime.log")
+    cid = env.track_id(env.new_id())
+    env.rt("create", "--bundle", h.bundle, cid)
+    env.rt("start", cid)
+    env.rt("kill", cid, "KILL")
+    env.wait_status(cid, "stopped")
+    rc, out, err = env.rt("--log", log, "delete", cid, check=False)
+    assert rc == 0, err
+    text = read_log(log)
+    assert "warn" in text, text
+    assert_hook_error(text, "poststop", h.script)
+    assert h.order() == KINDS + ["poststop2"]
+    assert os.listdir(env.root) == []
+
+
+def test_failing_poststop_hook_run_exit_status(env):
+    # run: the container's exit status, not the hook's.
+    h = Hooks(env, args=["sh", "-c", "exit 3"])
+    fail_hook(h, "poststop")
+    h.write()
+    rc, out, err = env.run(bundle=h.bundle, cid=env.new_id())
+    assert rc == 3, err
+    assert_hook_error(err, "poststop", h.script)
+    assert os.listdir(env.root) == []
+
+
+# ---- timeouts -----------------------------------------------------------------
+
+TIMEOUT = 2
+
+
+def timed(fn):
+    t0 = time.monotonic()
+    r = fn()
+    return r, time.monotonic() - t0
+
+
+@pytest.mark.parametrize("kind", CREATE_KINDS)
+def test_hook_timeout_kills_it_create(env, kind):
+    h = Hooks(env)
+    h.set(kind, nap=60, timeout=TIMEOUT)
+    h.write()
+    cid = env.track_id(env.new_id())
+    (rc, out, err), took = timed(lambda: env.rt(
+        "create", "--bundle", h.bundle, cid, check=False, timeout=90))
+    assert rc != 0
+    assert took < TIMEOUT + 1, "create returned after %.2f s (timeout %d s)" % (took, TIMEOUT)
+    assert took >= TIMEOUT - 0.1, "create returned after %.2f s" % took
+    assert kind in err and "timed out" in err, err
+    assert str(TIMEOUT) in err
+    assert not h.ran(kind) or not os.path.exists(os.path.join(h.logdir, kind, "done"))
+    if kind != "createContainer":
+        # the hook's own child (same process group) was killed too
+        sleeper = int(h.fact(kind, "sleeper"))
+        wait_for(lambda: not pid_alive(sleeper), timeout=2, what="the hook's child")
+    assert_nothing_left(env, cid)
+
+
+def test_hook_timeout_kills_it_start(env):
+    h = Hooks(env)
+    h.set("startContainer", nap=60, timeout=TIMEOUT)
+    h.write()
+    cid = env.track_id(env.new_id())
+    env.rt("create", "--bundle", h.bundle, cid)
+    pid = env.state(cid)["pid"]
+    (rc, out, err), took = timed(lambda: env.rt("start", cid, check=False, timeout=90))
+    assert took < TIMEOUT + 1, "start returned after %.2f s" % took
+    wait_for(lambda: not pid_alive(pid), timeout=TIMEOUT + 1, what="init to exit")
+    assert not os.path.exists(os.path.join(h.logdir, "user-ran"))
+    assert rc != 0, "start succeeded although the startContainer hook timed out"
+    assert "startContainer" in err and "timed out" in err, err
+    env.rt("delete", "--force", cid)
+
+
+@pytest.mark.parametrize("kind", ["poststart", "poststop"])
+def test_hook_timeout_post_hooks_warn(env, kind):
+    h = Hooks(env)
+    h.set(kind, nap=60, timeout=TIMEOUT)
+    h.write()
+    log = os.path.join(env.tmp, "runtime.log")
+    cid = env.track_id(env.new_id())
+    env.rt("create", "--bundle", h.bundle, cid)
+    if kind == "poststart":
+        (rc, out, err), took = timed(lambda: env.rt(
+            "--log", log, "start", cid, check=False, timeout=90))
+    else:
+        env.rt("start", cid)
+        env.rt("kill", cid, "KILL")
+        env.wait_status(cid, "stopped")
+        (rc, out, err), took = timed(lambda: env.rt(
+            "--log", log, "delete", cid, check=False, timeout=90))
+    assert rc == 0, err
+    assert took < TIMEOUT + 1, "%s returned after %.2f s" % (kind, took)
+    text = read_log(log)
+    assert kind in text and "timed out" in text, text
+    sleeper = int(h.fact(kind, "sleeper"))
+    wait_for(lambda: not pid_alive(sleeper), timeout=2, what="the hook's child")
+    if kind == "poststart":
+        env.rt("delete", "--force", cid)
+
+
+# ---- output ------------------------------------------------------------------
+
+def test_hook_output_goes_to_the_runtime_log(env):
+    h = Hooks(env, args=["sh", "-c", "echo container-out; echo container-err >&2; "
+                         "touch /hooklog/user-ran"])
+    h.write()
+    log = os.path.join(env.tmp, "runtime.log")
+    rc, out, err = env.rt("--log", log, "run", "--bundle", h.bundle,
+                          env.track_id(env.new_id()), check=False)
+    assert rc == 0, err
+    assert out == "container-out\n", out
+    assert "container-err" in err
+    assert "hook-" not in out and "hook-" not in err, (out, err)
+    text = read_log(log)
+    for kind in KINDS:
+        assert "hook-stdout-%s" % kind in text, (kind, text)
+        assert "hook-stderr-%s" % kind in text, (kind, text)
+
+
+# ---- features ------------------------------------------------------------------
+
+def test_features_lists_the_hooks(env):
+    rc, out, err = env.rt("features")
+    feats = json.loads(out)
+    assert sorted(feats["hooks"]) == sorted(KINDS)

@@ -208,7 +208,7 @@ static bool has_option(const struct str_array *opts, const char *name)
 static int validate_mount(const struct oci_spec *s, size_t i, struct error *err)
 {
 	const struct oci_mount *m = &s->mounts[i];
-	char q[QUOTE_MAX], field[64];
+	char field[64];
 	bool idmap = has_option(&m->options, "idmap") ||
 		     has_option(&m->options, "ridmap");
 

@@ -772,7 +772,7 @@ static bool has_string(const struct str_array *a, const char *s)
 static void parse_default(bool rootless, struct oci_spec *s)
 {
 	char *json = spec_default_json(rootless, 1000, 1000);
-	char *again = spec_default_json(rootless);
+	char *again = spec_default_json(rootless, 1000, 1000);
 	struct error err = { 0 };
 
 	assert_string_equal(json, again); /* deterministic */

@@ -30,6 +30,22 @@ int container_pause(const struct global_opts *g, const char *id, bool freeze,
 	return r;
 }
 
+int container_update(const struct global_opts *g, const char *id,
+		     const struct oci_resources *res, struct error *err)
+{
+	struct container_handle h;
+	int r = -1;
+
+	if (handle_open(g, id, true, &h, err) < 0)
+		return -1;
+	if (h.st.status == STATUS_STOPPED)
+		error_set(err, "container %s is stopped", id);
+	else
+		r = cgroup_update(h.st.cgroup_path, h.st.cgroup_manager, res, err);
+	handle_close(&h);
+	return r;
+}
+
 static bool pid_in(pid_t pid, const pid_t *pids, size_t n)
 {
 	for (size_t i = 0; i < n; i++)

@@ -80,6 +80,11 @@ int container_pause(const struct global_opts *g, const char *id, bool freeze,
 int container_ps(const struct global_opts *g, const char *id, bool json,
 		 char **ps_args, struct error *err);
 
+struct oci_resources;
+/* update: apply new limits to the container's cgroup. */
+int container_update(const struct global_opts *g, const char *id,
+		     const struct oci_resources *res, struct error *err);
+
 /* `features`: the JSON of features.md, printed to stdout. */
 int runtime_features(struct error *err);
 

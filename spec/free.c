@@ -112,7 +112,7 @@ static void blkio_free(struct oci_blkio *b)
 	free(b->throttle_write_iops);
 }
 
-static void resources_free(struct oci_resources *r)
+void resources_free(struct oci_resources *r)
 {
 	for (size_t i = 0; i < r->n_devices; i++)
 		free(r->devices[i].access);

@@ -135,6 +135,30 @@ int spec_parse_process(const char *buf, size_t len, struct oci_process *out,
 	return rc;
 }
 
+int spec_parse_resources(const char *buf, size_t len, struct oci_resources *out,
+			 struct error *err)
+{
+	struct jctx c;
+	yajl_val root;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (spec_json_load(buf, len, "resources", &root, err) < 0)
+		return -1;
+	jctx_init(&c, "resources", err);
+	rc = jcheck_object(&c, root);
+	if (rc == 0)
+		rc = jparse_resources(&c, root, out);
+	yajl_tree_free(root);
+	if (rc == 0) {
+		out->present = true;
+		rc = spec_check_resources(out, err);
+	}
+	if (rc < 0)
+		resources_free(out);
+	return rc;
+}
+
 /* A FIFO or a device in place of config.json must not hang or flood us. */
 static int read_regular_file(const char *path, char **buf, size_t *len,
 			     struct error *err)

@@ -434,6 +434,11 @@ int spec_parse_process(const char *buf, size_t len, struct oci_process *out,
 int spec_validate(const struct oci_spec *spec, struct error *err);
 int spec_validate_process(const struct oci_process *proc, struct error *err);
 
+/* Parse and check a lone linux.resources object (update --resources). */
+int spec_parse_resources(const char *buf, size_t len, struct oci_resources *out,
+			 struct error *err);
+void resources_free(struct oci_resources *r);
+
 void spec_free(struct oci_spec *spec);
 void process_free(struct oci_process *proc);
 

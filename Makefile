@@ -66,10 +66,12 @@ tools: $(TOOL_BINS)
 deps:
 	./tests/install-deps.sh
 
-unit: $(UNIT_BINS)
-	@set -e; for t in $(UNIT_BINS); do echo "== $$t"; \
+# Every unit binary runs; the target fails at the end if any failed.
+unit: $(UNIT_BINS) tools
+	@failed=""; for t in $(UNIT_BINS); do echo "== $$t"; \
 	  SPEC_TESTDATA=$(CURDIR)/tests/unit/data OCI_SCHEMA_TESTS=$(CURDIR)/../shared/reference/oci-runtime-spec/schema/test \
-	  $$t; done
+	  TOOLS=$(CURDIR)/$(BUILD)/tests/tools $$t || failed="$$failed $$t"; done; \
+	  if [ -n "$$failed" ]; then echo "unit: FAILED:$$failed"; exit 1; fi
 
 integration: agentsbx tools
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx TOOLS=$(CURDIR)/$(BUILD)/tests/tools \

@@ -56,15 +56,25 @@ struct hook_io {
 /* fd order handed to the child: stdin, stdout, stderr, exec report. */
 enum { CHILD_IN, CHILD_OUT, CHILD_ERR, CHILD_EXEC, CHILD_NFDS };
 
+/* The kernel's struct sigaction for rt_sigaction(2): glibc's sigaction()
+ * refuses the two signals it keeps for itself (32, 33), and a sanitizer
+ * runtime may leave them ignored, which would survive execve. */
+struct kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
 static void child_reset_signals(void)
 {
-	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	struct kernel_sigaction dfl = { .handler = SIG_DFL };
 	sigset_t none;
 
 	/* Ignored dispositions survive execve; handlers do not matter. */
 	for (int sig = 1; sig < NSIG; sig++) {
 		if (sig != SIGKILL && sig != SIGSTOP)
-			sigaction(sig, &dfl, NULL);
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
 	}
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);

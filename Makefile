@@ -7,7 +7,7 @@
 #   make bench      benchmarks against runc and crun
 
 CC       ?= cc
-PKGS     := libseccomp libcap yajl mount
+PKGS     := libseccomp libcap yajl mount libnftables
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
@@ -23,7 +23,7 @@ override LDLIBS += $(PKG_LIBS)
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c runtime/*.c hooks/*.c))
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/spec/agent_seccomp_json.o
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 DEPS      := $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)
 
@@ -47,6 +47,16 @@ $(BUILD)/agentsbx: $(CMD_OBJS) $(BUILD)/libagentsbx.a
 $(BUILD)/libagentsbx.a: $(LIB_OBJS)
 	@rm -f $@
 	@ar rcs $@ $^
+
+# The strict agent seccomp profile, reviewed as JSON, compiled in as a string.
+$(BUILD)/spec/agent_seccomp_json.c: spec/agent-seccomp.json
+	@mkdir -p $(dir $@)
+	@{ echo '/* Generated from spec/agent-seccomp.json by the Makefile. */'; \
+	   echo 'const char agent_seccomp_json[] ='; \
+	   sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } > $@
+
+$(BUILD)/spec/agent_seccomp_json.o: $(BUILD)/spec/agent_seccomp_json.c
+	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

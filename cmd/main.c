@@ -6,13 +6,14 @@
 #include <string.h>
 
 #include "../lib/log.h"
+#include "../spec/policy.h"
 #include "../spec/spec.h"
 #include "../lib/fds.h"
 #include "cmd.h"
 
 static const struct command *const commands[] = {
 	&cmd_create, &cmd_start, &cmd_run,   &cmd_state, &cmd_kill, &cmd_delete,
-	&cmd_list,   &cmd_spec,  &cmd_features, &cmd_ps,  &cmd_pause, &cmd_resume, &cmd_exec, &cmd_update,
+	&cmd_list,   &cmd_spec,  &cmd_features, &cmd_ps,  &cmd_pause, &cmd_resume, &cmd_exec, &cmd_update, &cmd_policy,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -29,6 +30,8 @@ static void print_help(FILE *f)
 		   "An OCI container runtime for untrusted (agent-written) code.\n\n"
 		   "Global options:\n"
 		   "  --root DIR          state directory (default " DEFAULT_STATE_ROOT ")\n"
+		   "  --policy FILE       sandbox policy (default " POLICY_DEFAULT_PATH ",\n"
+		   "                      the built-in default when that is missing)\n"
 		   "  --log FILE          write the log here (default stderr)\n"
 		   "  --log-format FMT    text or json\n"
 		   "  --debug             log debug messages\n"
@@ -39,6 +42,7 @@ static void print_help(FILE *f)
 		fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
 }
 
+enum { OPT_POLICY = 300 };
 enum { OPT_ROOT = 256, OPT_LOG, OPT_LOG_FORMAT, OPT_DEBUG, OPT_SYSTEMD, OPT_LOG_LEVEL,
        OPT_CRIU, OPT_ROOTLESS };
 
@@ -46,6 +50,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "root", required_argument, NULL, OPT_ROOT },
+		{ "policy", required_argument, NULL, OPT_POLICY },
 		{ "log", required_argument, NULL, OPT_LOG },
 		{ "log-format", required_argument, NULL, OPT_LOG_FORMAT },
 		{ "log-level", required_argument, NULL, OPT_LOG_LEVEL },
@@ -67,6 +72,9 @@ int main(int argc, char **argv)
 		switch (c) {
 		case OPT_ROOT:
 			g.root = optarg;
+			break;
+		case OPT_POLICY:
+			g.policy_path = optarg;
 			break;
 		case OPT_LOG:
 			log_path = optarg;

@@ -86,6 +86,10 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	/* On a terminal's stderr, info lines (policy changes and the like) are
+	 * noise unless asked for; with --log they are all kept. */
+	if (level == LOG_LVL_INFO && log_fd == STDERR_FILENO && !log_debug_on)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);

@@ -163,7 +163,7 @@ int cg_walk(const struct cg_dir *root, const char *path, bool create,
 {
 	_cleanup_free_ char *copy = xstrdup(path);
 	_cleanup_free_ char *rel = NULL;
-	struct cg_dir cur = { .fd = -1, .path = NULL }, parent = CG_DIR_INIT;
+	struct cg_dir cur = CG_DIR_INIT, parent = CG_DIR_INIT;
 	char *save = NULL, *name, *next;
 	int ret = -1;
 
@@ -182,14 +182,14 @@ int cg_walk(const struct cg_dir *root, const char *path, bool create,
 	for (; name; name = next) {
 		struct cg_dir child = CG_DIR_INIT;
 		bool was_made;
+		char *longer;
 
 		next = strtok_r(NULL, "/", &save);
 		if (walk_step(&cur, name, create, &child, &was_made, err) < 0)
 			goto out;
-		char *r = rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
-
+		longer = rel ? xasprintf("%s/%s", rel, name) : xstrdup(name);
 		free(rel);
-		rel = r;
+		rel = longer;
 		if (was_made && made) {
 			if (made->n >= CG_MAX_DEPTH) {
 				cg_dir_close(&child);

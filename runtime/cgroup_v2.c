@@ -112,8 +112,8 @@ static void v2_mem_ignored(const struct oci_memory *m)
 		log_warn("linux.resources.memory.swappiness is ignored: cgroup v2 has no per-cgroup swappiness");
 }
 
-static int v2_memory(const struct oci_resources *res, struct cg_settings *out,
-		     struct error *err)
+static int v2_memory(const struct oci_resources *res, bool update,
+		     struct cg_settings *out, struct error *err)
 {
 	const struct oci_memory *m = &res->memory;
 	char val[32];
@@ -135,7 +135,9 @@ static int v2_memory(const struct oci_resources *res, struct cg_settings *out,
 			return -1;
 		cg_settings_add(out, "memory.limit", "memory", 0, "memory.max",
 				"%s", val);
-		if (m->check_before_update.set && m->check_before_update.v)
+		/* A new cgroup has no usage to check. */
+		if (update && m->check_before_update.set &&
+		    m->check_before_update.v)
 			out->items[out->n - 1].usage_file = "memory.current";
 	}
 	if (m->reservation.set && m->reservation.v != 0) {
@@ -253,9 +255,10 @@ static void v2_weight_pair(struct cg_settings *out, const char *field,
 			"%s%" PRIu64, dev, cg2_io_weight(w));
 }
 
+/* io.max takes one line per device with all four limits. */
 struct io_dev {
 	int64_t major, minor;
-	char rbps[24], wbps[24], riops[24], wiops[24];
+	char rate[4][24]; /* rbps, wbps, riops, wiops; "" when not given */
 };
 
 static struct io_dev *io_dev_get(struct io_dev **v, size_t *n, int64_t major,
@@ -271,20 +274,9 @@ static struct io_dev *io_dev_get(struct io_dev **v, size_t *n, int64_t major,
 	return &(*v)[(*n)++];
 }
 
-static void io_rate(char *dst, size_t len, uint64_t rate)
-{
-	if (rate == 0)
-		snprintf(dst, len, "max");
-	else
-		snprintf(dst, len, "%" PRIu64, rate);
-}
-
 static void v2_io_max(const struct oci_blkio *b, struct cg_settings *out)
 {
-	static const size_t off[4] = {
-		offsetof(struct io_dev, rbps), offsetof(struct io_dev, wbps),
-		offsetof(struct io_dev, riops), offsetof(struct io_dev, wiops)
-	};
+	static const char *const keys[4] = { "rbps", "wbps", "riops", "wiops" };
 	const struct oci_blkio_throttle *lists[4] = {
 		b->throttle_read_bps, b->throttle_write_bps,
 		b->throttle_read_iops, b->throttle_write_iops
@@ -293,29 +285,31 @@ static void v2_io_max(const struct oci_blkio *b, struct cg_settings *out)
 				   b->n_throttle_write_bps,
 				   b->n_throttle_read_iops,
 				   b->n_throttle_write_iops };
-	static const char *const keys[4] = { "rbps", "wbps", "riops", "wiops" };
 	_cleanup_free_ struct io_dev *devs = NULL;
 	size_t ndev = 0;
 
 	for (int k = 0; k < 4; k++)
 		for (size_t i = 0; i < counts[k]; i++) {
-			struct io_dev *d = io_dev_get(&devs, &ndev,
-						      lists[k][i].major,
-						      lists[k][i].minor);
-			io_rate((char *)d + off[k], 24, lists[k][i].rate);
+			const struct oci_blkio_throttle *t = &lists[k][i];
+			struct io_dev *d = io_dev_get(&devs, &ndev, t->major,
+						      t->minor);
+
+			/* 0 lifts the limit, as it does on v1. */
+			if (t->rate == 0)
+				snprintf(d->rate[k], sizeof(d->rate[k]), "max");
+			else
+				snprintf(d->rate[k], sizeof(d->rate[k]),
+					 "%" PRIu64, t->rate);
 		}
 	for (size_t i = 0; i < ndev; i++) {
 		char line[160];
 		int n = snprintf(line, sizeof(line), "%" PRId64 ":%" PRId64,
 				 devs[i].major, devs[i].minor);
 
-		for (int k = 0; k < 4; k++) {
-			const char *v = (const char *)&devs[i] + off[k];
-
-			if (*v)
+		for (int k = 0; k < 4; k++)
+			if (devs[i].rate[k][0])
 				n += snprintf(line + n, sizeof(line) - n,
-					      " %s=%s", keys[k], v);
-		}
+					      " %s=%s", keys[k], devs[i].rate[k]);
 		cg_settings_add(out, "blockIO.throttle*", "io", 0, "io.max",
 				"%s", line);
 	}
@@ -452,7 +446,6 @@ int cg2_add_unified(const struct oci_resources *res, struct cg_settings *out,
 int cg2_build_settings(const struct oci_resources *res, bool update,
 		       struct cg_settings *out, struct error *err)
 {
-	(void)update;
 	if (!res || !res->present)
 		return 0;
 	if (res->has_network &&
@@ -460,7 +453,7 @@ int cg2_build_settings(const struct oci_resources *res, bool update,
 	     res->network.n_priorities > 0))
 		return error_set(err,
 				 "linux.resources.network: net_cls/net_prio are cgroup v1 controllers, not available on cgroup v2");
-	if (v2_memory(res, out, err) < 0 || v2_cpu(res, out, err) < 0)
+	if (v2_memory(res, update, out, err) < 0 || v2_cpu(res, out, err) < 0)
 		goto fail;
 	v2_pids(res, out);
 	if (v2_io(res, out, err) < 0 || cg2_add_hugetlb(res, out, err) < 0 ||

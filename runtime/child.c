@@ -86,6 +86,13 @@ static int step_session_keyring(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
+static int step_egress_filter(struct container_ctx *c, struct error *err)
+{
+	if (!c->decision.egress_filter)
+		return 0;
+	return netfilter_install_egress(&c->policy.deny_cidrs, err);
+}
+
 static int step_hostname(struct container_ctx *c, struct error *err)
 {
 	const char *h = c->spec->hostname, *d = c->spec->domainname;
@@ -141,12 +148,9 @@ static int step_seccomp_before_creds(struct container_ctx *c, struct error *err)
 {
 	int listener = -1;
 
-	if (c->locked_down || !c->has_seccomp || c->spec->process.no_new_privileges)
+	if (c->locked_down || c->spec->process.no_new_privileges)
 		return 0;
-	if (seccomp_prog_load(&c->seccomp, &listener, err) < 0)
-		return -1;
-	c->has_seccomp = false;
-	return 0;
+	return process_load_seccomp(c, &listener, err);
 }
 
 static int step_credentials(struct container_ctx *c, struct error *err)
@@ -171,14 +175,13 @@ static int step_seccomp_listener(struct container_ctx *c, struct error *err)
 	if (c->spec->hooks[HOOK_START_CONTAINER].len)
 		return error_set(err, "linux.seccomp: a notify listener together with startContainer hooks is not supported");
 	if (!c->spec->process.no_new_privileges &&
-	    seccomp_prog_load(&c->seccomp, &listener, err) < 0)
+	    process_load_seccomp(c, &listener, err) < 0)
 		return -1;
 	if (process_apply_credentials(c, err) < 0)
 		return -1;
 	if (c->spec->process.no_new_privileges &&
-	    seccomp_prog_load(&c->seccomp, &listener, err) < 0)
+	    process_load_seccomp(c, &listener, err) < 0)
 		return -1;
-	c->has_seccomp = false;
 	c->locked_down = true;
 	if (listener < 0)
 		return error_set(err, "linux.seccomp: the filter gave no notify listener");
@@ -202,6 +205,7 @@ static const struct child_step setup_steps[] = {
 	{ "join namespaces", ns_child_join },
 	{ "enter new namespaces", ns_child_after_go },
 	{ "loopback", ns_loopback_up },
+	{ "egress filter", step_egress_filter },
 	{ "session keyring", step_session_keyring },
 	{ "mounts", rootfs_prepare_mounts },
 	{ "prestart and createRuntime hooks", step_runtime_hooks },

@@ -81,6 +81,9 @@ void ctx_release(struct container_ctx *c)
 	close_fd(&c->console_peer);
 	mounts_free(&c->mounts);
 	seccomp_prog_free(&c->seccomp);
+	seccomp_prog_free(&c->agent_seccomp);
+	if (c->policy_loaded)
+		policy_free(&c->policy);
 	if (c->spec) {
 		spec_free(c->spec);
 		free(c->spec);
@@ -233,7 +236,9 @@ static int prepare(struct container_ctx *c, struct error *err)
 	c->cgroup_manager = c->g->systemd_cgroup ? CGROUP_MANAGER_SYSTEMD
 						 : CGROUP_MANAGER_FS;
 	if (open_rootfs(c, err) < 0 || open_host_proc(c, err) < 0 ||
-	    mounts_prepare(c->spec, c->bundle, &c->mounts, err) < 0 ||
+	    mounts_prepare(c->spec, c->bundle,
+			   c->decision.check_bind_sources ? &c->policy.bind_prefixes : NULL,
+			   &c->mounts, err) < 0 ||
 	    caps_prepare(&c->spec->process.capabilities,
 			 c->spec->process.has_capabilities, &c->caps, err) < 0 ||
 	    ns_prepare(c, err) < 0 || prepare_seccomp(c, err) < 0 ||
@@ -405,7 +410,7 @@ static void create_abort(struct container_ctx *c)
 int create_container(struct container_ctx *c, struct error *err)
 {
 	if (container_id_validate(c->id, err) < 0 || load_spec(c, err) < 0 ||
-	    prepare(c, err) < 0)
+	    policy_enforce(c, err) < 0 || prepare(c, err) < 0)
 		return -1;
 	if (make_state_dir(c, err) < 0 || spawn_init(c, err) < 0 ||
 	    write_ctx_state(c, STATUS_CREATED, err) < 0 ||

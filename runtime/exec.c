@@ -216,12 +216,8 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 		return -1;
 	if (!c->spec->process.terminal && setsid() < 0)
 		return error_sys(err, "setsid");
-	if (c->has_seccomp && !c->spec->process.no_new_privileges) {
-		int listener = -1;
-		if (seccomp_prog_load(&c->seccomp, &listener, err) < 0)
-			return -1;
-		c->has_seccomp = false;
-	}
+	if (!c->spec->process.no_new_privileges && process_load_seccomp(c, NULL, err) < 0)
+		return -1;
 	if (process_apply_credentials(c, err) < 0)
 		return -1;
 	if (prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
@@ -253,6 +249,9 @@ static int prepare_exec(struct container_ctx *c, const struct container_handle *
 	if (state_load_spec(h->dirfd, c->spec, err) < 0)
 		return error_prefix(err, "load the container's config.json");
 	if (load_exec_process(o, c->spec, err) < 0)
+		return -1;
+	/* The policy in force applies to every process, exec'd ones too. */
+	if (policy_enforce(c, err) < 0)
 		return -1;
 	if (c->spec->process.terminal && !o->console_socket && o->detach)
 		return error_set(err, "cannot allocate a terminal for a detached process without --console-socket");

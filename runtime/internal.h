@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "../lib/error.h"
+#include "../spec/policy.h"
 #include "../spec/spec.h"
 #include "caps.h"
 #include "container.h"
@@ -52,6 +53,11 @@ struct container_ctx {
 	struct caps_plan caps;
 	struct seccomp_prog seccomp;
 	bool has_seccomp;
+	struct policy policy; /* the policy in force */
+	bool policy_loaded;
+	struct policy_decision decision;
+	struct seccomp_prog agent_seccomp; /* stacked after the spec's */
+	bool has_agent_seccomp;
 	unsigned long clone_flags;	/* namespaces created by clone() */
 	unsigned long unshare_after_go; /* created by the child (cgroup ns) */
 	bool new_userns;
@@ -74,6 +80,12 @@ void ctx_release(struct container_ctx *c);
 int create_container(struct container_ctx *c, struct error *err);
 /* c->state_json for hooks and the seccomp listener, with this status. */
 void ctx_update_state_json(struct container_ctx *c, enum container_status status);
+
+/* policy_enforce.c: load the policy and apply it to c->spec. */
+int policy_enforce(struct container_ctx *c, struct error *err);
+
+/* netfilter.c: drop egress to these ranges in the current netns. */
+int netfilter_install_egress(const struct str_array *cidrs, struct error *err);
 
 /* run.c: foreground waiting, shared with exec. */
 void block_forwarded_signals(sigset_t *old);
@@ -105,6 +117,7 @@ int process_resolve_exec(struct container_ctx *c, struct error *err);
 int process_setup_early(struct container_ctx *c, struct error *err);
 int process_apply_credentials(struct container_ctx *c, struct error *err);
 __attribute__((noreturn)) void process_exec(struct container_ctx *c);
+int process_load_seccomp(struct container_ctx *c, int *listener, struct error *err);
 int process_set_rlimits(const struct oci_process *p, struct error *err);
 
 /* sysctl/hostname in the child; procfs checks. */

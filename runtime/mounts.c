@@ -10,6 +10,8 @@
 
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
+#include "../spec/policy.h"
+#include <limits.h>
 
 /* Options libmount does not know: recursive attributes (mount_setattr). */
 struct rec_option {
@@ -217,8 +219,26 @@ static unsigned long rootfs_propagation_flags(const char *name)
 	return 0;
 }
 
+/* The policy checked the path as written; a symlink inside an allowed
+ * directory could still lead anywhere, so check where it really goes. */
+static int check_bind_source(const struct mount_entry *e, size_t idx,
+			     const struct str_array *prefixes, struct error *err)
+{
+	char real[PATH_MAX];
+
+	if (!prefixes || e->kind != MOUNT_KIND_BIND || e->spec->source[0] != '/')
+		return 0;
+	if (!realpath(e->source, real))
+		return error_sys(err, "mounts[%zu].source %s", idx, e->source);
+	if (!policy_bind_allowed(prefixes, real))
+		return error_set(err, "policy: mounts[%zu]: bind source %s resolves to %s, outside the allowed prefixes",
+				 idx, e->source, real);
+	return 0;
+}
+
 int mounts_prepare(const struct oci_spec *spec, const char *bundle,
-		   struct mount_plan *plan, struct error *err)
+		   const struct str_array *bind_prefixes, struct mount_plan *plan,
+		   struct error *err)
 {
 	memset(plan, 0, sizeof(*plan));
 	plan->rootfs_propagation =
@@ -229,7 +249,8 @@ int mounts_prepare(const struct oci_spec *spec, const char *bundle,
 	plan->items = xcalloc(spec->n_mounts, sizeof(*plan->items));
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		plan->len = i + 1;
-		if (prepare_entry(&spec->mounts[i], i, bundle, &plan->items[i], err) < 0) {
+		if (prepare_entry(&spec->mounts[i], i, bundle, &plan->items[i], err) < 0 ||
+		    check_bind_source(&plan->items[i], i, bind_prefixes, err) < 0) {
 			mounts_free(plan);
 			return error_prefix(err, "config.json");
 		}

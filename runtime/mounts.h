@@ -39,8 +39,11 @@ struct mount_plan {
 	unsigned long rootfs_propagation; /* MS_* for / (| MS_REC) */
 };
 
+/* bind_prefixes: when not NULL (a policy in force), every bind source is
+ * resolved with realpath() and must lie under one of them. */
 int mounts_prepare(const struct oci_spec *spec, const char *bundle,
-		   struct mount_plan *plan, struct error *err);
+		   const struct str_array *bind_prefixes, struct mount_plan *plan,
+		   struct error *err);
 void mounts_free(struct mount_plan *plan);
 
 /* Mount options this build recognises (for `features`). */

@@ -269,6 +269,31 @@ int process_apply_credentials(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
+/* ---- seccomp ---------------------------------------------------------------- */
+
+/* The spec's filter, then the policy's agent profile on top of it: the
+ * kernel runs both and the stricter answer wins.  Each is loaded once. */
+int process_load_seccomp(struct container_ctx *c, int *listener, struct error *err)
+{
+	int fd = -1, none = -1;
+
+	if (c->has_seccomp) {
+		if (seccomp_prog_load(&c->seccomp, &fd, err) < 0)
+			return -1;
+		c->has_seccomp = false;
+	}
+	if (c->has_agent_seccomp) {
+		if (seccomp_prog_load(&c->agent_seccomp, &none, err) < 0)
+			return error_prefix(err, "policy: the agent seccomp profile");
+		c->has_agent_seccomp = false;
+	}
+	if (listener)
+		*listener = fd;
+	else if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
 /* ---- exec ------------------------------------------------------------------ */
 
 /* The user's home directory from the container's /etc/passwd ("/" if it
@@ -357,11 +382,8 @@ void process_exec(struct container_ctx *c)
 		error_sys(&err, "close file descriptors");
 		exec_fail(&err);
 	}
-	if (c->has_seccomp) {
-		int listener = -1;
-		if (seccomp_prog_load(&c->seccomp, &listener, &err) < 0)
-			exec_fail(&err);
-	}
+	if (process_load_seccomp(c, NULL, &err) < 0)
+		exec_fail(&err);
 	execve(c->exec_path, argv, envp);
 	error_sys(&err, "exec %s", c->exec_path);
 	exec_fail(&err);

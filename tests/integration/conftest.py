@@ -398,6 +398,18 @@ def is_agentsbx(version_text):
     return "agentsbx" in version_text
 
 
+@pytest.fixture(scope="session")
+def oci_policy_args(runtime_version, tmp_path_factory):
+    """These are the OCI runtime tests: agentsbx runs them with its policy
+    off ("a plain OCI runtime, as runc"); the policy has tests of its own,
+    which make their Env with the policy they test."""
+    if not is_agentsbx(runtime_version):
+        return ()
+    path = tmp_path_factory.mktemp("policy") / "off.json"
+    path.write_text('{"mode": "off"}\n')
+    return ("--policy", str(path))
+
+
 @pytest.fixture
 def agentsbx_only(runtime_version):
     """Skip unless $AGENTSBX is agentsbx (runc does this differently)."""
@@ -479,11 +491,12 @@ _ID_SAFE = re.compile(r"[^a-z0-9]+")
 
 
 class Env:
-    def __init__(self, runtime, base_rootfs, request):
+    def __init__(self, runtime, base_rootfs, request, policy_args=()):
         self.runtime = runtime
         self.base_rootfs = base_rootfs
         self.tmp = tempfile.mkdtemp(prefix="agentsbx-it-")
         os.chmod(self.tmp, 0o755)
+        self.policy_args = list(policy_args)
         self.root = os.path.join(self.tmp, "state")
         os.mkdir(self.root, 0o700)
         self.ids = []
@@ -524,7 +537,8 @@ class Env:
 
     # ---- the runtime ----------------------------------------------------
     def argv(self, *args):
-        return [self.runtime, "--root", self.root] + [str(a) for a in args]
+        return [self.runtime, "--root", self.root] + self.policy_args + \
+            [str(a) for a in args]
 
     def rt(self, *args, input=None, check=True, timeout=DEFAULT_TIMEOUT, **kw):
         rc, out, err = run_cmd(self.argv(*args), input=input, timeout=timeout, **kw)
@@ -718,8 +732,8 @@ def find_cgroups(ids, maxdepth=4):
 
 
 @pytest.fixture
-def env(runtime, base_rootfs, request):
-    e = Env(runtime, base_rootfs, request)
+def env(runtime, base_rootfs, request, oci_policy_args):
+    e = Env(runtime, base_rootfs, request, oci_policy_args)
     yield e
     left = e.cleanup()
     if left:

@@ -1,0 +1,83 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Egress rules for a container whose policy allows networking: packets to
+ * the policy's denied ranges (link-local and cloud metadata, RFC 1918,
+ * the host's loopback through a gateway) are dropped by an nftables table
+ * in the container's own network namespace, installed by the container
+ * init before it drops its capabilities (so the process cannot remove it).
+ */
+#include <nftables/libnftables.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/cleanup.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "internal.h"
+
+/* "a, b, c" of the CIDRs of one family (IPv6 has a ':'). */
+static char *cidr_set(const struct str_array *cidrs, bool v6)
+{
+	size_t cap = 1;
+	char *out;
+
+	for (size_t i = 0; i < cidrs->len; i++)
+		cap += strlen(cidrs->items[i]) + 2;
+	out = xcalloc(1, cap);
+	for (size_t i = 0; i < cidrs->len; i++) {
+		if ((strchr(cidrs->items[i], ':') != NULL) != v6)
+			continue;
+		if (*out)
+			strcat(out, ", ");
+		strcat(out, cidrs->items[i]);
+	}
+	return out;
+}
+
+static bool valid_cidr(const char *s)
+{
+	for (; *s; s++)
+		if (!strchr("0123456789abcdefABCDEF.:/", *s))
+			return false;
+	return true;
+}
+
+int netfilter_install_egress(const struct str_array *cidrs, struct error *err)
+{
+	_cleanup_free_ char *v4 = NULL, *v6 = NULL, *rules = NULL;
+	struct nft_ctx *nft;
+	int r;
+
+	for (size_t i = 0; i < cidrs->len; i++)
+		if (!valid_cidr(cidrs->items[i]))
+			return error_set(err, "policy: denyCidrs[%zu]: not an address range: \"%s\"",
+					 i, cidrs->items[i]);
+	v4 = cidr_set(cidrs, false);
+	v6 = cidr_set(cidrs, true);
+	rules = xasprintf("table inet agentsbx {\n"
+			  " chain egress {\n"
+			  "  type filter hook output priority 0; policy accept;\n"
+			  "  oifname \"lo\" accept\n"
+			  "%s%s%s"
+			  "%s%s%s"
+			  " }\n"
+			  "}\n",
+			  *v4 ? "  ip daddr { " : "", v4, *v4 ? " } drop\n" : "",
+			  *v6 ? "  ip6 daddr { " : "", v6, *v6 ? " } drop\n" : "");
+	nft = nft_ctx_new(NFT_CTX_DEFAULT);
+	if (!nft)
+		return error_set(err, "policy: nftables: cannot create a context");
+	nft_ctx_buffer_error(nft);
+	r = nft_run_cmd_from_buffer(nft, rules);
+	if (r != 0) {
+		const char *msg = nft_ctx_get_error_buffer(nft);
+		error_set(err, "policy: install egress rules in the container's network namespace: %s",
+			  msg && *msg ? msg : "nftables failed");
+		nft_ctx_free(nft);
+		return -1;
+	}
+	nft_ctx_free(nft);
+	log_debug("policy: egress to %s%s%s dropped", v4, *v4 && *v6 ? ", " : "", v6);
+	return 0;
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The policy in the lifecycle: loaded and applied to the spec before
+ * anything is created (create and exec), every change logged; in audit
+ * mode the changes are computed on a copy and only logged.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/cleanup.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "internal.h"
+
+static void log_changes(const struct policy_changes *ch, bool audit)
+{
+	for (size_t i = 0; i < ch->len; i++) {
+		const struct policy_change *c = &ch->items[i];
+		log_msg(audit ? LOG_LVL_WARN : LOG_LVL_INFO, "policy%s: %s: %s: %s -> %s",
+			audit ? " (audit, not applied)" : "", c->rule, c->field, c->from, c->to);
+	}
+}
+
+/* Audit: the same transformation on a fresh parse, logged, then dropped. */
+static int audit_spec(struct container_ctx *c, struct error *err)
+{
+	struct oci_spec copy;
+	struct policy_changes ch = { 0 };
+	struct policy_decision d;
+	int r;
+
+	if (!c->config_json)
+		return 0; /* exec: the container's own create was audited */
+	if (spec_parse(c->config_json, c->config_len, &copy, err) < 0)
+		return -1;
+	r = policy_apply(&c->policy, &copy, &ch, &d, err);
+	if (r == 0)
+		log_changes(&ch, true);
+	else
+		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
+	policy_changes_free(&ch);
+	spec_free(&copy);
+	return 0;
+}
+
+static int prepare_agent_seccomp(struct container_ctx *c, struct error *err)
+{
+	struct oci_seccomp sc;
+	_cleanup_free_ char *cache = NULL;
+	int r;
+
+	if (policy_agent_seccomp(&sc, err) < 0)
+		return error_prefix(err, "policy: the agent seccomp profile");
+	cache = xasprintf("%s/.seccomp-cache", c->g->root);
+	r = seccomp_prepare(&sc, cache, &c->agent_seccomp, err);
+	/* The parsed profile is only needed to compile (or find) the BPF. */
+	{
+		struct oci_spec holder = { 0 };
+		holder.linux.seccomp = sc;
+		spec_free(&holder);
+	}
+	if (r < 0)
+		return error_prefix(err, "policy: the agent seccomp profile");
+	c->has_agent_seccomp = c->agent_seccomp.len > 0;
+	return 0;
+}
+
+int policy_enforce(struct container_ctx *c, struct error *err)
+{
+	struct policy_changes ch = { 0 };
+
+	if (policy_load(c->g->policy_path, &c->policy, err) < 0)
+		return -1;
+	c->policy_loaded = true;
+	switch (c->policy.mode) {
+	case POLICY_OFF:
+		return 0;
+	case POLICY_AUDIT:
+		return audit_spec(c, err);
+	case POLICY_ENFORCE:
+		break;
+	}
+	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0)
+		return -1;
+	log_changes(&ch, false);
+	policy_changes_free(&ch);
+	/* What the policy made must still be a valid spec. */
+	if (spec_validate(c->spec, err) < 0)
+		return error_prefix(err, "after the policy (%s)", c->policy.source);
+	if (c->decision.stack_agent_seccomp)
+		return prepare_agent_seccomp(c, err);
+	return 0;
+}

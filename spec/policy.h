@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef AGENTSBX_POLICY_H
+#define AGENTSBX_POLICY_H
+
+/*
+ * The agent sandbox policy: the floor set by the operator (a policy file,
+ * or the built-in default), not by whoever wrote the `docker run` line or
+ * the config.json.  policy_apply() turns an incoming spec into one no looser
+ * than the floor and lists every change it made (for the log and for
+ * `agentsbx policy explain`).  Pure data, like the rest of spec/: the
+ * network egress rules and the stacked seccomp profile it asks for are
+ * carried out by runtime/.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../lib/error.h"
+#include "spec.h"
+
+#define POLICY_DEFAULT_PATH "/etc/agentsbx/policy.json"
+
+enum policy_mode {
+	POLICY_ENFORCE, /* apply the floor (default) */
+	POLICY_AUDIT,	/* compute and log the changes, apply none */
+	POLICY_OFF,	/* a plain OCI runtime, as runc */
+};
+
+struct policy_tmpfs {
+	char *path;
+	uint64_t size; /* bytes */
+};
+
+/* What an agentsbx.* annotation may relax, when the policy allows it. */
+enum policy_relax {
+	RELAX_NETWORK = 1 << 0,	 /* agentsbx.network=allow */
+	RELAX_WRITABLE_ROOT = 1 << 1, /* agentsbx.rootfs=writable */
+	RELAX_CAPS = 1 << 2,	 /* agentsbx.capabilities=CAP_A,CAP_B (within allowed) */
+	RELAX_LIMITS = 1 << 3,	 /* agentsbx.memory=..., agentsbx.pids=... (within max) */
+};
+
+struct policy {
+	enum policy_mode mode;
+	char *source; /* the file it came from, or "built-in default" */
+
+	/* network */
+	bool network_allowed;	    /* keep the container's network namespace */
+	struct str_array deny_cidrs; /* egress dropped when networking is allowed */
+
+	/* filesystem */
+	bool readonly_root;
+	struct policy_tmpfs *tmpfs;
+	size_t n_tmpfs;
+	struct str_array masked_paths;
+	struct str_array readonly_paths;
+	struct str_array bind_prefixes; /* host paths a bind mount may come from */
+
+	/* privileges */
+	struct str_array capabilities; /* the allowed set (default: none) */
+	bool no_new_privileges;
+	bool strict_seccomp; /* stack the agent profile on the spec's */
+	bool default_devices_only;
+	struct opt_u64 uid; /* run as this uid when the spec says root */
+
+	/* resources: a maximum, also the value filled in when missing */
+	uint64_t memory;    /* bytes; swap is set equal (no swap) */
+	int64_t pids;
+	uint64_t cpu_quota; /* per cpu_period */
+	uint64_t cpu_period;
+	uint64_t rlimit_cpu;	/* seconds */
+	uint64_t rlimit_fsize;	/* bytes */
+	uint64_t rlimit_nofile;
+
+	unsigned relaxable; /* enum policy_relax bits */
+};
+
+/* One change the policy made (or, in audit mode, would make). */
+struct policy_change {
+	char *rule;  /* "network", "capabilities", ... */
+	char *field; /* the spec field: "linux.namespaces", "process.capabilities.bounding" */
+	char *from;
+	char *to;
+};
+
+struct policy_changes {
+	struct policy_change *items;
+	size_t len;
+};
+
+/* What runtime/ must do beyond the spec, decided by policy_apply(). */
+struct policy_decision {
+	bool egress_filter;	 /* drop deny_cidrs in the container's netns */
+	bool stack_agent_seccomp; /* load the agent profile after the spec's */
+	bool check_bind_sources; /* re-check bind sources after realpath() */
+};
+
+/* The built-in default (enforce, everything at its strictest). */
+void policy_default(struct policy *p);
+/* Parse a policy file; fields it leaves out keep the built-in default. */
+int policy_parse(const char *buf, size_t len, const char *source,
+		 struct policy *p, struct error *err);
+/* path NULL: POLICY_DEFAULT_PATH, and the built-in default if it is
+ * missing.  A given path that is missing, or any bad file, is an error. */
+int policy_load(const char *path, struct policy *p, struct error *err);
+void policy_free(struct policy *p);
+/* The policy in force as JSON (policy show). */
+char *policy_to_json(const struct policy *p);
+
+/*
+ * Make spec no looser than the policy (in enforce mode; audit computes the
+ * same list on a copy and leaves spec alone).  A request that cannot be
+ * made safe by changing it (a bind mount of / from the host) is an error.
+ * Every change is appended to *changes.
+ */
+int policy_apply(const struct policy *p, struct oci_spec *spec,
+		 struct policy_changes *changes, struct policy_decision *d,
+		 struct error *err);
+void policy_changes_free(struct policy_changes *c);
+/* source (absolute, lexically cleaned) is under one of prefixes. */
+bool policy_bind_allowed(const struct str_array *prefixes, const char *source);
+
+/* The strict agent seccomp profile (spec/agent-seccomp.json), parsed. */
+int policy_agent_seccomp(struct oci_seccomp *out, struct error *err);
+
+#endif

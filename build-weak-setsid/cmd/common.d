@@ -1,8 +1,0 @@
-build-weak-setsid/cmd/common.o: cmd/common.c cmd/../lib/log.h cmd/cmd.h \
- cmd/../lib/error.h cmd/../runtime/container.h \
- cmd/../runtime/../lib/error.h
-cmd/../lib/log.h:
-cmd/cmd.h:
-cmd/../lib/error.h:
-cmd/../runtime/container.h:
-cmd/../runtime/../lib/error.h:

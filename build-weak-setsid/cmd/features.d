@@ -1,7 +1,0 @@
-build-weak-setsid/cmd/features.o: cmd/features.c cmd/cmd.h \
- cmd/../lib/error.h cmd/../runtime/container.h \
- cmd/../runtime/../lib/error.h
-cmd/cmd.h:
-cmd/../lib/error.h:
-cmd/../runtime/container.h:
-cmd/../runtime/../lib/error.h:

@@ -1,6 +1,0 @@
-build-weak-setsid/cmd/pause.o: cmd/pause.c cmd/cmd.h cmd/../lib/error.h \
- cmd/../runtime/container.h cmd/../runtime/../lib/error.h
-cmd/cmd.h:
-cmd/../lib/error.h:
-cmd/../runtime/container.h:
-cmd/../runtime/../lib/error.h:

@@ -1,2 +1,0 @@
-build-weak-setsid/lib/error.o: lib/error.c lib/error.h
-lib/error.h:

@@ -1,2 +1,0 @@
-build-weak-setsid/lib/log.o: lib/log.c lib/log.h
-lib/log.h:

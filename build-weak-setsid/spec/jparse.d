@@ -1,9 +1,0 @@
-build-weak-setsid/spec/jparse.o: spec/jparse.c spec/../lib/cleanup.h \
- spec/../lib/util.h spec/../lib/error.h spec/internal.h spec/spec.h \
- spec/../lib/error.h
-spec/../lib/cleanup.h:
-spec/../lib/util.h:
-spec/../lib/error.h:
-spec/internal.h:
-spec/spec.h:
-spec/../lib/error.h:

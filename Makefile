@@ -23,7 +23,8 @@ override LDLIBS += $(PKG_LIBS)
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c runtime/*.c hooks/*.c))
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/spec/agent_seccomp_json.o
+EMBED_JSON := agent-seccomp agent-seccomp-ioctl
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(EMBED_JSON:%=$(BUILD)/spec/embed-%.o)
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 DEPS      := $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)
 
@@ -48,14 +49,15 @@ $(BUILD)/libagentsbx.a: $(LIB_OBJS)
 	@rm -f $@
 	@ar rcs $@ $^
 
-# The strict agent seccomp profile, reviewed as JSON, compiled in as a string.
-$(BUILD)/spec/agent_seccomp_json.c: spec/agent-seccomp.json
+# The strict agent seccomp profiles, reviewed as JSON, compiled in as strings
+# (spec/agent-seccomp.json becomes `const char agent_seccomp_json[]`).
+$(BUILD)/spec/embed-%.c: spec/%.json
 	@mkdir -p $(dir $@)
-	@{ echo '/* Generated from spec/agent-seccomp.json by the Makefile. */'; \
-	   echo 'const char agent_seccomp_json[] ='; \
+	@{ echo '/* Generated from $< by the Makefile. */'; \
+	   echo 'const char $(subst -,_,$*)_json[] ='; \
 	   sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } > $@
 
-$(BUILD)/spec/agent_seccomp_json.o: $(BUILD)/spec/agent_seccomp_json.c
+$(BUILD)/spec/embed-%.o: $(BUILD)/spec/embed-%.c
 	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
 
 $(BUILD)/%.o: %.c

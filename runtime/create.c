@@ -81,7 +81,8 @@ void ctx_release(struct container_ctx *c)
 	close_fd(&c->console_peer);
 	mounts_free(&c->mounts);
 	seccomp_prog_free(&c->seccomp);
-	seccomp_prog_free(&c->agent_seccomp);
+	for (unsigned i = 0; i < POLICY_AGENT_FILTERS; i++)
+		seccomp_prog_free(&c->agent_seccomp[i]);
 	if (c->policy_loaded)
 		policy_free(&c->policy);
 	if (c->spec) {

@@ -56,7 +56,8 @@ struct container_ctx {
 	struct policy policy; /* the policy in force */
 	bool policy_loaded;
 	struct policy_decision decision;
-	struct seccomp_prog agent_seccomp; /* stacked after the spec's */
+	/* the policy's agent filters, stacked after the spec's */
+	struct seccomp_prog agent_seccomp[POLICY_AGENT_FILTERS];
 	bool has_agent_seccomp;
 	unsigned long clone_flags;	/* namespaces created by clone() */
 	unsigned long unshare_after_go; /* created by the child (cgroup ns) */

@@ -43,16 +43,15 @@ static int audit_spec(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
-static int prepare_agent_seccomp(struct container_ctx *c, struct error *err)
+static int prepare_agent_filter(struct container_ctx *c, unsigned i,
+				const char *cache, struct error *err)
 {
 	struct oci_seccomp sc;
-	_cleanup_free_ char *cache = NULL;
 	int r;
 
-	if (policy_agent_seccomp(&sc, err) < 0)
+	if (policy_agent_seccomp(i, &sc, err) < 0)
 		return error_prefix(err, "policy: the agent seccomp profile");
-	cache = xasprintf("%s/.seccomp-cache", c->g->root);
-	r = seccomp_prepare(&sc, cache, &c->agent_seccomp, err);
+	r = seccomp_prepare(&sc, cache, &c->agent_seccomp[i], err);
 	/* The parsed profile is only needed to compile (or find) the BPF. */
 	{
 		struct oci_spec holder = { 0 };
@@ -61,7 +60,17 @@ static int prepare_agent_seccomp(struct container_ctx *c, struct error *err)
 	}
 	if (r < 0)
 		return error_prefix(err, "policy: the agent seccomp profile");
-	c->has_agent_seccomp = c->agent_seccomp.len > 0;
+	return 0;
+}
+
+static int prepare_agent_seccomp(struct container_ctx *c, struct error *err)
+{
+	_cleanup_free_ char *cache = xasprintf("%s/.seccomp-cache", c->g->root);
+
+	for (unsigned i = 0; i < POLICY_AGENT_FILTERS; i++)
+		if (prepare_agent_filter(c, i, cache, err) < 0)
+			return -1;
+	c->has_agent_seccomp = true;
 	return 0;
 }
 

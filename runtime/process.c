@@ -282,11 +282,11 @@ int process_load_seccomp(struct container_ctx *c, int *listener, struct error *e
 			return -1;
 		c->has_seccomp = false;
 	}
-	if (c->has_agent_seccomp) {
-		if (seccomp_prog_load(&c->agent_seccomp, &none, err) < 0)
+	for (unsigned i = 0; c->has_agent_seccomp && i < POLICY_AGENT_FILTERS; i++)
+		if (c->agent_seccomp[i].len &&
+		    seccomp_prog_load(&c->agent_seccomp[i], &none, err) < 0)
 			return error_prefix(err, "policy: the agent seccomp profile");
-		c->has_agent_seccomp = false;
-	}
+	c->has_agent_seccomp = false;
 	if (listener)
 		*listener = fd;
 	else if (fd >= 0)

@@ -168,8 +168,10 @@ static int parse_u64_member(struct jctx *c, yajl_val obj, const char *key,
 		return -1;
 	if (!v.set)
 		return 0;
-	if (v.v < min)
-		return jfail(c, "%s: must be at least %llu", key, (unsigned long long)min);
+	if (v.v < min) {
+		jpush_key(c, key);
+		return jfail(c, "must be at least %llu", (unsigned long long)min);
+	}
 	*out = v.v;
 	return 0;
 }
@@ -206,9 +208,11 @@ static int parse_tmpfs_entry(struct jctx *c, yajl_val v, void *out)
 	if (jcheck_object(c, v) < 0 || jreq_string(c, v, "path", &t->path) < 0 ||
 	    parse_u64_member(c, v, "size", 4096, 1ull << 40, &t->size) < 0)
 		return -1;
-	if (!spec_path_is_absolute(t->path) || strstr(t->path, ".."))
-		return jfail(c, "path: must be absolute without \"..\", got %s",
+	if (!spec_path_is_absolute(t->path) || strstr(t->path, "..")) {
+		jpush_key(c, "path");
+		return jfail(c, "must be absolute without \"..\", got %s",
 			     spec_quote(q, t->path));
+	}
 	if (!t->size)
 		t->size = 32 * MiB;
 	return 0;
@@ -330,20 +334,31 @@ int policy_load(const char *path, struct policy *p, struct error *err)
 	return policy_parse(buf, len, file, p, err);
 }
 
-/* spec/agent-seccomp.json, compiled in by the Makefile. */
+/* spec/agent-seccomp*.json, compiled in by the Makefile. */
 extern const char agent_seccomp_json[];
+extern const char agent_seccomp_ioctl_json[];
 
-int policy_agent_seccomp(struct oci_seccomp *out, struct error *err)
+static const struct {
+	const char *name;
+	const char *json;
+} agent_profiles[POLICY_AGENT_FILTERS] = {
+	{ "agent-seccomp.json", agent_seccomp_json },
+	{ "agent-seccomp-ioctl.json", agent_seccomp_ioctl_json },
+};
+
+int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 {
 	struct jctx c;
 	yajl_val root;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
-	if (spec_json_load(agent_seccomp_json, strlen(agent_seccomp_json),
-			   "agent-seccomp.json", &root, err) < 0)
+	if (i >= POLICY_AGENT_FILTERS)
+		return error_set(err, "no agent seccomp filter %u", i);
+	if (spec_json_load(agent_profiles[i].json, strlen(agent_profiles[i].json),
+			   agent_profiles[i].name, &root, err) < 0)
 		return -1;
-	jctx_init(&c, "agent-seccomp.json", err);
+	jctx_init(&c, agent_profiles[i].name, err);
 	rc = jcheck_object(&c, root);
 	if (rc == 0)
 		rc = jparse_seccomp(&c, root, out);

@@ -119,7 +119,14 @@ void policy_changes_free(struct policy_changes *c);
 /* source (absolute, lexically cleaned) is under one of prefixes. */
 bool policy_bind_allowed(const struct str_array *prefixes, const char *source);
 
-/* The strict agent seccomp profile (spec/agent-seccomp.json), parsed. */
-int policy_agent_seccomp(struct oci_seccomp *out, struct error *err);
+/*
+ * The strict agent seccomp profile, as filters stacked in this order:
+ * 0, spec/agent-seccomp.json: the allowlist;
+ * 1, spec/agent-seccomp-ioctl.json: ioctl requests denied by value (a
+ *    conditional deny cannot live beside the allowlist's unconditional
+ *    ioctl allow in one libseccomp filter: the allow wins).
+ */
+#define POLICY_AGENT_FILTERS 2
+int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err);
 
 #endif

@@ -633,7 +633,10 @@ class Env:
     def leftovers(self, ids, alive_pids):
         left = []
         try:
-            entries = os.listdir(self.root)
+            # .seccomp-cache is the runtime's compiled-filter cache, kept
+            # on purpose across containers; container ids never start with
+            # a dot.
+            entries = [e for e in os.listdir(self.root) if e != ".seccomp-cache"]
         except OSError:
             entries = []
         if entries:

@@ -55,7 +55,12 @@ int netfilter_install_egress(const struct str_array *cidrs, struct error *err)
 					 i, cidrs->items[i]);
 	v4 = cidr_set(cidrs, false);
 	v6 = cidr_set(cidrs, true);
-	rules = xasprintf("table inet agentsbx {\n"
+	/* One batch, applied atomically: the table made (if missing), dropped
+	 * and made again, so that a namespace shared by several containers
+	 * (a pod) holds one copy of the rules, not one per container. */
+	rules = xasprintf("table inet agentsbx\n"
+			  "delete table inet agentsbx\n"
+			  "table inet agentsbx {\n"
 			  " chain egress {\n"
 			  "  type filter hook output priority 0; policy accept;\n"
 			  "  oifname \"lo\" accept\n"

@@ -4,7 +4,7 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libnftables-dev"
-TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux"
+TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux nftables"
 # Reference runtimes for the comparison tests and benchmarks, and the
 # pure cgroup v2 guest (qemu, a Debian kernel unpacked by tests/vm).
 REF_PKGS="runc crun"

@@ -299,3 +299,92 @@ def test_annotation_relaxation_only_where_allowed(penv):
     rc, out, err = run_in(penv, ["sh", "-c", "echo x > /w && cat /w"],
                           extra_global=("--policy", pol), spec_changes=ask_rw)
     assert out.strip() == "x"
+
+
+# ---- networking allowed: egress rules ------------------------------------------
+
+LISTENER = r"""
+import socket, sys, threading
+s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("0.0.0.0", 8080))
+s.listen(16)
+print("ready", flush=True)
+s.settimeout(60)
+while True:
+    try:
+        c, _ = s.accept()
+    except OSError:
+        break
+    c.sendall(b"hello\n")
+    c.close()
+"""
+
+
+@pytest.fixture
+def test_netns():
+    """Two namespaces the test owns: the container's (joined by path) and a
+    gateway holding 198.51.100.1 (allowed), 169.254.169.254 (metadata) and
+    10.99.0.1 (RFC 1918), all on one veth.  Nothing leaves them."""
+    tag = uuid.uuid4().hex[:6]
+    cns, gns = "asbx-c-" + tag, "asbx-g-" + tag
+    cmds = [
+        ["ip", "netns", "add", cns], ["ip", "netns", "add", gns],
+        ["ip", "link", "add", "vc" + tag, "netns", cns, "type", "veth",
+         "peer", "name", "vg" + tag, "netns", gns],
+        ["ip", "-n", cns, "addr", "add", "198.51.100.2/24", "dev", "vc" + tag],
+        ["ip", "-n", cns, "link", "set", "vc" + tag, "up"],
+        ["ip", "-n", cns, "route", "add", "169.254.0.0/16", "dev", "vc" + tag],
+        ["ip", "-n", cns, "route", "add", "10.99.0.0/24", "dev", "vc" + tag],
+        ["ip", "-n", gns, "addr", "add", "198.51.100.1/24", "dev", "vg" + tag],
+        ["ip", "-n", gns, "addr", "add", "169.254.169.254/16", "dev", "vg" + tag],
+        ["ip", "-n", gns, "addr", "add", "10.99.0.1/24", "dev", "vg" + tag],
+        ["ip", "-n", gns, "link", "set", "vg" + tag, "up"],
+        ["ip", "-n", gns, "link", "set", "lo", "up"],
+    ]
+    listener = None
+    try:
+        for c in cmds:
+            subprocess.run(c, check=True, capture_output=True, timeout=10)
+        listener = subprocess.Popen(["ip", "netns", "exec", gns, "/usr/bin/python3", "-c",
+                                     LISTENER], stdout=subprocess.PIPE, text=True)
+        assert listener.stdout.readline().strip() == "ready"
+        yield "/run/netns/" + cns
+    finally:
+        if listener:
+            listener.kill()
+            listener.wait()
+        for ns in (cns, gns):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, timeout=10)
+
+
+def test_allowed_network_drops_metadata_and_private_ranges(penv, test_netns):
+    pol = policy_file(penv, {"networkAllowed": True})
+
+    def join(spec):
+        for n in spec["linux"]["namespaces"]:
+            if n["type"] == "network":
+                n["path"] = test_netns
+    script = ("for ip in 198.51.100.1 169.254.169.254 10.99.0.1; do "
+              "  r=$(nc -w 2 $ip 8080 </dev/null 2>/dev/null); echo \"$ip=${r:-blocked}\"; "
+              "done")
+    # First without the policy (off): the namespace reaches all three, so
+    # the test cannot pass because the network is simply broken.
+    off = policy_file(penv, {"mode": "off"})
+    rc, out, err = run_in(penv, ["sh", "-c", script], extra_global=("--policy", off),
+                          spec_changes=join)
+    res = dict(l.split("=", 1) for l in out.split())
+    assert res == {"198.51.100.1": "hello", "169.254.169.254": "hello",
+                   "10.99.0.1": "hello"}, out
+    # Twice with it: the rules are replaced, not stacked, in a shared netns.
+    for _ in range(2):
+        rc, out, err = run_in(penv, ["sh", "-c", script], extra_global=("--policy", pol),
+                              spec_changes=join)
+        res = dict(l.split("=", 1) for l in out.split())
+        assert res["198.51.100.1"] == "hello", out
+        assert res["169.254.169.254"] == "blocked", out
+        assert res["10.99.0.1"] == "blocked", out
+    rules = subprocess.run(["ip", "netns", "exec", os.path.basename(test_netns), "nft",
+                            "list", "table", "inet", "agentsbx"],
+                           capture_output=True, text=True).stdout
+    assert rules.count("drop") == 2, rules

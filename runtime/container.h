@@ -86,6 +86,11 @@ struct oci_resources;
 int container_update(const struct global_opts *g, const char *id,
 		     const struct oci_resources *res, struct error *err);
 
+/* events: stats every interval (once with stats_once) and OOM events, as
+ * JSON lines, until the container stops. */
+int container_events(const struct global_opts *g, const char *id, bool stats_once,
+		     unsigned interval_ms, struct error *err);
+
 /* `features`: the JSON of features.md, printed to stdout. */
 int runtime_features(struct error *err);
 

@@ -353,9 +353,17 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 	close_fd(&c->console_sock);
 	if (ns_write_id_maps(c, err) < 0)
 		return -1;
-	if (cgroup_create(c->cgroup_path, c->cgroup_manager, &c->spec->linux.resources,
-			  pid, err) < 0)
-		return -1;
+	{
+		/* The spec's limits, plus allow rules for its linux.devices. */
+		struct oci_resources res;
+		int r;
+
+		cgroup_resources_for_spec(c->spec, &res);
+		r = cgroup_create(c->cgroup_path, c->cgroup_manager, &res, pid, err);
+		free(res.devices);
+		if (r < 0)
+			return -1;
+	}
 	c->cgroup_created = true;
 	ctx_update_state_json(c, STATUS_CREATING);
 	if (sync_send_value(c->sync_parent, SYNC_GO, pid, err) < 0)

@@ -8,10 +8,16 @@
 # Prints the package dir.  Offline, an already cached kernel is reused.
 #   AGENTSBX_VM_CACHE   cache dir (default /var/cache/agentsbx-vm)
 #   AGENTSBX_VM_KPKG    package to use (default: what linux-image-amd64 pulls)
+#   AGENTSBX_VM_REFRESH=1  look for a newer package than the cached one
 set -eu
 cache=${AGENTSBX_VM_CACHE:-/var/cache/agentsbx-vm}
 mkdir -p "$cache"
 cd "$cache"
+if [ -z "${AGENTSBX_VM_KPKG:-}" ] && [ "${AGENTSBX_VM_REFRESH:-0}" != 1 ] &&
+	[ -f current/.complete ]; then
+	readlink -f current
+	exit 0
+fi
 
 die() { echo "get-kernel: $*" >&2; exit 1; }
 
@@ -60,7 +66,7 @@ if [ ! -f "$dir/.complete" ]; then
 		die "apt-get download $pkg failed"
 	fi
 	dpkg -x "$dir.tmp"/"$pkg"_*.deb "$dir.tmp/root"
-	rm -f "$dir.tmp"/*.deb
+	rm -f "$dir.tmp"/*.deb "$dir.tmp/download.log"
 	vmlinuz=$(ls "$dir.tmp"/root/boot/vmlinuz-* | tail -1)
 	extract_vmlinux "$vmlinuz" "$dir.tmp/vmlinux" >/dev/null ||
 		echo "get-kernel: could not uncompress $vmlinuz; booting the bzImage (slower)" >&2

@@ -22,11 +22,12 @@ else
 	for src in tests/unit/test_cgroup*.c; do
 		tests+=("$BUILD/tests/unit/$(basename "$src" .c)")
 	done
-	make -s BUILD="$BUILD" "${tests[@]}" >&2
+	make -s BUILD="$BUILD" "${tests[@]}" "$BUILD/agentsbx" >&2
 fi
+AGENTSBX=$BUILD/agentsbx
 # The binaries run from the share (same path as here); their libraries
 # are copied into the guest.
-export VM_BINS="${tests[*]}"
+export VM_BINS="${tests[*]} $AGENTSBX"
 export VM_TIMEOUT=${VM_TIMEOUT:-300}
 
 script='rc=0
@@ -37,5 +38,8 @@ for t in "$@"; do
 	if "$t"; then r=ok; else r="FAILED ($?)"; rc=1; fi
 	echo "== $t: $r in $(awk -v s="$start" "{ printf \"%.1f s\", \$1 - s }" /proc/uptime)"
 done
+echo "== containers on cgroup v2 (tests/vm/container-tests.sh)"
+sh "$CONTAINER_TESTS" "$AGENTSBX" || rc=1
 exit $rc'
-exec "$HERE/vmrun.sh" -- sh -c "$script" guest "${tests[@]}"
+exec "$HERE/vmrun.sh" -- env CONTAINER_TESTS="$HERE/container-tests.sh" AGENTSBX="$AGENTSBX" \
+	sh -c "$script" guest "${tests[@]}"

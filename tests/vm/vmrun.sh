@@ -62,7 +62,8 @@ chmod 755 "$I/init"
 # dependencies first.
 declare -A modpath=() modseen=()
 while read -r f; do
-	n=$(basename "$f" .ko)
+	n=${f##*/}
+	n=${n%.ko}
 	modpath[${n//-/_}]=$f
 done < <(find "$moddir/kernel" -name '*.ko')
 add_module() {
@@ -105,6 +106,13 @@ else
 	accel=(-accel tcg -cpu max)
 fi
 append="console=ttyS0 reboot=t panic=-1 rdinit=/init"
+# Under TCG the guest's TSC is the host's.  Its calibration against the PIT
+# times out on a loaded host, and the guest then hangs in early boot: give
+# the frequency (tsc_early_khz skips the calibration).
+if [ "$VM_ACCEL" = tcg ]; then
+	khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
+	[ -n "$khz" ] && [ "$khz" -gt 0 ] && append+=" tsc_early_khz=$khz tsc=reliable"
+fi
 if [ "${VM_DEBUG:-0}" = 1 ]; then append+=" agentsbx.vmdebug"; else append+=" quiet loglevel=1"; fi
 timeout=${VM_TIMEOUT:-300}
 

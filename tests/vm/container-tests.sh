@@ -1,15 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 #
-# Cgroup behaviour of real containers on a pure cgroup v2 host: run inside
-# the guest by run-cgroup2-tests.sh (busybox sh only).  Each check prints
-# "ok NAME" or "FAIL NAME: why"; the exit status is the number of failures.
+# Cgroup behaviour of real containers, the same checks on a pure cgroup v2
+# host (inside the guest, by run-cgroup2-tests.sh) and on a v1/hybrid host
+# (this one, by tests/integration/test_cgroup_behaviour.py).  busybox sh
+# only.  Each check prints "ok NAME" or "FAIL NAME: why"; the exit status is
+# the number of failures.
 #
 #   container-tests.sh AGENTSBX_BINARY
 set -u
 A=$1
-W=/tmp/ctr
+W=$(mktemp -d /tmp/agentsbx-ct.XXXXXX)
 R=$W/root
+T=ct$$   # container ids are $T-NAME: concurrent runs do not collide
 B=$W/bundle
 fails=0
 mkdir -p "$B/rootfs/bin" "$B/rootfs/proc" "$B/rootfs/sys" "$B/rootfs/dev" "$B/rootfs/tmp" "$R"
@@ -42,17 +45,30 @@ spec() {
 EOF
 }
 
-cg() { echo "/sys/fs/cgroup/agentsbx/$1"; }
+# The cgroup files of container NAME, v2 or v1, as numbers or text.
+if [ -d /sys/fs/cgroup/memory ]; then V2=0; else V2=1; fi
+cg() { echo "/sys/fs/cgroup/agentsbx/$T-$1"; }
+cg1() { echo "/sys/fs/cgroup/$1/agentsbx/$T-$2"; }
+oom_kills() { if [ $V2 = 1 ]; then grep '^oom_kill ' "$(cg $1)/memory.events"; else grep '^oom_kill ' "$(cg1 memory $1)/memory.oom_control"; fi | cut -d' ' -f2; }
+pids_current() { if [ $V2 = 1 ]; then cat "$(cg $1)/pids.current"; else cat "$(cg1 pids $1)/pids.current"; fi; }
+pids_max() { if [ $V2 = 1 ]; then cat "$(cg $1)/pids.max"; else cat "$(cg1 pids $1)/pids.max"; fi; }
+procs() { if [ $V2 = 1 ]; then cat "$(cg $1)/cgroup.procs"; else cat "$(cg1 pids $1)/cgroup.procs"; fi; }
+cpu_usec() { if [ $V2 = 1 ]; then grep usage_usec "$(cg $1)/cpu.stat" | cut -d' ' -f2; else echo $(( $(cat "$(cg1 cpuacct $1)/cpuacct.usage") / 1000 )); fi; }
+throttled() { if [ $V2 = 1 ]; then grep nr_throttled "$(cg $1)/cpu.stat"; else grep nr_throttled "$(cg1 cpu $1)/cpu.stat"; fi | cut -d' ' -f2; }
+cpu_max() { if [ $V2 = 1 ]; then cat "$(cg $1)/cpu.max"; else echo "$(cat "$(cg1 cpu $1)/cpu.cfs_quota_us") $(cat "$(cg1 cpu $1)/cpu.cfs_period_us")"; fi; }
+mem_max() { if [ $V2 = 1 ]; then cat "$(cg $1)/memory.max"; else cat "$(cg1 memory $1)/memory.limit_in_bytes"; fi; }
+has_cgroup() { if [ $V2 = 1 ]; then [ -d "$(cg $1)" ]; else [ -d "$(cg1 pids $1)" ] || [ -d "$(cg1 memory $1)" ]; fi; }
+inside_mem_max() { if [ $V2 = 1 ]; then echo /sys/fs/cgroup/memory.max; else echo /sys/fs/cgroup/memory/memory.limit_in_bytes; fi; }
 
 # 1. a 64 MiB allocation under a 32 MiB limit is OOM-killed; events says so
 spec '["sh","-c","sleep 1; sh /bin/grab.sh; sleep 60"]' \
 	'{"memory": {"limit": 33554432}}'
-rt run -d -b "$B" oom >/dev/null 2>&1 </dev/null
-rt events --interval 200ms oom > $W/events.out 2>&1 &
+rt run -d -b "$B" "$T-oom" >/dev/null 2>&1 </dev/null
+rt events --interval 200ms "$T-oom" > $W/events.out 2>&1 &
 ev=$!
 # (slow under TCG emulation: wait up to 60 s for the kill)
 for i in $(seq 60); do
-	n=$(grep oom_kill "$(cg oom)/memory.events" | cut -d' ' -f2)
+	n=$(oom_kills oom)
 	[ "${n:-0}" -ge 1 ] && break
 	sleep 1
 done
@@ -60,61 +76,64 @@ sleep 1
 kill $ev 2>/dev/null; wait $ev 2>/dev/null
 if [ "${n:-0}" -ge 1 ] && grep -q '"type":"oom"' $W/events.out; then ok oom-kill-and-event
 else fail oom-kill-and-event "oom_kill=${n:-?}, events: $(head -c 300 $W/events.out)"; fi
-rt delete -f oom
+rt delete -f "$T-oom"
 
 # 2. a fork bomb stops at pids.max
 spec '["sh","-c","sh /bin/bomb.sh 2>/dev/null; sleep 5"]' '{"pids": {"limit": 16}}'
-rt run -d -b "$B" bomb >/dev/null 2>&1 </dev/null
+rt run -d -b "$B" "$T-bomb" >/dev/null 2>&1 </dev/null
 sleep 1
-cur=$(cat "$(cg bomb)/pids.current"); max=$(cat "$(cg bomb)/pids.max")
+cur=$(pids_current bomb); max=$(pids_max bomb)
 if [ "$max" = 16 ] && [ "$cur" -le 16 ] && [ "$cur" -ge 10 ]; then ok fork-bomb-capped
 else fail fork-bomb-capped "pids.current=$cur pids.max=$max"; fi
 # ps --format json lists exactly the cgroup's pids
-ps_json=$(rt ps --format json bomb | tr -d '[]' | tr ',' '\n' | sort -n | tr '\n' ' ')
-procs=$(sort -n "$(cg bomb)/cgroup.procs" | tr '\n' ' ')
+ps_json=$(rt ps --format json "$T-bomb" | tr -d '[]' | tr ',' '\n' | sort -n | tr '\n' ' ')
+procs=$(procs bomb | sort -n | tr '\n' ' ')
 if [ "$ps_json" = "$procs" ] && [ -n "$procs" ]; then ok ps-json-exact
 else fail ps-json-exact "ps: '$ps_json' cgroup.procs: '$procs'"; fi
 # delete --force with forked children leaves no cgroup
-rt delete -f bomb
-if [ ! -d "$(cg bomb)" ]; then ok delete-force-removes-cgroup
-else fail delete-force-removes-cgroup "$(cg bomb) still there"; fi
+rt delete -f "$T-bomb"
+if ! has_cgroup bomb; then ok delete-force-removes-cgroup
+else fail delete-force-removes-cgroup "the cgroup of $T-bomb is still there"; fi
 
 # 3. a busy loop under a 20% quota is throttled
 spec '["sh","-c","while :; do :; done"]' '{"cpu": {"quota": 20000, "period": 100000}}'
-rt run -d -b "$B" busy >/dev/null 2>&1 </dev/null
-u0=$(grep usage_usec "$(cg busy)/cpu.stat" | cut -d' ' -f2)
+rt run -d -b "$B" "$T-busy" >/dev/null 2>&1 </dev/null
+u0=$(cpu_usec busy)
 sleep 2
-u1=$(grep usage_usec "$(cg busy)/cpu.stat" | cut -d' ' -f2)
-thr=$(grep nr_throttled "$(cg busy)/cpu.stat" | cut -d' ' -f2)
+u1=$(cpu_usec busy)
+thr=$(throttled busy)
 used=$(( (u1 - u0) / 20000 ))  # percent of one cpu over 2 s
-if [ "$thr" -gt 0 ] && [ "$used" -le 30 ] && [ "$(cat "$(cg busy)/cpu.max")" = "20000 100000" ]; then
+if [ "$thr" -gt 0 ] && [ "$used" -le 30 ] && [ "$(cpu_max busy)" = "20000 100000" ]; then
 	ok cpu-quota-throttles
-else fail cpu-quota-throttles "nr_throttled=$thr used=${used}% cpu.max=$(cat "$(cg busy)/cpu.max")"; fi
+else fail cpu-quota-throttles "nr_throttled=$thr used=${used}% cpu.max=$(cpu_max busy)"; fi
 
 # 4. update changes a live limit, and the container sees it
-rt update --memory 64m --pids-limit 32 busy
-seen=$(rt exec busy cat /sys/fs/cgroup/memory.max 2>&1)
-if [ "$(cat "$(cg busy)/memory.max")" = 67108864 ] && [ "$seen" = 67108864 ] &&
-	[ "$(cat "$(cg busy)/pids.max")" = 32 ]; then ok update-live
-else fail update-live "memory.max=$(cat "$(cg busy)/memory.max") seen=$seen"; fi
+rt update --memory 64m --pids-limit 32 "$T-busy"
+seen=$(rt exec "$T-busy" cat "$(inside_mem_max)" 2>&1)
+if [ "$(mem_max busy)" = 67108864 ] && [ "$seen" = 67108864 ] &&
+	[ "$(pids_max busy)" = 32 ]; then ok update-live
+else fail update-live "memory limit=$(mem_max busy) seen=$seen"; fi
 
 # 5. pause freezes (usage stops growing), resume continues
-rt pause busy
-st=$(rt state busy | grep -c '"paused"')
-a=$(grep usage_usec "$(cg busy)/cpu.stat" | cut -d' ' -f2); sleep 1
-b=$(grep usage_usec "$(cg busy)/cpu.stat" | cut -d' ' -f2)
-rt resume busy; sleep 1
-c=$(grep usage_usec "$(cg busy)/cpu.stat" | cut -d' ' -f2)
+rt pause "$T-busy"
+st=$(rt state "$T-busy" | grep -c '"paused"')
+a=$(cpu_usec busy); sleep 1
+b=$(cpu_usec busy)
+rt resume "$T-busy"; sleep 1
+c=$(cpu_usec busy)
 if [ "$st" = 1 ] && [ $((b - a)) -lt 5000 ] && [ $((c - b)) -gt 50000 ]; then ok pause-resume
 else fail pause-resume "state-paused=$st frozen-delta=$((b - a))us resumed-delta=$((c - b))us"; fi
-rt delete -f busy
+rt delete -f "$T-busy"
 
 # 6. the container's cgroup namespace: its own cgroup is the root it sees
-spec '["sh","-c","cat /proc/self/cgroup; ls /sys/fs/cgroup | head -3"]' '{}'
-out=$(rt run -b "$B" ns </dev/null 2>&1)
-case "$out" in "0::/"*) ok cgroup-namespace-root ;; *) fail cgroup-namespace-root "$out" ;; esac
+spec '["cat","/proc/self/cgroup"]' '{}'
+out=$(rt run -b "$B" "$T-ns" </dev/null 2>&1)
+# every hierarchy's line ends in ":/" (v2: the one "0::/" line)
+if [ -n "$out" ] && ! echo "$out" | grep -v ':/$' | grep -q ':'; then ok cgroup-namespace-root
+else fail cgroup-namespace-root "$out"; fi
 
-left=$(ls "$R" | grep -v '^\.' ; ls /sys/fs/cgroup/agentsbx 2>/dev/null | grep -v '^cgroup\.\|\.' )
+left=$(ls "$R" | grep -v '^\.'; for n in oom bomb busy ns; do has_cgroup $n && echo "cgroup of $T-$n"; done)
 if [ -z "$left" ]; then ok nothing-left; else fail nothing-left "$left"; fi
+rm -rf "$W"
 echo "container tests: $fails failed"
 exit $fails

@@ -204,9 +204,8 @@ int rootfs_prepare_mounts(struct container_ctx *c, struct error *err)
 	c->rootfs_fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (c->rootfs_fd < 0)
 		return error_sys(err, "reopen rootfs %s", c->rootfs);
-	if ((c->mounts.rootfs_propagation & MS_SHARED) &&
-	    setattr_fd(c->rootfs_fd, false, 0, 0, MS_SHARED, "rootfs", err) < 0)
-		return -1;
+	/* A shared rootfs is made shared after pivot_root, which refuses a
+	 * shared new root (rootfs_finalize). */
 
 	for (size_t i = 0; i < c->mounts.len; i++) {
 		if (mount_entry(c, c->rootfs_fd, &c->mounts.items[i], err) < 0)

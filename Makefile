@@ -35,7 +35,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 
 PYTEST   ?= /usr/bin/python3 -m pytest
 
-.PHONY: all deps test unit integration vmtest asan clean bench tools
+.PHONY: all deps test unit integration vmtest e2e asan clean bench tools
 
 all: agentsbx
 
@@ -94,7 +94,12 @@ integration: agentsbx tools
 vmtest: all tools
 	BUILD=$(BUILD) tests/vm/run-cgroup2-tests.sh || [ $$? = 77 ]
 
-test: unit integration vmtest
+# Docker, containerd (ctr) and podman driving agentsbx; its own pytest
+# process (both suites make pytest a subreaper with a reaper thread).
+e2e: agentsbx
+	AGENTSBX=$(CURDIR)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/e2e
+
+test: unit integration vmtest e2e
 
 asan:
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \

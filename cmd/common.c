@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <stdio.h>
+#include <unistd.h>
 #include <string.h>
 
 #include "../lib/log.h"
@@ -8,6 +9,10 @@
 int cmd_fail(const struct error *err)
 {
 	log_error("%s", err->msg);
+	/* With --log the line went to the file; callers such as containerd's
+	 * shim show the user only our stderr for most commands, as runc's. */
+	if (log_get_fd() != STDERR_FILENO)
+		fprintf(stderr, "agentsbx: %s\n", err->msg);
 	return 1;
 }
 

@@ -194,6 +194,13 @@ static int prepare_seccomp(struct container_ctx *c, struct error *err)
 
 	if (!c->spec->linux.seccomp.present)
 		return 0;
+	/* The cache lives under --root, which may not exist yet. */
+	{
+		int fd;
+		if (state_root_open(c->g->root, true, &fd, err) < 0)
+			return -1;
+		close(fd);
+	}
 	cache = xasprintf("%s/.seccomp-cache", c->g->root);
 	if (seccomp_prepare(&c->spec->linux.seccomp, cache, &c->seccomp, err) < 0)
 		return error_prefix(err, "linux.seccomp");

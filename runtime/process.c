@@ -10,6 +10,7 @@
 #include <linux/close_range.h>
 #include <linux/ioprio.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,12 +168,33 @@ static const char *env_get(const struct str_array *env, const char *name)
 	return NULL;
 }
 
-static bool is_executable_file(const char *path)
+/* 0, or the errno execve would give: ENOENT, EACCES. */
+static int check_executable(const char *path)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	       (st.st_mode & 0111);
+	if (stat(path, &st) < 0)
+		return errno;
+	if (!S_ISREG(st.st_mode) || !(st.st_mode & 0111))
+		return EACCES;
+	return 0;
+}
+
+/* The wording callers match on: Docker maps "no such file or directory"
+ * and "executable file not found" to 127 and "permission denied" to 126,
+ * in Go's lower case. */
+static const char *exec_errno_text(int e)
+{
+	switch (e) {
+	case ENOENT:
+		return "no such file or directory";
+	case EACCES:
+		return "permission denied";
+	case ENOTDIR:
+		return "not a directory";
+	default:
+		return strerror(e);
+	}
 }
 
 /* After pivot_root: "/" is the container's, so a plain lookup is inside. */
@@ -185,9 +207,12 @@ int process_resolve_exec(struct container_ctx *c, struct error *err)
 	char *save = NULL;
 
 	if (strchr(arg0, '/')) {
-		if (!is_executable_file(arg0))
-			return error_setc(err, errno ? errno : EACCES,
-					  "exec: \"%s\": cannot run", arg0);
+		int e = check_executable(arg0);
+		if (e) {
+			error_set(err, "exec: \"%s\": stat %s: %s", arg0, arg0, exec_errno_text(e));
+			err->code = e;
+			return -1;
+		}
 		c->exec_path = xstrdup(arg0);
 		return 0;
 	}
@@ -195,7 +220,7 @@ int process_resolve_exec(struct container_ctx *c, struct error *err)
 	copy = xstrdup(path ? path : DEFAULT_PATH);
 	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
 		_cleanup_free_ char *cand = xasprintf("%s/%s", *dir ? dir : ".", arg0);
-		if (is_executable_file(cand)) {
+		if (check_executable(cand) == 0) {
 			c->exec_path = take_ptr(cand);
 			return 0;
 		}
@@ -341,6 +366,29 @@ static char **build_env(const struct container_ctx *c)
 	return env;
 }
 
+/* The kernel's struct sigaction for rt_sigaction(2): glibc refuses the two
+ * signals it keeps for itself. */
+struct kernel_sigaction {
+	void (*handler)(int);
+	unsigned long flags;
+	void (*restorer)(void);
+	unsigned long mask;
+};
+
+/* Ignored signals and the blocked mask survive execve: whoever started the
+ * engine (nohup ignores SIGHUP) must not decide for the container. */
+static void reset_signals(void)
+{
+	struct kernel_sigaction dfl = { .handler = SIG_DFL };
+	sigset_t none;
+
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
 /* fds 3..first-1 go to the process if the caller passed them; any of ours
  * that took a free number there is closed. */
 static int pass_fds(unsigned int first, struct error *err)
@@ -382,6 +430,7 @@ void process_exec(struct container_ctx *c)
 		error_sys(&err, "close file descriptors");
 		exec_fail(&err);
 	}
+	reset_signals();
 	if (process_load_seccomp(c, NULL, &err) < 0)
 		exec_fail(&err);
 	execve(c->exec_path, argv, envp);

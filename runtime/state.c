@@ -31,12 +31,34 @@ const char *status_name(enum container_status s)
 	return status_names[s];
 }
 
+/* mkdir -p; the last component 0700, parents 0711 (as runc). */
+static int mkdir_parents(const char *path, struct error *err)
+{
+	char buf[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return error_set(err, "state root path too long: %s", path);
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0711) < 0 && errno != EEXIST)
+			return error_sys(err, "create state root %s: mkdir %s", path, buf);
+		*p = '/';
+	}
+	if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+		return error_sys(err, "create state root %s", path);
+	return 0;
+}
+
 int state_root_open(const char *root, bool create, int *out, struct error *err)
 {
 	int fd;
 
-	if (create && mkdir(root, 0700) < 0 && errno != EEXIST)
-		return error_sys(err, "create state root %s", root);
+	if (create && mkdir_parents(root, err) < 0)
+		return -1;
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return error_sys(err, "open state root %s", root);

@@ -9,9 +9,11 @@ TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps u
 # pure cgroup v2 guest (qemu, a Debian kernel unpacked by tests/vm).
 REF_PKGS="runc crun"
 VM_PKGS="qemu-system-x86 cpio xz-utils file"
+# The real callers, for the end-to-end suite (tests/e2e).
+E2E_PKGS="docker.io containerd podman conmon"
 
 missing=""
-for p in $BUILD_PKGS $TEST_PKGS $REF_PKGS $VM_PKGS; do
+for p in $BUILD_PKGS $TEST_PKGS $REF_PKGS $VM_PKGS $E2E_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done

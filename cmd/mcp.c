@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* agentsbx mcp: the run_code tool over the MCP stdio transport. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lib/util.h"
+#include "../runtime/mcp.h"
+#include "../runtime/sandbox.h"
+#include "cmd.h"
+
+enum { OPT_IMAGE = 256, OPT_ROOTFS, OPT_IMAGE_ROOT, OPT_TIMEOUT, OPT_MAX_TIMEOUT, OPT_MEMORY,
+       OPT_CPUS, OPT_PIDS, OPT_OUTPUT_LIMIT, OPT_DISK, OPT_WARM };
+
+#define IMAGES_MAX 16
+
+struct mcp_flags {
+	const char *image_root;
+	const char *names[IMAGES_MAX]; /* --image NAME or, for --rootfs, a path */
+	bool is_path[IMAGES_MAX];
+	size_t n;
+	struct mcp_opts o;
+};
+
+static const char help_text[] =
+	"A Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message a\n"
+	"line, protocol " MCP_PROTOCOL_VERSION ") with one tool, run_code {code, language,\n"
+	"timeout_seconds?, stdin?}, which runs the code as `agentsbx sandbox` does and\n"
+	"returns {stdout, stderr, exit_code, timed_out, seconds, truncated, oom_killed}.\n\n"
+	"  --image NAME        an image under the image root (repeatable: each language\n"
+	"                      is served by the first image that has its interpreter;\n"
+	"                      default: python)\n"
+	"  --rootfs DIR        an image directory by path (repeatable)\n"
+	"  --image-root DIR    default $" SANDBOX_IMAGE_ROOT_ENV " or " SANDBOX_IMAGE_ROOT "\n"
+	"  --timeout S         per call unless asked (default 30); --max-timeout S (300)\n"
+	"  --memory M, --cpus N, --pids N, --disk N, --output-limit N  as for sandbox\n"
+	"  --warm N            keep N created, never-used sandboxes per language ready\n"
+	"                      (0 to %d; default 0)\n\n"
+	"Client configuration (Claude Desktop, and most MCP clients):\n"
+	"  {\"mcpServers\": {\"sandbox\": {\"command\": \"agentsbx\",\n"
+	"                              \"args\": [\"mcp\", \"--image\", \"python\"]}}}\n";
+
+static int bad_flag(const char *flag, const char *value, const char *want)
+{
+	fprintf(stderr, "agentsbx: mcp: %s %s: %s\n", flag, value, want);
+	return -1;
+}
+
+static int add_image(struct mcp_flags *f, const char *name, bool is_path)
+{
+	if (f->n >= IMAGES_MAX)
+		return bad_flag(is_path ? "--rootfs" : "--image", name, "too many images");
+	f->names[f->n] = name;
+	f->is_path[f->n++] = is_path;
+	return 0;
+}
+
+static int take_flag(struct mcp_flags *f, int c, char *arg)
+{
+	unsigned long long n;
+	uint64_t size;
+
+	switch (c) {
+	case OPT_IMAGE: return add_image(f, arg, false);
+	case OPT_ROOTFS: return add_image(f, arg, true);
+	case OPT_IMAGE_ROOT: f->image_root = arg; return 0;
+	case OPT_TIMEOUT:
+		return sandbox_parse_seconds(arg, &f->o.timeout) < 0 ?
+			       bad_flag("--timeout", arg, "expected seconds") : 0;
+	case OPT_MAX_TIMEOUT:
+		return sandbox_parse_seconds(arg, &f->o.max_timeout) < 0 ?
+			       bad_flag("--max-timeout", arg, "expected seconds") : 0;
+	case OPT_MEMORY:
+		return sandbox_parse_size(arg, &f->o.memory) < 0 || f->o.memory < (4u << 20) ?
+			       bad_flag("--memory", arg, "expected a size of at least 4m") : 0;
+	case OPT_CPUS:
+		return sandbox_parse_cpus(arg, &f->o.cpu_quota) < 0 ?
+			       bad_flag("--cpus", arg, "expected a number of CPUs") : 0;
+	case OPT_PIDS:
+		if (parse_u64(arg, &n) < 0 || n < 1 || n > (1u << 22))
+			return bad_flag("--pids", arg, "expected a number of processes");
+		f->o.pids = (int64_t)n;
+		return 0;
+	case OPT_DISK:
+		return sandbox_parse_size(arg, &f->o.disk) < 0 || f->o.disk < (1u << 20) ?
+			       bad_flag("--disk", arg, "expected a size of at least 1m") : 0;
+	case OPT_OUTPUT_LIMIT:
+		if (sandbox_parse_size(arg, &size) < 0 || !size || size > (64u << 20))
+			return bad_flag("--output-limit", arg, "expected a size from 1 to 64m");
+		f->o.output_limit = (size_t)size;
+		return 0;
+	case OPT_WARM:
+		if (parse_u64(arg, &n) < 0 || n > MCP_WARM_MAX)
+			return bad_flag("--warm", arg, "expected a number from 0 to 16");
+		f->o.warm = (int)n;
+		return 0;
+	}
+	return -1;
+}
+
+static int parse_flags(int argc, char **argv, struct mcp_flags *f)
+{
+	static const struct option opts[] = {
+		{ "image", required_argument, NULL, OPT_IMAGE },
+		{ "rootfs", required_argument, NULL, OPT_ROOTFS },
+		{ "image-root", required_argument, NULL, OPT_IMAGE_ROOT },
+		{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+		{ "max-timeout", required_argument, NULL, OPT_MAX_TIMEOUT },
+		{ "memory", required_argument, NULL, OPT_MEMORY },
+		{ "cpus", required_argument, NULL, OPT_CPUS },
+		{ "pids", required_argument, NULL, OPT_PIDS },
+		{ "disk", required_argument, NULL, OPT_DISK },
+		{ "output-limit", required_argument, NULL, OPT_OUTPUT_LIMIT },
+		{ "warm", required_argument, NULL, OPT_WARM },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+
+	f->o.timeout = SANDBOX_TIMEOUT_DEFAULT;
+	f->o.max_timeout = 300;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'h') {
+			cmd_usage(&cmd_mcp, true);
+			printf("\n");
+			printf(help_text, MCP_WARM_MAX);
+			return 1;
+		}
+		if (c == '?' || take_flag(f, c, optarg) < 0)
+			return -1;
+	}
+	if (optind != argc)
+		return bad_flag("", argv[optind], "unexpected argument");
+	if (!f->n)
+		add_image(f, "python", false);
+	if (f->o.timeout > f->o.max_timeout)
+		f->o.timeout = f->o.max_timeout;
+	return 0;
+}
+
+static int resolve_images(struct mcp_flags *f, struct error *err)
+{
+	f->o.images = xcalloc(f->n + 1, sizeof(char *));
+	for (size_t i = 0; i < f->n; i++) {
+		int r = f->is_path[i] ? sandbox_rootfs_path(f->names[i], &f->o.images[i], err)
+				      : sandbox_image_path(f->image_root, f->names[i],
+							   &f->o.images[i], err);
+		if (r < 0)
+			return -1;
+		f->o.n_images++;
+	}
+	return 0;
+}
+
+static void free_images(struct mcp_flags *f)
+{
+	for (size_t i = 0; i < f->o.n_images; i++)
+		free(f->o.images[i]);
+	free(f->o.images);
+}
+
+static int run_mcp(const struct global_opts *g, int argc, char **argv)
+{
+	struct mcp_flags f = { 0 };
+	struct error err;
+	int r = parse_flags(argc, argv, &f);
+
+	if (r)
+		return r > 0 ? 0 : cmd_usage(&cmd_mcp, false);
+	r = resolve_images(&f, &err);
+	if (r == 0)
+		r = mcp_serve(g, &f.o, &err);
+	free_images(&f);
+	return r < 0 ? cmd_fail(&err) : 0;
+}
+
+const struct command cmd_mcp = {
+	.name = "mcp",
+	.summary = "serve the run_code tool over the Model Context Protocol (stdio)",
+	.usage = "[--image NAME | --rootfs DIR]... [--image-root DIR] [--timeout S] "
+		 "[--max-timeout S] [--memory M] [--cpus N] [--pids N] [--warm N]",
+	.run = run_mcp,
+};

@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The MCP stdio transport and JSON-RPC 2.0: read newline-delimited
+ * messages from stdin (each at most MCP_LINE_MAX bytes; a longer one is
+ * dropped with a parse error), load each with the same hardened loader as
+ * config.json (strict UTF-8, bounded depth and size, no duplicate keys),
+ * dispatch initialize, ping, tools/list and tools/call, and write one reply
+ * per request as one line on stdout.  Notifications get no reply; batches
+ * are refused (MCP 2025-06-18 has none).  While idle, warm sandboxes are
+ * made for the next calls.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "../lib/cleanup.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "../spec/internal.h"
+#include "mcp_internal.h"
+
+#define READ_CHUNK (256 * 1024)
+
+static const char *const protocol_versions[] = {
+	MCP_PROTOCOL_VERSION, "2025-03-26", "2024-11-05", NULL,
+};
+
+/* ---- replies ------------------------------------------------------------- */
+
+void mcp_gstr(yajl_gen g, const char *str)
+{
+	yajl_gen_string(g, (const unsigned char *)str, strlen(str));
+}
+
+void mcp_gkey_str(yajl_gen g, const char *key, const char *value)
+{
+	mcp_gstr(g, key);
+	mcp_gstr(g, value);
+}
+
+void mcp_gkey_bool(yajl_gen g, const char *key, bool value)
+{
+	mcp_gstr(g, key);
+	yajl_gen_bool(g, value);
+}
+
+yajl_gen mcp_reply_begin(yajl_val id)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+
+	if (!g)
+		abort();
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "jsonrpc", "2.0");
+	mcp_gstr(g, "id");
+	if (id && YAJL_IS_STRING(id))
+		mcp_gstr(g, id->u.string);
+	else if (id && YAJL_IS_NUMBER(id))
+		yajl_gen_number(g, id->u.number.r, strlen(id->u.number.r));
+	else
+		yajl_gen_null(g);
+	return g;
+}
+
+void mcp_reply_send(struct mcp_server *s, yajl_gen g)
+{
+	const unsigned char *buf;
+	size_t len;
+	_cleanup_free_ char *line = NULL;
+
+	yajl_gen_map_close(g);
+	if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok) {
+		log_error("mcp: cannot generate a reply");
+		yajl_gen_free(g);
+		return;
+	}
+	line = xmalloc(len + 1);
+	memcpy(line, buf, len);
+	line[len] = '\n';
+	yajl_gen_free(g);
+	/* One write per message: the client reads whole lines. */
+	if (!s->output_gone && write_all(STDOUT_FILENO, line, len + 1) < 0) {
+		log_error("mcp: write to stdout: %s", strerror(errno));
+		s->output_gone = true;
+	}
+}
+
+void mcp_reply_error(struct mcp_server *s, yajl_val id, int code,
+		     const char *message, const char *data)
+{
+	yajl_gen g = mcp_reply_begin(id);
+
+	mcp_gstr(g, "error");
+	yajl_gen_map_open(g);
+	mcp_gstr(g, "code");
+	yajl_gen_integer(g, code);
+	mcp_gkey_str(g, "message", message);
+	if (data)
+		mcp_gkey_str(g, "data", data);
+	yajl_gen_map_close(g);
+	mcp_reply_send(s, g);
+}
+
+/* ---- methods ---------------------------------------------------------------- */
+
+static const char *negotiate_version(yajl_val params)
+{
+	yajl_val v = params ? jmember(params, "protocolVersion") : NULL;
+
+	for (const char *const *p = protocol_versions; v && YAJL_IS_STRING(v) && *p; p++)
+		if (!strcmp(*p, v->u.string))
+			return *p;
+	return MCP_PROTOCOL_VERSION;
+}
+
+static void handle_initialize(struct mcp_server *s, yajl_val id, yajl_val params)
+{
+	yajl_gen g = mcp_reply_begin(id);
+
+	mcp_gstr(g, "result");
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "protocolVersion", negotiate_version(params));
+	mcp_gstr(g, "capabilities");
+	yajl_gen_map_open(g);
+	mcp_gstr(g, "tools");
+	yajl_gen_map_open(g);
+	mcp_gkey_bool(g, "listChanged", false);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	mcp_gstr(g, "serverInfo");
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "name", "agentsbx");
+	mcp_gkey_str(g, "title", "agentsbx code sandbox");
+	mcp_gkey_str(g, "version", AGENTSBX_VERSION);
+	yajl_gen_map_close(g);
+	mcp_gkey_str(g, "instructions",
+		     "run_code runs a program in a new, isolated sandbox: no network, a "
+		     "read-only filesystem but for /tmp, limited memory, CPU and time. "
+		     "Nothing persists between calls: pass everything a program needs "
+		     "in its code or stdin.");
+	yajl_gen_map_close(g);
+	mcp_reply_send(s, g);
+}
+
+static void handle_ping(struct mcp_server *s, yajl_val id)
+{
+	yajl_gen g = mcp_reply_begin(id);
+
+	mcp_gstr(g, "result");
+	yajl_gen_map_open(g);
+	yajl_gen_map_close(g);
+	mcp_reply_send(s, g);
+}
+
+static void dispatch_method(struct mcp_server *s, yajl_val id, const char *method,
+			    yajl_val params)
+{
+	if (!strcmp(method, "initialize"))
+		handle_initialize(s, id, params);
+	else if (!strcmp(method, "ping"))
+		handle_ping(s, id);
+	else if (!strcmp(method, "tools/list"))
+		mcp_tools_list(s, id);
+	else if (!strcmp(method, "tools/call"))
+		mcp_tools_call(s, id, params);
+	else
+		mcp_reply_error(s, id, RPC_METHOD_NOT_FOUND, "Method not found", method);
+}
+
+/* ---- one message ------------------------------------------------------------ */
+
+static bool valid_id(yajl_val id)
+{
+	return id && (YAJL_IS_STRING(id) || YAJL_IS_NUMBER(id));
+}
+
+/* obj.key even when it is null (jmember() takes null for absent). */
+static yajl_val member_or_null(yajl_val obj, const char *key, bool *present)
+{
+	*present = false;
+	for (size_t i = 0; i < obj->u.object.len; i++)
+		if (!strcmp(obj->u.object.keys[i], key)) {
+			*present = true;
+			return obj->u.object.values[i];
+		}
+	return NULL;
+}
+
+/* Check the envelope; a request with a valid id is then dispatched, a
+ * notification (no id) is taken silently, a response is ignored. */
+static void handle_message(struct mcp_server *s, yajl_val msg)
+{
+	yajl_val id, version, method, params;
+	bool has_id;
+	struct error e;
+	struct jctx c;
+
+	if (YAJL_IS_ARRAY(msg))
+		return mcp_reply_error(s, NULL, RPC_INVALID_REQUEST, "Invalid Request",
+				       "batch requests are not supported");
+	jctx_init(&c, "request", &e);
+	if (!YAJL_IS_OBJECT(msg) || jcheck_object(&c, msg) < 0)
+		return mcp_reply_error(s, NULL, RPC_INVALID_REQUEST, "Invalid Request",
+				       YAJL_IS_OBJECT(msg) ? e.msg : "a message is a JSON object");
+	id = member_or_null(msg, "id", &has_id);
+	if (has_id && !valid_id(id))
+		return mcp_reply_error(s, NULL, RPC_INVALID_REQUEST, "Invalid Request",
+				       "id: must be a string or a number");
+	version = jmember(msg, "jsonrpc");
+	if (!version || !YAJL_IS_STRING(version) || strcmp(version->u.string, "2.0"))
+		return mcp_reply_error(s, id, RPC_INVALID_REQUEST, "Invalid Request",
+				       "jsonrpc: must be \"2.0\"");
+	method = jmember(msg, "method");
+	if (!method && (jmember(msg, "result") || jmember(msg, "error")))
+		return; /* a response to a request we never send */
+	if (!method || !YAJL_IS_STRING(method))
+		return mcp_reply_error(s, id, RPC_INVALID_REQUEST, "Invalid Request",
+				       "method: must be a string");
+	if (!id)
+		return; /* notifications/initialized, cancelled, ...: nothing to say */
+	params = jmember(msg, "params");
+	if (params && !YAJL_IS_OBJECT(params))
+		return mcp_reply_error(s, id, RPC_INVALID_PARAMS, "Invalid params",
+				       "params: must be an object");
+	if (params && jcheck_object(&c, params) < 0)
+		return mcp_reply_error(s, id, RPC_INVALID_PARAMS, "Invalid params", e.msg);
+	dispatch_method(s, id, method->u.string, params);
+}
+
+static bool blank(const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strchr(" \t\r", p[i]))
+			return false;
+	return true;
+}
+
+static void handle_line(struct mcp_server *s, const char *line, size_t len)
+{
+	yajl_val msg = NULL;
+	struct error e;
+
+	if (blank(line, len))
+		return;
+	if (spec_json_load(line, len, "message", &msg, &e) < 0)
+		return mcp_reply_error(s, NULL, RPC_PARSE_ERROR, "Parse error", e.msg);
+	handle_message(s, msg);
+	yajl_tree_free(msg);
+}
+
+/* ---- the input ---------------------------------------------------------------- */
+
+struct line_reader {
+	char *buf;
+	size_t len, cap;
+	size_t scanned;	 /* no newline in buf[0, scanned) */
+	bool discarding; /* in an over-long line: drop up to its newline */
+	bool eof;
+};
+
+struct line {
+	const char *text;
+	size_t len;  /* without the newline */
+	size_t used; /* bytes it takes in the buffer, newline included */
+	bool skip;   /* the end of an over-long line: not a message */
+};
+
+static void reply_too_long(struct mcp_server *s)
+{
+	mcp_reply_error(s, NULL, RPC_PARSE_ERROR, "Parse error", "message longer than 16 MiB");
+}
+
+/* 1: the next complete line is in *l; 0: more input is needed.  An
+ * over-long line is answered with one parse error and dropped. */
+static int next_line(struct mcp_server *s, struct line_reader *r, struct line *l)
+{
+	char *nl = r->scanned < r->len ? memchr(r->buf + r->scanned, '\n', r->len - r->scanned)
+				       : NULL;
+
+	if (!nl) {
+		r->scanned = r->len;
+		if (r->len > MCP_LINE_MAX) {
+			if (!r->discarding)
+				reply_too_long(s);
+			r->discarding = true;
+			r->len = r->scanned = 0;
+		}
+		return 0;
+	}
+	l->text = r->buf;
+	l->len = (size_t)(nl - r->buf);
+	l->used = l->len + 1;
+	l->skip = r->discarding || l->len > MCP_LINE_MAX;
+	if (l->skip && !r->discarding)
+		reply_too_long(s);
+	r->discarding = false;
+	return 1;
+}
+
+static void consume_line(struct line_reader *r, const struct line *l)
+{
+	memmove(r->buf, r->buf + l->used, r->len - l->used);
+	r->len -= l->used;
+	r->scanned = 0;
+}
+
+static int read_more(struct line_reader *r, struct error *err)
+{
+	ssize_t n;
+
+	if (r->cap - r->len < READ_CHUNK) {
+		r->cap = r->len + READ_CHUNK;
+		r->buf = xrealloc(r->buf, r->cap);
+	}
+	n = read(STDIN_FILENO, r->buf + r->len, r->cap - r->len);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n < 0)
+		return error_sys(err, "mcp: read stdin");
+	if (n == 0)
+		r->eof = true;
+	r->len += (size_t)n;
+	return 0;
+}
+
+/* ---- the loop ------------------------------------------------------------------- */
+
+static void take_signals(struct mcp_server *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si))
+		s->stop_signal = (int)si.ssi_signo;
+}
+
+/* Wait for input or a signal; with idle work to do, do it first, as long
+ * as nothing is waiting. */
+static int wait_input(struct mcp_server *s, struct line_reader *r, struct error *err)
+{
+	struct pollfd p[2] = {
+		{ .fd = STDIN_FILENO, .events = POLLIN },
+		{ .fd = s->sigfd, .events = POLLIN },
+	};
+	int n;
+
+	for (;;) {
+		n = poll(p, 2, 0);
+		if (n == 0 && mcp_pool_refill_one(s))
+			continue;
+		if (n == 0)
+			n = poll(p, 2, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return error_sys(err, "mcp: poll");
+		break;
+	}
+	if (p[1].revents)
+		take_signals(s);
+	if (p[0].revents && !s->stop_signal)
+		return read_more(r, err);
+	return 0;
+}
+
+static int serve(struct mcp_server *s, struct error *err)
+{
+	struct line_reader r = { 0 };
+	int ret = 0;
+
+	while (!s->stop_signal && !s->output_gone) {
+		struct line l;
+
+		if (next_line(s, &r, &l)) {
+			if (!l.skip)
+				handle_line(s, l.text, l.len);
+			consume_line(&r, &l);
+			continue;
+		}
+		if (r.eof) {
+			/* A last message without its newline. */
+			if (r.len && !r.discarding && r.len <= MCP_LINE_MAX)
+				handle_line(s, r.buf, r.len);
+			break;
+		}
+		if ((ret = wait_input(s, &r, err)) < 0)
+			break;
+	}
+	free(r.buf);
+	return ret;
+}
+
+int mcp_serve(const struct global_opts *g, const struct mcp_opts *o, struct error *err)
+{
+	struct mcp_server s = { .g = g, .o = o, .sigfd = -1 };
+	int r;
+
+	if (sandbox_env_init(&s.sigfd, err) < 0 || mcp_tools_init(&s, err) < 0)
+		return -1;
+	log_debug("mcp: serving on stdin/stdout");
+	r = serve(&s, err);
+	mcp_pools_drain(&s);
+	close(s.sigfd);
+	if (r == 0 && s.stop_signal)
+		log_info("mcp: stopped by signal %d", s.stop_signal);
+	return r;
+}

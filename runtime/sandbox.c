@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A sandbox call, in process: the workspace and its overlay, config.json,
+ * the pipes, the container created (by a short-lived helper: see
+ * create_helper()), started, waited for under its deadline, its memory
+ * cgroup's OOM counter read, then deleted with everything it had.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../lib/cleanup.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "cgroup_internal.h"
+#include "internal.h"
+#include "sandbox_internal.h"
+
+#define PIPE_SIZE (1024 * 1024)
+
+/* The signal mask the process had: what every container gets. */
+static sigset_t container_sigmask;
+static unsigned long call_counter;
+
+/* ---- the process ------------------------------------------------------------- */
+
+/* A closed 0, 1 or 2 would be taken by a pipe and then clobbered. */
+static int open_std_fds(struct error *err)
+{
+	for (int fd = 0; fd < 3; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int n = open("/dev/null", O_RDWR);
+		if (n != fd)
+			return error_sys(err, "sandbox: open /dev/null as fd %d", fd);
+	}
+	return 0;
+}
+
+/* Our own mount namespace, receiving the host's mounts but sending none:
+ * the workspaces and overlays are never seen on the host, and vanish
+ * with this process whatever way it ends. */
+static int private_mounts(struct error *err)
+{
+	struct stat st;
+
+	if (unshare(CLONE_NEWNS) < 0)
+		return error_sys(err, "sandbox: unshare the mount namespace");
+	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
+		return error_sys(err, "sandbox: make / a slave mount");
+	if (mkdir(SANDBOX_WORK_DIR, 0700) < 0 && errno != EEXIST)
+		return error_sys(err, "sandbox: mkdir %s", SANDBOX_WORK_DIR);
+	if (lstat(SANDBOX_WORK_DIR, &st) < 0 || !S_ISDIR(st.st_mode))
+		return error_set(err, "sandbox: %s is not a directory", SANDBOX_WORK_DIR);
+	if (mount("agentsbx-sandbox", SANDBOX_WORK_DIR, "tmpfs",
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,nr_inodes=8192,mode=0700") < 0)
+		return error_sys(err, "sandbox: mount a tmpfs on %s", SANDBOX_WORK_DIR);
+	return 0;
+}
+
+static int block_signals(int *sigfd, struct error *err)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	*sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (*sigfd < 0)
+		return error_sys(err, "sandbox: signalfd");
+	/* A closed pipe gives EPIPE, not death. */
+	sigaddset(&set, SIGPIPE);
+	if (sigprocmask(SIG_BLOCK, &set, &container_sigmask) < 0)
+		return error_sys(err, "sandbox: block signals");
+	return 0;
+}
+
+int sandbox_env_init(int *sigfd, struct error *err)
+{
+	if (open_std_fds(err) < 0)
+		return -1;
+	/* The container inits outlive their creating helper: they must be
+	 * re-parented to us, not to a PID 1 that may never reap. */
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
+		return error_sys(err, "sandbox: prctl(PR_SET_CHILD_SUBREAPER)");
+	if (private_mounts(err) < 0)
+		return -1;
+	return block_signals(sigfd, err);
+}
+
+/* ---- creating ------------------------------------------------------------------- */
+
+static void make_id(struct sandbox *sb)
+{
+	unsigned int rnd = 0;
+
+	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
+		rnd = (unsigned int)sandbox_now_ns();
+	snprintf(sb->id, sizeof(sb->id), "sbx-%d-%lu-%08x", getpid(), ++call_counter, rnd);
+}
+
+static void sandbox_init_struct(struct sandbox *sb, enum sandbox_lang lang)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->code_dirfd = sb->out_fd = sb->err_fd = sb->in_fd = sb->pidfd = -1;
+	sb->lang = lang;
+	make_id(sb);
+}
+
+/* A pipe whose read end (ours when out) is non-blocking. */
+static int make_pipe(int fds[2], bool ours_is_read, struct error *err)
+{
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		return error_sys(err, "sandbox: pipe");
+	fcntl(fds[ours_is_read ? 0 : 1], F_SETFL, O_NONBLOCK);
+	/* Fewer wake-ups for big outputs; the default size also works. */
+	fcntl(fds[0], F_SETPIPE_SZ, PIPE_SIZE);
+	return 0;
+}
+
+struct create_reply {
+	int ok;
+	pid_t pid;
+	char cgroup_path[PATH_MAX];
+	struct error err;
+};
+
+/* Close every fd from 3 up but keep_a and keep_b. */
+static void close_fds_but(int keep_a, int keep_b)
+{
+	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+	unsigned int from = 3;
+	int keep[2] = { lo, hi };
+
+	for (int i = 0; i < 2; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if (keep[i] > (int)from)
+			syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
+		from = (unsigned int)keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0);
+}
+
+/*
+ * The container init inherits the stdio of the process that clones it.
+ * So a forked helper puts the pipes on 0, 1 and 2, closes every other fd
+ * of ours (the pipes of other sandboxes, the MCP client's channel), and
+ * creates the container; the init is re-parented to us, the subreaper,
+ * when the helper exits.  Our own 0, 1 and 2 are never touched.
+ */
+__attribute__((noreturn)) static void create_helper(const struct global_opts *g,
+						    struct sandbox *sb,
+						    const int stdio[3], int reply_fd)
+{
+	struct create_opts o = { .id = sb->id, .bundle = sb->dir };
+	struct create_reply r;
+	struct container_ctx c;
+
+	memset(&r, 0, sizeof(r));
+	for (int i = 0; i < 3; i++)
+		if (stdio[i] != i && dup2(stdio[i], i) < 0) {
+			error_sys(&r.err, "sandbox: dup2 onto fd %d", i);
+			goto reply;
+		}
+	close_fds_but(reply_fd, log_get_fd());
+	ctx_init(&c, g, &o);
+	c.restore_sigmask = true;
+	c.saved_sigmask = container_sigmask;
+	if (create_container(&c, &r.err) == 0) {
+		r.ok = 1;
+		r.pid = c.pid;
+		snprintf(r.cgroup_path, sizeof(r.cgroup_path), "%s",
+			 c.cgroup_path ? c.cgroup_path : "");
+	}
+reply:
+	if (write_all(reply_fd, &r, sizeof(r)) < 0)
+		_exit(1);
+	_exit(0);
+}
+
+static int read_reply(int fd, struct create_reply *r)
+{
+	size_t got = 0;
+
+	while (got < sizeof(*r)) {
+		ssize_t n = read(fd, (char *)r + got, sizeof(*r) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+static int create_with_helper(const struct global_opts *g, struct sandbox *sb,
+			      const int stdio[3], struct error *err)
+{
+	_cleanup_free_ struct create_reply *r = xcalloc(1, sizeof(*r));
+	_cleanup_close_ int rd = -1;
+	int rp[2], status = 0, got;
+	pid_t helper;
+
+	if (pipe2(rp, O_CLOEXEC) < 0)
+		return error_sys(err, "sandbox: pipe");
+	helper = fork();
+	if (helper < 0) {
+		close(rp[0]);
+		close(rp[1]);
+		return error_sys(err, "sandbox: fork");
+	}
+	if (helper == 0)
+		create_helper(g, sb, stdio, rp[1]);
+	rd = rp[0];
+	close(rp[1]);
+	got = read_reply(rd, r);
+	while (waitpid(helper, &status, 0) < 0 && errno == EINTR)
+		;
+	if (got < 0)
+		return error_set(err, "sandbox: the create helper died (status %d)", status);
+	if (!r->ok) {
+		*err = r->err;
+		return -1;
+	}
+	sb->pid = r->pid;
+	sb->created = true;
+	sb->cgroup_path = xstrdup(r->cgroup_path);
+	sb->pidfd = (int)syscall(SYS_pidfd_open, sb->pid, 0);
+	if (sb->pidfd < 0)
+		return error_sys(err, "sandbox: pidfd_open %d", sb->pid);
+	return 0;
+}
+
+static int make_pipes_and_create(const struct global_opts *g, const struct sandbox_config *cfg,
+				 struct sandbox *sb, struct error *err)
+{
+	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in[2] = { -1, -1 };
+	int stdio[3], r = -1;
+
+	if (make_pipe(out, true, err) < 0 || make_pipe(errp, true, err) < 0)
+		goto out;
+	if (cfg->stdin_fd < 0 && make_pipe(in, false, err) < 0)
+		goto out;
+	stdio[0] = cfg->stdin_fd >= 0 ? cfg->stdin_fd : in[0];
+	stdio[1] = out[1];
+	stdio[2] = errp[1];
+	sb->out_fd = take_fd(out[0]);
+	sb->err_fd = take_fd(errp[0]);
+	sb->in_fd = take_fd(in[1]);
+	r = create_with_helper(g, sb, stdio, err);
+out:
+	/* The container's ends: only the container may hold them now. */
+	for (int i = 0; i < 2; i++) {
+		if (out[i] >= 0)
+			close(out[i]);
+		if (errp[i] >= 0)
+			close(errp[i]);
+		if (in[i] >= 0)
+			close(in[i]);
+	}
+	return r;
+}
+
+/* The create helper's log goes to the container's stderr, so the runtime
+ * must have nothing to warn about: the seccomp cache it keeps under the
+ * state root needs the root to exist before the first create. */
+static int make_state_root(const struct global_opts *g, struct error *err)
+{
+	static bool made;
+	int fd;
+
+	if (made)
+		return 0;
+	if (state_root_open(g->root, true, &fd, err) < 0)
+		return -1;
+	close(fd);
+	made = true;
+	return 0;
+}
+
+int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cfg,
+		    struct sandbox *sb, struct error *err)
+{
+	_cleanup_free_ char *interpreter = NULL, *json = NULL;
+
+	sandbox_init_struct(sb, cfg->lang);
+	if (make_state_root(g, err) < 0)
+		return -1;
+	if (cfg->lang != SANDBOX_LANG_NONE &&
+	    sandbox_find_interpreter(cfg->rootfs, cfg->lang, &interpreter, err) < 0)
+		return -1;
+	if (cfg->lang == SANDBOX_LANG_NONE && (!cfg->args || !cfg->args[0]))
+		return error_set(err, "sandbox: no command to run");
+	json = sandbox_spec_json(cfg, interpreter, err);
+	if (!json || sandbox_workspace_make(sb, cfg->disk, err) < 0 ||
+	    sandbox_overlay_mount(sb, cfg->rootfs, err) < 0 ||
+	    sandbox_write_bundle_config(sb, json, err) < 0 ||
+	    make_pipes_and_create(g, cfg, sb, err) < 0) {
+		sandbox_destroy(g, sb);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- running ------------------------------------------------------------------------ */
+
+/* "oom_kill N" of the container's memory cgroup (v1 memory.oom_control,
+ * v2 memory.events), read before the cgroup goes. */
+static bool read_oom_killed(const char *cgroup_path)
+{
+	const struct cg_host *h;
+	const struct cg1_hier *mem;
+	_cleanup_free_ char *path = NULL, *text = NULL;
+	struct error e;
+	const char *p;
+
+	if (!cgroup_path || cgroup_path[0] != '/' || !(h = cg_host_get(&e)))
+		return false;
+	mem = h->mode == CGROUP_MODE_V2 ? NULL : cg1_host_hier(h, CG1_MEMORY);
+	if (mem)
+		path = xasprintf("%s%s/memory.oom_control", mem->mnt, cgroup_path);
+	else if (h->v2_mnt)
+		path = xasprintf("%s%s/memory.events", h->v2_mnt, cgroup_path);
+	else
+		return false;
+	if (read_file_at(AT_FDCWD, path, 64 * 1024, &text, NULL, &e) < 0)
+		return false;
+	for (p = text; (p = strstr(p, "oom_kill ")); p++)
+		if (p == text || p[-1] == '\n')
+			return strtoull(p + 9, NULL, 10) > 0;
+	return false;
+}
+
+int sandbox_run(const struct global_opts *g, struct sandbox *sb,
+		const struct sandbox_input *in, int sigfd,
+		struct sandbox_result *res, struct error *err)
+{
+	struct sandbox_wait w = {
+		.pid = sb->pid,
+		.pidfd = sb->pidfd,
+		.out_fd = sb->out_fd,
+		.err_fd = sb->err_fd,
+		.in_fd = sb->in_fd,
+		.in_data = in->stdin_data,
+		.in_len = in->stdin_data ? in->stdin_len : 0,
+		.sigfd = sigfd,
+		.timeout = in->timeout > 0 ? in->timeout : SANDBOX_TIMEOUT_DEFAULT,
+		.output_limit = in->output_limit,
+	};
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	if (!sb->created)
+		return error_set(err, "sandbox: not created");
+	if (sb->lang != SANDBOX_LANG_NONE &&
+	    sandbox_write_code(sb, in->code ? in->code : "", in->code ? in->code_len : 0,
+			       err) < 0)
+		return -1;
+	if (container_start(g, sb->id, err) < 0)
+		return -1;
+	/* The loop closes the fds as the streams end; they are its now. */
+	sb->out_fd = sb->err_fd = sb->in_fd = -1;
+	r = sandbox_wait(&w, res, err);
+	if (w.out_fd >= 0)
+		close(w.out_fd);
+	if (w.err_fd >= 0)
+		close(w.err_fd);
+	if (w.in_fd >= 0)
+		close(w.in_fd);
+	if (r < 0)
+		return -1;
+	sb->reaped = true;
+	res->oom_killed = read_oom_killed(sb->cgroup_path);
+	return 0;
+}
+
+bool sandbox_is_alive(const struct sandbox *sb)
+{
+	struct pollfd p = { .fd = sb->pidfd, .events = POLLIN };
+
+	return sb->created && !sb->reaped && sb->pidfd >= 0 && poll(&p, 1, 0) == 0;
+}
+
+/* ---- ending ---------------------------------------------------------------------- */
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void kill_and_reap(struct sandbox *sb)
+{
+	if (sb->reaped || sb->pid <= 0)
+		return;
+	if (sb->pidfd >= 0)
+		syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
+	while (waitpid(sb->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	sb->reaped = true;
+}
+
+void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)
+{
+	struct error e;
+
+	if (sb->created) {
+		kill_and_reap(sb);
+		if (container_delete(g, sb->id, true, &e) < 0)
+			log_warn("sandbox %s: delete: %s", sb->id, e.msg);
+		sb->created = false;
+	}
+	close_fd(&sb->out_fd);
+	close_fd(&sb->err_fd);
+	close_fd(&sb->in_fd);
+	close_fd(&sb->pidfd);
+	sandbox_workspace_remove(sb);
+	free(sb->cgroup_path);
+	sb->cgroup_path = NULL;
+}
+
+/* A command that is not in the image is the code's failure, not the
+ * sandbox's: exit 127 with the reason on stderr, as a shell would. */
+static bool command_not_found(const struct error *err, struct sandbox_result *res)
+{
+	if (!str_has_prefix(err->msg, "exec: \""))
+		return false;
+	memset(res, 0, sizeof(*res));
+	res->err = xasprintf("agentsbx: %s\n", err->msg);
+	res->err_len = strlen(res->err);
+	res->out = xstrdup("");
+	res->exit_code = 127;
+	return true;
+}
+
+int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,
+		 const struct sandbox_input *in, int sigfd,
+		 struct sandbox_result *res, struct error *err)
+{
+	long long t0 = sandbox_now_ns(), t1, t2;
+	struct sandbox sb;
+	int r;
+
+	if (sandbox_prepare(g, cfg, &sb, err) < 0)
+		return command_not_found(err, res) ? 0 : -1;
+	t1 = sandbox_now_ns();
+	r = sandbox_run(g, &sb, in, sigfd, res, err);
+	t2 = sandbox_now_ns();
+	sandbox_destroy(g, &sb);
+	log_debug("sandbox %s: prepare %.1f ms, run %.1f ms, destroy %.1f ms", sb.id,
+		  (double)(t1 - t0) / 1e6, (double)(t2 - t1) / 1e6,
+		  (double)(sandbox_now_ns() - t2) / 1e6);
+	return r;
+}

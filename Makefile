@@ -7,7 +7,7 @@
 #   make bench      benchmarks against runc and crun
 
 CC       ?= cc
-PKGS     := libseccomp libcap yajl mount libnftables
+PKGS     := libseccomp libcap yajl mount libnftables libsystemd
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
@@ -22,9 +22,13 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 override LDLIBS += $(PKG_LIBS)
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c runtime/*.c hooks/*.c))
+TRAMPOLINE_CFLAGS := -Os -ffreestanding -fno-builtin -static -nostdlib -fno-stack-protector \
+	-fno-asynchronous-unwind-tables -fno-pie -no-pie -Wl,--build-id=none -Wl,-z,norelro \
+	-Wall -Wextra -Werror
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
 EMBED_JSON := agent-seccomp agent-seccomp-ioctl
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(EMBED_JSON:%=$(BUILD)/spec/embed-%.o)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(EMBED_JSON:%=$(BUILD)/spec/embed-%.o) \
+	$(BUILD)/runtime/embed-trampoline.o
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 DEPS      := $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)
 
@@ -58,6 +62,23 @@ $(BUILD)/spec/embed-%.c: spec/%.json
 	   sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } > $@
 
 $(BUILD)/spec/embed-%.o: $(BUILD)/spec/embed-%.c
+	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
+
+# The exec trampoline (runtime/trampoline/trampoline.c): a freestanding
+# static binary, embedded as bytes (runtime/trampoline.h says why).
+$(BUILD)/runtime/trampoline.bin: runtime/trampoline/trampoline.c
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"; $(CC) $(TRAMPOLINE_CFLAGS) -o $@.elf $< && strip -o $@ $@.elf
+
+$(BUILD)/runtime/embed-trampoline.c: $(BUILD)/runtime/trampoline.bin
+	@{ echo '/* Generated from runtime/trampoline/trampoline.c by the Makefile. */'; \
+	   echo '#include <stddef.h>'; \
+	   echo 'const unsigned char agentsbx_trampoline[] = {'; \
+	   od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   echo '};'; \
+	   echo "const size_t agentsbx_trampoline_len = sizeof(agentsbx_trampoline);"; } > $@
+
+$(BUILD)/runtime/embed-trampoline.o: $(BUILD)/runtime/embed-trampoline.c
 	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
 
 $(BUILD)/%.o: %.c

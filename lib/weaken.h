@@ -9,6 +9,11 @@
  * against the weakened build and fails against the real one, and so cannot
  * pass vacuously.  Normal builds never define it: WEAKENED() is then the
  * constant 0 and the compiler drops the weakened branch.
+ *
+ * Names: dumpable (CVE-2019-5736: init and exec stay dumpable, and exec
+ * container code directly, not through the sealed trampoline),
+ * proc-target, resolve-in-root, cwd-in-root, devnull-check,
+ * console-nofollow, proc-fstatfs, cgroup-ro, setsid.
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

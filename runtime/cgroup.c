@@ -4,6 +4,7 @@
  * container's cgroup path, and dispatch to cgroup_v2.c / cgroup_v1.c.
  */
 #include "cgroup_internal.h"
+#include "cgroup_systemd.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -47,11 +48,6 @@ int cg1_ctrl_from_name(const char *name)
 		if (strcmp(cg1_names[i], name) == 0)
 			return i;
 	return -1;
-}
-
-static int systemd_unsupported(struct error *err)
-{
-	return error_set(err, "systemd cgroup manager: not supported yet");
 }
 
 /* ---- mode and host -------------------------------------------------------- */
@@ -278,7 +274,7 @@ int cgroup_resolve_path(const char *cgroups_path, const char *id,
 	_cleanup_free_ char *own = NULL, *joined = NULL;
 
 	if (manager == CGROUP_MANAGER_SYSTEMD)
-		return systemd_unsupported(err);
+		return cgsd_resolve_path(cgroups_path, id, out, err);
 	if (!cgroups_path || !*cgroups_path) {
 		if (!id || !*id || strchr(id, '/') || strcmp(id, ".") == 0 ||
 		    strcmp(id, "..") == 0)
@@ -382,10 +378,9 @@ static const struct cg_host *prepare(const char *path,
 				     enum cgroup_manager manager,
 				     struct error *err)
 {
-	if (manager == CGROUP_MANAGER_SYSTEMD) {
-		systemd_unsupported(err);
-		return NULL;
-	}
+	/* A systemd scope's path is a cgroup path like any other: only
+	 * create, update and destroy go through systemd. */
+	(void)manager;
 	if (check_path(path, err) < 0)
 		return NULL;
 	return cg_host_get(err);
@@ -404,7 +399,9 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 	if (!h)
 		return -1;
 	with_default_rules(res, &eff);
-	if (h->mode != CGROUP_MODE_V2) {
+	if (manager == CGROUP_MANAGER_SYSTEMD) {
+		ret = cgsd_create(h, path, &eff, pid, err);
+	} else if (h->mode != CGROUP_MODE_V2) {
 		ret = cg1_create(h, path, &eff, pid, err);
 	} else if (cg2_build_settings(&eff, false, &set, err) == 0) {
 		o.mnt = h->v2_mnt;
@@ -444,7 +441,9 @@ int cgroup_update(const char *path, enum cgroup_manager manager,
 		eff = *res;
 	else
 		memset(&eff, 0, sizeof(eff));
-	if (h->mode != CGROUP_MODE_V2) {
+	if (manager == CGROUP_MANAGER_SYSTEMD) {
+		ret = cgsd_update(h, path, &eff, err);
+	} else if (h->mode != CGROUP_MODE_V2) {
 		ret = cg1_update(h, path, &eff, err);
 	} else if (cg2_build_settings(&eff, true, &set, err) == 0) {
 		ret = cg2_update(h->v2_mnt, path, &set, &eff, err);
@@ -510,6 +509,8 @@ int cgroup_destroy(const char *path, enum cgroup_manager manager, bool force,
 
 	if (!h)
 		return -1;
+	if (manager == CGROUP_MANAGER_SYSTEMD)
+		return cgsd_destroy(h, path, force, err);
 	if (h->mode == CGROUP_MODE_V2)
 		return cg2_destroy(h->v2_mnt, path, force, err);
 	return cg1_destroy(h, path, force, err);

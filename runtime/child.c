@@ -33,6 +33,11 @@ static int step_wait_go(struct container_ctx *c, struct error *err)
 {
 	long long pid;
 
+	/* Until its execve this process is the runtime's image: nothing in the
+	 * container (a shared pid namespace) may open its /proc/PID/exe or
+	 * ptrace it (CVE-2019-5736). */
+	if (!WEAKENED("dumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
 	/* Die with the runtime while it sets us up; cleared at READY. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");

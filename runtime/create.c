@@ -26,6 +26,7 @@
 #include "../lib/util.h"
 #include "internal.h"
 #include "terminal.h"
+#include "trampoline.h"
 
 int container_id_validate(const char *id, struct error *err)
 {
@@ -60,6 +61,7 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	c->rootfs_fd = c->host_proc_fd = c->state_dir_fd = c->fifo_fd = -1;
 	c->sync_parent = c->sync_child = c->console_sock = -1;
 	c->console_peer = -1;
+	c->trampoline_fd = -1;
 }
 
 static void close_fd(int *fd)
@@ -79,6 +81,7 @@ void ctx_release(struct container_ctx *c)
 	close_fd(&c->sync_child);
 	close_fd(&c->console_sock);
 	close_fd(&c->console_peer);
+	close_fd(&c->trampoline_fd);
 	mounts_free(&c->mounts);
 	seccomp_prog_free(&c->seccomp);
 	for (unsigned i = 0; i < POLICY_AGENT_FILTERS; i++)
@@ -252,7 +255,8 @@ static int prepare(struct container_ctx *c, struct error *err)
 	    ns_prepare(c, err) < 0 || prepare_seccomp(c, err) < 0 ||
 	    cgroup_resolve_path(c->spec->linux.cgroups_path, c->id,
 				c->cgroup_manager, &c->cgroup_path, err) < 0 ||
-	    prepare_terminal(c, err) < 0)
+	    prepare_terminal(c, err) < 0 ||
+	    trampoline_memfd(&c->trampoline_fd, err) < 0)
 		return -1;
 	prepare_listen_fds(c);
 	c->created = rfc3339_now();

@@ -29,6 +29,7 @@
 #include "internal.h"
 #include "lifecycle.h"
 #include "terminal.h"
+#include "trampoline.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -256,7 +257,8 @@ static int prepare_exec(struct container_ctx *c, const struct container_handle *
 	if (c->spec->process.terminal && !o->console_socket && o->detach)
 		return error_set(err, "cannot allocate a terminal for a detached process without --console-socket");
 	if (caps_prepare(&c->spec->process.capabilities, c->spec->process.has_capabilities,
-			 &c->caps, err) < 0)
+			 &c->caps, err) < 0 ||
+	    trampoline_memfd(&c->trampoline_fd, err) < 0)
 		return -1;
 	if (c->spec->linux.seccomp.present) {
 		cache = xasprintf("%s/.seccomp-cache", c->g->root);

@@ -39,6 +39,7 @@ struct container_ctx {
 	int sync_child;	  /* the child's end */
 	int console_sock; /* --console-socket, connected; -1 if none */
 	int console_peer; /* foreground run: our end of the console pair */
+	int trampoline_fd; /* the sealed exec trampoline (trampoline.h) */
 	bool foreground;  /* run without --detach: we stay to proxy and wait */
 	bool state_dir_made;
 	int listen_fds; /* LISTEN_FDS passed through (socket activation) */

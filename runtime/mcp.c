@@ -398,11 +398,12 @@ int mcp_serve(const struct global_opts *g, const struct mcp_opts *o, struct erro
 	struct mcp_server s = { .g = g, .o = o, .sigfd = -1 };
 	int r;
 
-	if (sandbox_env_init(&s.sigfd, err) < 0 || mcp_tools_init(&s, err) < 0)
+	if (mcp_tools_init(&s, err) < 0 || sandbox_env_init(g, &s.sigfd, err) < 0)
 		return -1;
 	log_debug("mcp: serving on stdin/stdout");
 	r = serve(&s, err);
 	mcp_pools_drain(&s);
+	sandbox_env_fini();
 	close(s.sigfd);
 	if (r == 0 && s.stop_signal)
 		log_info("mcp: stopped by signal %d", s.stop_signal);

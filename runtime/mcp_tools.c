@@ -362,41 +362,51 @@ static void reply_tool_error(struct mcp_server *s, yajl_val id, const char *msg)
 	mcp_reply_send(s, g);
 }
 
-static int run_call(struct mcp_server *s, const struct call_args *a,
-		    struct sandbox_result *res, struct error *err)
+/* A warm sandbox of the language, or a new one. */
+static int get_sandbox(struct mcp_server *s, enum sandbox_lang lang, struct sandbox *sb,
+		       struct error *err)
 {
-	struct sandbox sb;
 	struct sandbox_config cfg;
-	int r;
 
-	if (!pool_take(s, a->lang, &sb)) {
-		sandbox_config_for(s, a->lang, &cfg);
-		if (sandbox_prepare(s->g, &cfg, &sb, err) < 0)
-			return -1;
-	}
-	r = sandbox_run(s->g, &sb, &a->in, s->sigfd, res, err);
-	sandbox_destroy(s->g, &sb);
-	return r;
+	if (pool_take(s, lang, sb))
+		return 0;
+	sandbox_config_for(s, lang, &cfg);
+	return sandbox_prepare(s->g, &cfg, sb, err);
 }
 
+static void reply_run(struct mcp_server *s, yajl_val id, int r,
+		      const struct sandbox_result *res, const struct error *err)
+{
+	if (r < 0) {
+		log_warn("mcp: run_code: %s", err->msg);
+		reply_tool_error(s, id, err->msg);
+	} else if (res->signal) {
+		s->stop_signal = res->signal;
+		reply_tool_error(s, id, "the server is stopping (signal); the program was killed");
+	} else {
+		reply_result(s, id, res);
+	}
+}
+
+/* The reply goes out before the sandbox is deleted: the deletion is not
+ * part of the caller's wait. */
 void mcp_tools_call(struct mcp_server *s, yajl_val id, yajl_val params)
 {
 	struct call_args a;
-	struct sandbox_result res;
+	struct sandbox sb;
+	struct sandbox_result res = { 0 };
 	struct error err;
+	int r;
 
 	if (parse_call(s, id, params, &a) < 0)
 		return;
-	if (run_call(s, &a, &res, &err) < 0) {
-		log_warn("mcp: run_code: %s", err.msg);
-		reply_tool_error(s, id, err.msg);
-		return;
-	}
-	if (res.signal) {
-		s->stop_signal = res.signal;
-		reply_tool_error(s, id, "the server is stopping (signal); the program was killed");
+	r = get_sandbox(s, a.lang, &sb, &err);
+	if (r == 0) {
+		r = sandbox_run(s->g, &sb, &a.in, s->sigfd, &res, &err);
+		reply_run(s, id, r, &res, &err);
+		sandbox_destroy(s->g, &sb);
 	} else {
-		reply_result(s, id, &res);
+		reply_run(s, id, r, &res, &err);
 	}
 	sandbox_result_free(&res);
 }

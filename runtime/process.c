@@ -27,6 +27,7 @@
 #include "../lib/util.h"
 #include "../lib/weaken.h"
 #include "pathres.h"
+#include "trampoline.h"
 #include "internal.h"
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -419,21 +420,34 @@ void process_exec(struct container_ctx *c)
 	struct error err;
 	unsigned int first = 3 + (unsigned int)c->opts->preserve_fds +
 			     (unsigned int)c->listen_fds;
+	int tfd;
 
 	for (size_t i = 0; i < p->args.len; i++)
 		argv[i] = p->args.items[i];
+	/* The trampoline's fd, out of the way of the fds the process gets. */
+	tfd = fcntl(c->trampoline_fd, F_DUPFD_CLOEXEC, (int)first);
+	if (tfd < 0) {
+		error_sys(&err, "move the exec trampoline fd");
+		exec_fail(&err);
+	}
 	if (pass_fds(first, &err) < 0)
 		exec_fail(&err);
 	/* Nothing of the runtime's crosses into the container (CVE-2024-21626):
-	 * every fd past the preserved ones is closed, not only marked. */
-	if (syscall(SYS_close_range, first, ~0U, 0) < 0) {
+	 * every fd past the preserved ones is closed, not only marked, but the
+	 * trampoline's (close-on-exec: gone once it runs). */
+	if ((tfd > (int)first && syscall(SYS_close_range, first, tfd - 1, 0) < 0) ||
+	    syscall(SYS_close_range, tfd + 1, ~0U, 0) < 0) {
 		error_sys(&err, "close file descriptors");
 		exec_fail(&err);
 	}
 	reset_signals();
 	if (process_load_seccomp(c, NULL, &err) < 0)
 		exec_fail(&err);
-	execve(c->exec_path, argv, envp);
-	error_sys(&err, "exec %s", c->exec_path);
+	if (WEAKENED("dumpable")) {
+		execve(c->exec_path, argv, envp);
+		error_sys(&err, "exec %s", c->exec_path);
+		exec_fail(&err);
+	}
+	trampoline_exec(tfd, c->exec_path, argv, envp, &err);
 	exec_fail(&err);
 }

@@ -91,7 +91,7 @@ static int block_signals(int *sigfd, struct error *err)
 	return 0;
 }
 
-int sandbox_env_init(int *sigfd, struct error *err)
+int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err)
 {
 	if (open_std_fds(err) < 0)
 		return -1;
@@ -99,9 +99,9 @@ int sandbox_env_init(int *sigfd, struct error *err)
 	 * re-parented to us, not to a PID 1 that may never reap. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		return error_sys(err, "sandbox: prctl(PR_SET_CHILD_SUBREAPER)");
-	if (private_mounts(err) < 0)
+	if (private_mounts(err) < 0 || block_signals(sigfd, err) < 0)
 		return -1;
-	return block_signals(sigfd, err);
+	return sandbox_watchdog_start(g, err);
 }
 
 /* ---- creating ------------------------------------------------------------------- */
@@ -141,8 +141,7 @@ struct create_reply {
 	struct error err;
 };
 
-/* Close every fd from 3 up but keep_a and keep_b. */
-static void close_fds_but(int keep_a, int keep_b)
+void sandbox_close_fds_but(int keep_a, int keep_b)
 {
 	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
 	unsigned int from = 3;
@@ -179,7 +178,7 @@ __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 			error_sys(&r.err, "sandbox: dup2 onto fd %d", i);
 			goto reply;
 		}
-	close_fds_but(reply_fd, log_get_fd());
+	sandbox_close_fds_but(reply_fd, log_get_fd());
 	ctx_init(&c, g, &o);
 	c.restore_sigmask = true;
 	c.saved_sigmask = container_sigmask;

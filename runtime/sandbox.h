@@ -107,11 +107,14 @@ struct sandbox {
 /*
  * Once per process, before any sandbox: become a child subreaper, move
  * into a private mount namespace with a tmpfs on SANDBOX_WORK_DIR, make
- * sure fds 0-2 are open, and block the termination signals (SIGINT,
- * SIGTERM, SIGHUP, SIGQUIT, SIGPIPE), which arrive on *sigfd instead; the
- * containers get the signal mask the process had.
+ * sure fds 0-2 are open, block the termination signals (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT, SIGPIPE), which arrive on *sigfd instead (the
+ * containers get the signal mask the process had), and start the
+ * watchdog that deletes this process's containers if it is killed.
  */
-int sandbox_env_init(int *sigfd, struct error *err);
+int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err);
+/* Before a normal exit, every sandbox destroyed: stop the watchdog. */
+void sandbox_env_fini(void);
 
 /* The image directory for --image NAME under root (NULL: the environment
  * or SANDBOX_IMAGE_ROOT), or --rootfs DIR.  Heap string, absolute. */

@@ -17,6 +17,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
@@ -152,10 +153,17 @@ static int make_subdirs(int dirfd, struct error *err)
 		{ "rootfs", 0755 },
 	};
 
+	_cleanup_close_ int code_dir = -1;
+
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (mkdirat(dirfd, dirs[i].name, dirs[i].mode) < 0 ||
 		    fchmodat(dirfd, dirs[i].name, dirs[i].mode, 0) < 0)
 			return error_sys(err, "sandbox workspace: mkdir %s", dirs[i].name);
+	/* Opaque: whatever the image has at /.agentsbx is hidden. */
+	code_dir = openat(dirfd, "upper/" SANDBOX_CODE_DIR, O_RDONLY | O_DIRECTORY |
+			  O_NOFOLLOW | O_CLOEXEC);
+	if (code_dir < 0 || fsetxattr(code_dir, "trusted.overlay.opaque", "y", 1, 0) < 0)
+		return error_sys(err, "sandbox workspace: make /%s opaque", SANDBOX_CODE_DIR);
 	return 0;
 }
 

@@ -51,4 +51,10 @@ int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 
 long long sandbox_now_ns(void);
 
+/* ---- sandbox.c, sandbox_watchdog.c ------------------------------------------ */
+
+/* Close every fd from 3 up but keep_a and keep_b. */
+void sandbox_close_fds_but(int keep_a, int keep_b);
+int sandbox_watchdog_start(const struct global_opts *g, struct error *err);
+
 #endif

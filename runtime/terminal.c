@@ -94,6 +94,29 @@ int terminal_connect_socket(const char *path, int *out, struct error *err)
 	return 0;
 }
 
+/* A regular file of our own at /dev/console: whatever the image had there
+ * (a symlink anywhere, a device) is removed first, and the file is created
+ * with O_EXCL|O_NOFOLLOW in the container's /dev. */
+static int make_console_file(int *out, struct error *err)
+{
+	_cleanup_close_ int root = -1, dev = -1, fd = -1;
+
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return error_sys(err, "open /");
+	if (path_mkdir_in_root(root, "/dev", 0755, &dev, err) < 0)
+		return error_prefix(err, "create /dev/console");
+	if (unlinkat(dev, "console", 0) < 0 && errno != ENOENT)
+		return error_sys(err, "remove the image's /dev/console");
+	fd = openat(dev, "console", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return error_sys(err, "create /dev/console");
+	*out = openat(dev, "console", O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (*out < 0)
+		return error_sys(err, "reopen /dev/console");
+	return 0;
+}
+
 /*
  * /dev/console: the pty peer, bound by fd onto a file created without
  * following symlinks (CVE-2025-52565: a /dev/pts/N or /dev/console symlink
@@ -101,19 +124,15 @@ int terminal_connect_socket(const char *path, int *out, struct error *err)
  */
 static int bind_console(int slave, struct error *err)
 {
-	_cleanup_close_ int root = -1, dst = -1, tree = -1;
+	_cleanup_close_ int dst = -1, tree = -1;
 
 	if (WEAKENED("console-nofollow")) {
 		dst = open("/dev/console", O_PATH | O_CREAT | O_CLOEXEC, 0600);
-	} else {
-		root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (root < 0)
-			return error_sys(err, "open /");
-		if (path_mkfile_in_root(root, "/dev/console", 0600, &dst, err) < 0)
-			return error_prefix(err, "create /dev/console");
+		if (dst < 0)
+			return error_sys(err, "create /dev/console");
+	} else if (make_console_file(&dst, err) < 0) {
+		return -1;
 	}
-	if (dst < 0)
-		return error_sys(err, "create /dev/console");
 	tree = open_tree(slave, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
 	if (tree < 0)
 		return error_sys(err, "clone the console pty");

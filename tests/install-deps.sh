@@ -3,7 +3,7 @@
 # root).  `make deps` runs this; so does .ci/run on a fresh machine.
 set -eu
 
-BUILD_PKGS="gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libnftables-dev"
+BUILD_PKGS="gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libnftables-dev libsystemd-dev"
 TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux nftables"
 # Reference runtimes for the comparison tests and benchmarks, and the
 # pure cgroup v2 guest (qemu, a Debian kernel unpacked by tests/vm).

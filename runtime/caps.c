@@ -30,8 +30,19 @@ static int read_last_cap(void)
 	return last;
 }
 
+/* The runtime's own bounding set: what any process it makes can have. */
+static uint64_t own_bounding(int last_cap)
+{
+	uint64_t m = 0;
+
+	for (int cap = 0; cap <= last_cap; cap++)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) == 1)
+			m |= 1ULL << cap;
+	return m;
+}
+
 static int names_to_mask(const struct str_array *names, const char *set,
-			 int last_cap, uint64_t *mask, struct error *err)
+			 int last_cap, uint64_t own, uint64_t *mask, struct error *err)
 {
 	*mask = 0;
 	for (size_t i = 0; i < names->len; i++) {
@@ -46,6 +57,13 @@ static int names_to_mask(const struct str_array *names, const char *set,
 				 name);
 			continue;
 		}
+		/* A limit of the host (CAP_SYS_RESOURCE on some machines): said
+		 * out loud, never a silent pass nor a bare EPERM at capset. */
+		if (!(own & (1ULL << cap))) {
+			log_warn("process.capabilities.%s: %s is not in the runtime's own bounding set on this host: the container cannot have it",
+				 set, name);
+			continue;
+		}
 		*mask |= 1ULL << cap;
 	}
 	return 0;
@@ -54,16 +72,19 @@ static int names_to_mask(const struct str_array *names, const char *set,
 int caps_prepare(const struct oci_capabilities *c, bool present,
 		 struct caps_plan *out, struct error *err)
 {
+	uint64_t own;
+
 	memset(out, 0, sizeof(*out));
 	out->last_cap = read_last_cap();
 	out->set = present;
 	if (!present)
 		return 0;
-	if (names_to_mask(&c->bounding, "bounding", out->last_cap, &out->bounding, err) < 0 ||
-	    names_to_mask(&c->effective, "effective", out->last_cap, &out->effective, err) < 0 ||
-	    names_to_mask(&c->permitted, "permitted", out->last_cap, &out->permitted, err) < 0 ||
-	    names_to_mask(&c->inheritable, "inheritable", out->last_cap, &out->inheritable, err) < 0 ||
-	    names_to_mask(&c->ambient, "ambient", out->last_cap, &out->ambient, err) < 0)
+	own = own_bounding(out->last_cap);
+	if (names_to_mask(&c->bounding, "bounding", out->last_cap, own, &out->bounding, err) < 0 ||
+	    names_to_mask(&c->effective, "effective", out->last_cap, own, &out->effective, err) < 0 ||
+	    names_to_mask(&c->permitted, "permitted", out->last_cap, own, &out->permitted, err) < 0 ||
+	    names_to_mask(&c->inheritable, "inheritable", out->last_cap, own, &out->inheritable, err) < 0 ||
+	    names_to_mask(&c->ambient, "ambient", out->last_cap, own, &out->ambient, err) < 0)
 		return -1;
 	return 0;
 }

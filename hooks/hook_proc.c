@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "hook_proc.h"
+#include "hooks.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -94,6 +95,13 @@ static void child_close_from(int first)
 		close(fd);
 }
 
+static char hook_cwd[4096];
+
+void hooks_set_cwd(const char *dir)
+{
+	snprintf(hook_cwd, sizeof(hook_cwd), "%s", dir ? dir : "");
+}
+
 /*
  * Between fork and execve: async-signal-safe calls only.  The fds are
  * first copied above 10 so that none of them can be clobbered by the dup2
@@ -126,6 +134,12 @@ hook_child(const char *path, char *const argv[], char *const envp[],
 		goto fail;
 	report = 3;
 	child_close_from(4);
+	/* The bundle, as runc runs its hooks in; "/" when it is not set or
+	 * not there (startContainer runs after pivot_root). */
+	if (hook_cwd[0] == '\0' || chdir(hook_cwd) < 0) {
+		if (chdir("/") < 0)
+			goto fail;
+	}
 	execve(path, argv, envp);
 fail:
 	e = errno;

@@ -54,6 +54,9 @@ void hooks_run_warn(const struct oci_hook_list *list, enum hook_kind kind,
 int hooks_run_one(const struct oci_hook *hook, enum hook_kind kind,
 		  size_t index, const char *state_json, struct error *err);
 
+/* The working directory hooks run in (the bundle); NULL: "/". */
+void hooks_set_cwd(const char *dir);
+
 /* The six hook names of config.json, NULL-terminated, for `features`. */
 const char *const *hooks_supported_names(void);
 

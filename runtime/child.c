@@ -69,10 +69,23 @@ static int step_runtime_hooks(struct container_ctx *c, struct error *err)
 }
 
 /* In the container's mount namespace, before pivot_root. */
+/* The state for hooks that run in the container's namespaces: its pid as
+ * seen there (1 in a new pid namespace), as runc gives them. */
+static void container_side_state_json(struct container_ctx *c,
+				      enum container_status status)
+{
+	pid_t host_pid = c->pid;
+
+	c->pid = getpid();
+	ctx_update_state_json(c, status);
+	c->pid = host_pid;
+}
+
 static int step_create_container_hooks(struct container_ctx *c, struct error *err)
 {
 	if (!c->spec->hooks[HOOK_CREATE_CONTAINER].len)
 		return 0;
+	container_side_state_json(c, STATUS_CREATING);
 	return hooks_run(&c->spec->hooks[HOOK_CREATE_CONTAINER],
 			 HOOK_CREATE_CONTAINER, c->state_json, err);
 }
@@ -141,7 +154,8 @@ static int step_start_container_hooks(struct container_ctx *c, struct error *err
 {
 	if (!c->spec->hooks[HOOK_START_CONTAINER].len)
 		return 0;
-	ctx_update_state_json(c, STATUS_CREATED);
+	container_side_state_json(c, STATUS_CREATED);
+	hooks_set_cwd(NULL); /* the bundle is not in the container's view */
 	return hooks_run(&c->spec->hooks[HOOK_START_CONTAINER],
 			 HOOK_START_CONTAINER, c->state_json, err);
 }
@@ -248,6 +262,7 @@ void child_main(struct container_ctx *c)
 	}
 	for (size_t i = 0; i < sizeof(start_steps) / sizeof(start_steps[0]); i++) {
 		if (start_steps[i].run(c, &err) < 0) {
+			process_report_start_failure(c, &err);
 			log_error("%s", err.msg);
 			if (log_get_fd() != STDERR_FILENO)
 				dprintf(STDERR_FILENO, "agentsbx: %s\n", err.msg);

@@ -59,6 +59,7 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	c->opts = o;
 	c->id = o->id;
 	c->rootfs_fd = c->host_proc_fd = c->state_dir_fd = c->fifo_fd = -1;
+	c->done_fd = -1;
 	c->sync_parent = c->sync_child = c->console_sock = -1;
 	c->console_peer = -1;
 	c->trampoline_fd = -1;
@@ -77,6 +78,7 @@ void ctx_release(struct container_ctx *c)
 	close_fd(&c->host_proc_fd);
 	close_fd(&c->state_dir_fd);
 	close_fd(&c->fifo_fd);
+	close_fd(&c->done_fd);
 	close_fd(&c->sync_parent);
 	close_fd(&c->sync_child);
 	close_fd(&c->console_sock);
@@ -282,6 +284,11 @@ static int make_state_dir(struct container_ctx *c, struct error *err)
 	c->fifo_fd = openat(c->state_dir_fd, STATE_FIFO, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (c->fifo_fd < 0)
 		return error_sys(err, "open exec fifo for %s", c->id);
+	if (mkfifoat(c->state_dir_fd, STATE_DONE_FIFO, 0600) < 0)
+		return error_sys(err, "create exec.done fifo for %s", c->id);
+	c->done_fd = openat(c->state_dir_fd, STATE_DONE_FIFO, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (c->done_fd < 0)
+		return error_sys(err, "open exec.done fifo for %s", c->id);
 	return 0;
 }
 
@@ -383,6 +390,7 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 		return -1;
 	c->start_time = proc_start_time(pid);
 	close_fd(&c->fifo_fd);
+	close_fd(&c->done_fd);
 	return 0;
 }
 
@@ -415,6 +423,13 @@ static void create_abort(struct container_ctx *c)
 		kill(c->pid, SIGKILL);
 		while (waitpid(c->pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		/* runtime.md: a failed create goes on to delete, which runs
+		 * the poststop hooks. */
+		if (c->spec->hooks[HOOK_POSTSTOP].len) {
+			ctx_update_state_json(c, STATUS_STOPPED);
+			hooks_run_warn(&c->spec->hooks[HOOK_POSTSTOP], HOOK_POSTSTOP,
+				       c->state_json);
+		}
 	}
 	if (c->cgroup_created &&
 	    cgroup_destroy(c->cgroup_path, c->cgroup_manager, true, &e) < 0)
@@ -432,6 +447,7 @@ int create_container(struct container_ctx *c, struct error *err)
 	if (container_id_validate(c->id, err) < 0 || load_spec(c, err) < 0 ||
 	    policy_enforce(c, err) < 0 || prepare(c, err) < 0)
 		return -1;
+	hooks_set_cwd(c->bundle);
 	if (make_state_dir(c, err) < 0 || spawn_init(c, err) < 0 ||
 	    write_ctx_state(c, STATUS_CREATED, err) < 0 ||
 	    (c->opts->pid_file && write_pid_file(c->opts->pid_file, c->pid, err) < 0)) {

@@ -34,7 +34,8 @@ struct container_ctx {
 	int rootfs_fd;	  /* O_PATH|O_DIRECTORY of the rootfs, opened by parent */
 	int host_proc_fd; /* the runtime's /proc, checked to be procfs */
 	int state_dir_fd; /* --root/ID, locked */
-	int fifo_fd;	  /* O_PATH of exec.fifo (created containers) */
+	int fifo_fd;	  /* exec.fifo, O_RDWR: init reads start's byte */
+	int done_fd;	  /* exec.done, O_RDWR: closed by init's execve */
 	int sync_parent;  /* the parent's end of the socketpair */
 	int sync_child;	  /* the child's end */
 	int console_sock; /* --console-socket, connected; -1 if none */
@@ -120,6 +121,7 @@ int process_setup_early(struct container_ctx *c, struct error *err);
 int process_apply_credentials(struct container_ctx *c, struct error *err);
 __attribute__((noreturn)) void process_exec(struct container_ctx *c);
 int process_load_seccomp(struct container_ctx *c, int *listener, struct error *err);
+void process_report_start_failure(struct container_ctx *c, const struct error *err);
 int process_set_rlimits(const struct oci_process *p, struct error *err);
 
 /* sysctl/hostname in the child; procfs checks. */

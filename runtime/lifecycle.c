@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -102,11 +103,51 @@ static int wait_init_gone(const struct container_state *st, struct error *err)
 	return error_set(err, "container %s did not exit after SIGKILL", st->id);
 }
 
+/*
+ * After the start byte: wait until the init has exec'd the process (its
+ * close-on-exec writer of exec.done is gone) or has died, and collect what
+ * it reported on the way (a failed startContainer hook, an exec error).
+ */
+static int wait_process_executed(const struct container_state *st, int done,
+				 struct error *err)
+{
+	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, st->pid, 0);
+	char msg[ERROR_MSG_MAX] = "";
+	size_t len = 0;
+
+	for (;;) {
+		struct pollfd p[2] = { { .fd = done, .events = POLLIN },
+				       { .fd = pfd, .events = POLLIN } };
+		ssize_t n;
+
+		if (poll(p, pfd >= 0 ? 2 : 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return error_sys(err, "wait for container %s to run its process", st->id);
+		}
+		if (p[0].revents & POLLIN) {
+			n = read(done, msg + len, sizeof(msg) - 1 - len);
+			if (n > 0) {
+				len += (size_t)n;
+				continue;
+			}
+		}
+		if (p[0].revents & (POLLHUP | POLLERR) || (p[1].revents & POLLIN))
+			break;
+	}
+	/* A process that ran and exited at once also closes exec.done: only
+	 * what the init wrote there is a failure. */
+	msg[len] = '\0';
+	if (len)
+		return error_set(err, "start container %s: %s", st->id, msg);
+	return 0;
+}
+
 int container_start(const struct global_opts *g, const char *id,
 		    struct error *err)
 {
 	struct container_handle h;
-	_cleanup_close_ int fifo = -1;
+	_cleanup_close_ int fifo = -1, done = -1;
 	_cleanup_free_ char *json = NULL;
 	struct oci_spec spec;
 	char b = '0';
@@ -118,6 +159,9 @@ int container_start(const struct global_opts *g, const char *id,
 		error_set(err, "cannot start a container that is %s", status_name(h.st.status));
 		goto out;
 	}
+	/* Opened while the init still holds its writer: the last writer's
+	 * close then shows as POLLHUP. */
+	done = openat(h.dirfd, STATE_DONE_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	/* ENXIO: nobody holds the read end, so the init is gone. */
 	fifo = openat(h.dirfd, STATE_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	if (fifo < 0) {
@@ -133,12 +177,19 @@ int container_start(const struct global_opts *g, const char *id,
 	h.st.status = STATUS_RUNNING;
 	if (state_write(h.dirfd, &h.st, err) < 0)
 		goto out;
+	if (done >= 0) {
+		int w = wait_process_executed(&h.st, done, err);
+		unlinkat(h.dirfd, STATE_DONE_FIFO, 0);
+		if (w < 0)
+			goto out;
+	}
 	r = 0;
 	if (state_load_spec(h.dirfd, &spec, err) < 0) {
 		log_warn("poststart hooks not run: %s", err->msg);
 		goto out;
 	}
 	json = state_to_json(&h.st, false);
+	hooks_set_cwd(h.st.bundle);
 	hooks_run_warn(&spec.hooks[HOOK_POSTSTART], HOOK_POSTSTART, json);
 	spec_free(&spec);
 out:
@@ -200,6 +251,7 @@ int destroy_container(struct container_handle *h, struct error *err)
 	h->st.status = STATUS_STOPPED;
 	if (state_load_spec(h->dirfd, &spec, err) == 0) {
 		json = state_to_json(&h->st, false);
+		hooks_set_cwd(h->st.bundle);
 		hooks_run_warn(&spec.hooks[HOOK_POSTSTOP], HOOK_POSTSTOP, json);
 		spec_free(&spec);
 	} else {

@@ -406,8 +406,17 @@ static int pass_fds(unsigned int first, struct error *err)
 	return 0;
 }
 
-__attribute__((noreturn)) static void exec_fail(struct error *err)
+/* `start` waits on exec.done: tell it why the process will not run. */
+void process_report_start_failure(struct container_ctx *c, const struct error *err)
 {
+	if (c->done_fd >= 0 && write_all(c->done_fd, err->msg, strlen(err->msg)) < 0) {
+		/* start then sees the init exit without a reason */
+	}
+}
+
+__attribute__((noreturn)) static void exec_fail(struct container_ctx *c, struct error *err)
+{
+	process_report_start_failure(c, err);
 	dprintf(STDERR_FILENO, "agentsbx: %s\n", err->msg);
 	_exit(127);
 }
@@ -424,30 +433,39 @@ void process_exec(struct container_ctx *c)
 
 	for (size_t i = 0; i < p->args.len; i++)
 		argv[i] = p->args.items[i];
-	/* The trampoline's fd, out of the way of the fds the process gets. */
+	/* The trampoline's fd and exec.done's (init only), out of the way of
+	 * the fds the process gets, side by side. */
 	tfd = fcntl(c->trampoline_fd, F_DUPFD_CLOEXEC, (int)first);
 	if (tfd < 0) {
 		error_sys(&err, "move the exec trampoline fd");
-		exec_fail(&err);
+		exec_fail(c, &err);
+	}
+	if (c->done_fd >= 0 && c->done_fd != tfd + 1) {
+		/* Whatever sits at tfd + 1 is ours and about to be closed. */
+		if (dup3(c->done_fd, tfd + 1, O_CLOEXEC) < 0) {
+			error_sys(&err, "move the exec.done fd");
+			exec_fail(c, &err);
+		}
+		c->done_fd = tfd + 1;
 	}
 	if (pass_fds(first, &err) < 0)
-		exec_fail(&err);
+		exec_fail(c, &err);
 	/* Nothing of the runtime's crosses into the container (CVE-2024-21626):
-	 * every fd past the preserved ones is closed, not only marked, but the
-	 * trampoline's (close-on-exec: gone once it runs). */
+	 * every fd past the preserved ones is closed, not only marked, but those
+	 * two (close-on-exec: gone once the trampoline runs). */
 	if ((tfd > (int)first && syscall(SYS_close_range, first, tfd - 1, 0) < 0) ||
-	    syscall(SYS_close_range, tfd + 1, ~0U, 0) < 0) {
+	    syscall(SYS_close_range, tfd + (c->done_fd >= 0 ? 2 : 1), ~0U, 0) < 0) {
 		error_sys(&err, "close file descriptors");
-		exec_fail(&err);
+		exec_fail(c, &err);
 	}
 	reset_signals();
 	if (process_load_seccomp(c, NULL, &err) < 0)
-		exec_fail(&err);
+		exec_fail(c, &err);
 	if (WEAKENED("dumpable")) {
 		execve(c->exec_path, argv, envp);
 		error_sys(&err, "exec %s", c->exec_path);
-		exec_fail(&err);
+		exec_fail(c, &err);
 	}
 	trampoline_exec(tfd, c->exec_path, argv, envp, &err);
-	exec_fail(&err);
+	exec_fail(c, &err);
 }

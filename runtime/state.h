@@ -7,6 +7,7 @@
  *   state.json  the container's state (written atomically: temp + rename)
  *   config.json the spec as it was at create (the bundle may change later)
  *   exec.fifo   while created: init blocks on it until `start`
+ *   exec.done   while created: init reports its execve (or failure) on it
  * Commands on one id serialise on flock() of the directory.
  */
 
@@ -43,6 +44,9 @@ struct container_state {
 #define STATE_FILE "state.json"
 #define STATE_CONFIG_FILE "config.json"
 #define STATE_FIFO "exec.fifo"
+/* Held open (close-on-exec) by init until it execs the process: `start`
+ * waits for its last writer to go, and reads any startContainer error. */
+#define STATE_DONE_FIFO "exec.done"
 
 const char *status_name(enum container_status s);
 

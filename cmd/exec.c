@@ -3,6 +3,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "../lib/cleanup.h"
 #include "../lib/util.h"
 #include "cmd.h"
 
@@ -38,6 +39,7 @@ static int run_exec(const struct global_opts *g, int argc, char **argv)
 		{ 0 },
 	};
 	struct exec_opts o = { 0 };
+	_cleanup_free_ char *gids = NULL;
 	size_t n_env = 0, n_caps = 0;
 	unsigned long long n;
 	struct error err;
@@ -53,7 +55,17 @@ static int run_exec(const struct global_opts *g, int argc, char **argv)
 		case OPT_CWD: o.cwd = optarg; break;
 		case 'e': push(&o.env, &n_env, optarg); break;
 		case 'u': o.user = optarg; break;
-		case OPT_GIDS: o.additional_gids = optarg; break;
+		case OPT_GIDS:
+			/* Once per group (runc) or a comma list; both add up. */
+			if (gids) {
+				char *more = xasprintf("%s,%s", gids, optarg);
+				free(gids);
+				gids = more;
+			} else {
+				gids = xstrdup(optarg);
+			}
+			o.additional_gids = gids;
+			break;
 		case OPT_CAP: push(&o.caps, &n_caps, optarg); break;
 		case OPT_NNP: o.no_new_privs = true; break;
 		case OPT_IGNORE_PAUSED: break;

@@ -118,13 +118,15 @@ vmtest: all tools
 # Docker, containerd (ctr) and podman driving agentsbx; its own pytest
 # process (both suites make pytest a subreaper with a reaper thread).
 e2e: agentsbx
-	AGENTSBX=$(CURDIR)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/e2e
+	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/e2e
 
 test: unit integration vmtest e2e
 
+# The unit and integration tests against an ASan+UBSan build (the guest and
+# the engines run the plain build: their own processes are not ours).
 asan:
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
-	  LDFLAGS="-fsanitize=address,undefined" test
+	  LDFLAGS="-fsanitize=address,undefined" unit integration
 
 clean:
 	rm -rf build build-asan agentsbx

@@ -19,6 +19,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/fdpass.h"
 #include "../lib/util.h"
 
 /* A stuck agent fails `create` after this long instead of hanging it. */
@@ -241,29 +242,8 @@ static int connect_listener(const char *path, struct error *err)
 static int send_with_fd(int sock, const char *buf, size_t len, int fd,
 			struct error *err)
 {
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} ctl;
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.b,
-		.msg_controllen = sizeof(ctl.b),
-	};
-	struct cmsghdr *c;
-	ssize_t n;
+	ssize_t n = fd_send(sock, buf, len, fd);
 
-	memset(&ctl, 0, sizeof(ctl));
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return error_sys(err, "seccomp: send the listener fd");
 	while ((size_t)n < len) {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "sync.h"
 
+#include "../lib/fdpass.h"
+
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -77,58 +79,26 @@ int sync_expect_value(int fd, int want, long long *value, struct error *err)
 int sync_send_fd(int fd, int type, int payload_fd, struct error *err)
 {
 	struct sync_msg msg;
-	struct iovec iov = { .iov_base = &msg, .iov_len = sizeof(msg) };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 
 	memset(&msg, 0, sizeof(msg));
-	memset(u.buf, 0, sizeof(u.buf));
 	msg.type = type;
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &payload_fd, sizeof(int));
-	if (sendmsg(fd, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(msg))
+	if (fd_send(fd, &msg, sizeof(msg), payload_fd) != (ssize_t)sizeof(msg))
 		return error_sys(err, "send sync message %d with an fd", type);
 	return 0;
 }
 
 int sync_recv(int fd, struct sync_msg *msg, int *passed, struct error *err)
 {
-	struct iovec iov = { .iov_base = msg, .iov_len = sizeof(*msg) };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr mh = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm;
-	ssize_t n;
+	ssize_t n = fd_recv(fd, msg, sizeof(*msg), passed);
 
-	*passed = -1;
-	do
-		n = recvmsg(fd, &mh, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return error_sys(err, "receive from container init");
-	if (n != (ssize_t)sizeof(*msg))
+	if (n != (ssize_t)sizeof(*msg)) {
+		if (*passed >= 0)
+			close(*passed);
+		*passed = -1;
 		return error_set(err, "container init exited during setup");
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS)
-			memcpy(passed, CMSG_DATA(cm), sizeof(int));
+	}
 	if (msg->type == SYNC_ERROR) {
 		msg->err.msg[sizeof(msg->err.msg) - 1] = '\0';
 		*err = msg->err;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/fdpass.h"
 #include "../lib/util.h"
 #include "../lib/weaken.h"
 #include "pathres.h"
@@ -24,26 +25,7 @@
 
 static int send_fd(int sock, int fd, struct error *err)
 {
-	char data = 'T';
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&msg);
-
-	memset(u.buf, 0, sizeof(u.buf));
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	if (sendmsg(sock, &msg, MSG_NOSIGNAL) < 0)
+	if (fd_send(sock, "T", 1, fd) < 0)
 		return error_sys(err, "send terminal master to console socket");
 	return 0;
 }
@@ -51,29 +33,12 @@ static int send_fd(int sock, int fd, struct error *err)
 int terminal_recv_master(int sock, int *master, struct error *err)
 {
 	char data;
-	struct iovec iov = { .iov_base = &data, .iov_len = 1 };
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = u.buf,
-		.msg_controllen = sizeof(u.buf),
-	};
-	struct cmsghdr *cm;
-	ssize_t n;
+	ssize_t n = fd_recv(sock, &data, 1, master);
 
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return error_sys(err, "receive terminal master");
-	cm = CMSG_FIRSTHDR(&msg);
-	if (n == 0 || !cm || cm->cmsg_type != SCM_RIGHTS)
+	if (n == 0 || *master < 0)
 		return error_set(err, "receive terminal master: no fd");
-	memcpy(master, CMSG_DATA(cm), sizeof(int));
 	return 0;
 }
 

@@ -46,11 +46,11 @@ int trampoline_exec(int memfd, const char *path, char *const argv[],
 		for (size_t i = 0; i <= n; i++)
 			targv[i + 2] = argv[i];
 		syscall(SYS_execveat, memfd, "", targv, envp, AT_EMPTY_PATH);
-		/* A profile that allows execve but not execveat. */
-		if (errno == EPERM || errno == ENOSYS) {
-			snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", memfd);
-			execve(fdpath, (char *const *)targv, envp);
-		}
+		/* A seccomp profile may allow execve but not execveat (with any
+		 * errno as its answer): the same file through the container's
+		 * procfs, mounted by us and not yet touched by its code. */
+		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", memfd);
+		execve(fdpath, (char *const *)targv, envp);
 	}
 	return error_sys(err, "exec %s through the exec trampoline", path);
 }

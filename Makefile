@@ -39,7 +39,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 
 PYTEST   ?= /usr/bin/python3 -m pytest
 
-.PHONY: all deps test unit integration vmtest e2e asan clean bench tools
+.PHONY: all deps test unit integration vmtest e2e sandbox-test asan clean bench tools
 
 all: agentsbx
 
@@ -120,7 +120,12 @@ vmtest: all tools
 e2e: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/e2e
 
-test: unit integration vmtest e2e
+# agentsbx sandbox and agentsbx mcp (builds Python and node images once,
+# cached under /var/cache/agentsbx-test); its own pytest process.
+sandbox-test: agentsbx
+	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/sandbox
+
+test: unit integration vmtest e2e sandbox-test
 
 # The unit and integration tests against an ASan+UBSan build (the guest and
 # the engines run the plain build: their own processes are not ours).

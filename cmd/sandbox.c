@@ -262,8 +262,11 @@ static int run_sandbox(const struct global_opts *g, int argc, char **argv)
 	    resolve_network(g, &f, &err) < 0 || open_stdin(&f, &err) < 0)
 		goto fail;
 	f.cfg.rootfs = rootfs;
-	if (sandbox_env_init(&sigfd, &err) < 0 ||
-	    sandbox_call(g, &f.cfg, &f.in, sigfd, &res, &err) < 0)
+	if (sandbox_env_init(g, &sigfd, &err) < 0)
+		goto fail;
+	r = sandbox_call(g, &f.cfg, &f.in, sigfd, &res, &err);
+	sandbox_env_fini();
+	if (r < 0)
 		goto fail;
 	if (res.signal) {
 		int sig = res.signal;

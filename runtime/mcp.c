@@ -190,51 +190,78 @@ static yajl_val member_or_null(yajl_val obj, const char *key, bool *present)
 	return NULL;
 }
 
-/* Check the envelope; a request with a valid id is then dispatched, a
- * notification (no id) is taken silently, a response is ignored. */
-static void handle_message(struct mcp_server *s, yajl_val msg)
-{
-	yajl_val id, version, method, params;
-	bool has_id;
-	struct error e;
-	struct jctx c;
+struct rpc_error {
+	int code;
+	const char *message;
+	const char *data;
+};
 
+static int rpc_fail(struct rpc_error *e, int code, const char *data)
+{
+	e->code = code;
+	e->message = code == RPC_INVALID_PARAMS ? "Invalid params" : "Invalid Request";
+	e->data = data;
+	return -1;
+}
+
+/* The envelope of one message.  0: a request to dispatch; 1: nothing to
+ * answer (a notification, or a response to us); -1: answer with *e (to
+ * *id once it is known to be valid, else to null). */
+static int check_envelope(yajl_val msg, struct jctx *c, yajl_val *id, yajl_val *method,
+			  yajl_val *params, struct rpc_error *e)
+{
+	yajl_val version, maybe_id;
+	bool has_id;
+
+	*id = NULL;
 	if (YAJL_IS_ARRAY(msg))
-		return mcp_reply_error(s, NULL, RPC_INVALID_REQUEST, "Invalid Request",
-				       "batch requests are not supported");
-	jctx_init(&c, "request", &e);
-	if (!YAJL_IS_OBJECT(msg) || jcheck_object(&c, msg) < 0)
-		return mcp_reply_error(s, NULL, RPC_INVALID_REQUEST, "Invalid Request",
-				       YAJL_IS_OBJECT(msg) ? e.msg : "a message is a JSON object");
-	id = member_or_null(msg, "id", &has_id);
-	if (has_id && !valid_id(id))
-		return mcp_reply_error(s, NULL, RPC_INVALID_REQUEST, "Invalid Request",
-				       "id: must be a string or a number");
+		return rpc_fail(e, RPC_INVALID_REQUEST, "batch requests are not supported");
+	if (!YAJL_IS_OBJECT(msg))
+		return rpc_fail(e, RPC_INVALID_REQUEST, "a message is a JSON object");
+	if (jcheck_object(c, msg) < 0)
+		return rpc_fail(e, RPC_INVALID_REQUEST, c->err->msg);
+	maybe_id = member_or_null(msg, "id", &has_id);
+	if (has_id && !valid_id(maybe_id))
+		return rpc_fail(e, RPC_INVALID_REQUEST, "id: must be a string or a number");
+	*id = maybe_id;
 	version = jmember(msg, "jsonrpc");
 	if (!version || !YAJL_IS_STRING(version) || strcmp(version->u.string, "2.0"))
-		return mcp_reply_error(s, id, RPC_INVALID_REQUEST, "Invalid Request",
-				       "jsonrpc: must be \"2.0\"");
-	method = jmember(msg, "method");
-	if (!method && (jmember(msg, "result") || jmember(msg, "error")))
-		return; /* a response to a request we never send */
-	if (!method || !YAJL_IS_STRING(method))
-		return mcp_reply_error(s, id, RPC_INVALID_REQUEST, "Invalid Request",
-				       "method: must be a string");
-	if (!id)
-		return; /* notifications/initialized, cancelled, ...: nothing to say */
-	params = jmember(msg, "params");
-	if (params && !YAJL_IS_OBJECT(params))
-		return mcp_reply_error(s, id, RPC_INVALID_PARAMS, "Invalid params",
-				       "params: must be an object");
-	if (params && jcheck_object(&c, params) < 0)
-		return mcp_reply_error(s, id, RPC_INVALID_PARAMS, "Invalid params", e.msg);
-	dispatch_method(s, id, method->u.string, params);
+		return rpc_fail(e, RPC_INVALID_REQUEST, "jsonrpc: must be \"2.0\"");
+	*method = jmember(msg, "method");
+	if (!*method && (jmember(msg, "result") || jmember(msg, "error")))
+		return 1;
+	if (!*method || !YAJL_IS_STRING(*method))
+		return rpc_fail(e, RPC_INVALID_REQUEST, "method: must be a string");
+	if (!*id)
+		return 1; /* notifications/initialized, cancelled, ...: nothing to say */
+	*params = jmember(msg, "params");
+	if (*params && !YAJL_IS_OBJECT(*params))
+		return rpc_fail(e, RPC_INVALID_PARAMS, "params: must be an object");
+	if (*params && jcheck_object(c, *params) < 0)
+		return rpc_fail(e, RPC_INVALID_PARAMS, c->err->msg);
+	return 0;
+}
+
+static void handle_message(struct mcp_server *s, yajl_val msg)
+{
+	yajl_val id, method = NULL, params = NULL;
+	struct rpc_error re;
+	struct error err;
+	struct jctx c;
+	int r;
+
+	jctx_init(&c, "message", &err);
+	r = check_envelope(msg, &c, &id, &method, &params, &re);
+	if (r < 0)
+		mcp_reply_error(s, id, re.code, re.message, re.data);
+	else if (r == 0)
+		dispatch_method(s, id, method->u.string, params);
 }
 
 static bool blank(const char *p, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strchr(" \t\r", p[i]))
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
 			return false;
 	return true;
 }
@@ -246,8 +273,10 @@ static void handle_line(struct mcp_server *s, const char *line, size_t len)
 
 	if (blank(line, len))
 		return;
-	if (spec_json_load(line, len, "message", &msg, &e) < 0)
-		return mcp_reply_error(s, NULL, RPC_PARSE_ERROR, "Parse error", e.msg);
+	if (spec_json_load(line, len, "message", &msg, &e) < 0) {
+		mcp_reply_error(s, NULL, RPC_PARSE_ERROR, "Parse error", e.msg);
+		return;
+	}
 	handle_message(s, msg);
 	yajl_tree_free(msg);
 }

@@ -372,6 +372,7 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 	    sandbox_write_code(sb, in->code ? in->code : "", in->code ? in->code_len : 0,
 			       err) < 0)
 		return -1;
+	w.start_ns = sandbox_now_ns();
 	if (container_start(g, sb->id, err) < 0)
 		return -1;
 	/* The loop closes the fds as the streams end; they are its now. */
@@ -410,8 +411,8 @@ static void kill_and_reap(struct sandbox *sb)
 {
 	if (sb->reaped || sb->pid <= 0)
 		return;
-	if (sb->pidfd >= 0)
-		syscall(SYS_pidfd_send_signal, sb->pidfd, SIGKILL, NULL, 0);
+	/* Our child and not reaped yet: the pid cannot name another. */
+	kill(sb->pid, SIGKILL);
 	while (waitpid(sb->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	sb->reaped = true;

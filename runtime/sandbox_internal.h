@@ -38,6 +38,7 @@ struct sandbox_wait {
 	int sigfd;
 	double timeout;
 	size_t output_limit;
+	long long start_ns; /* when start was asked for: the clock's zero */
 };
 
 /*

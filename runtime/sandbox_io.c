@@ -312,7 +312,7 @@ int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 
 	capture_init(&l.out, &w->out_fd, limit);
 	capture_init(&l.err, &w->err_fd, limit);
-	l.start = sandbox_now_ns();
+	l.start = w->start_ns ? w->start_ns : sandbox_now_ns();
 	l.deadline = l.start + (long long)(w->timeout * 1e9);
 	if (w->in_fd >= 0 && !w->in_len)
 		close_fd(&w->in_fd);

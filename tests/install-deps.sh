@@ -11,6 +11,8 @@ REF_PKGS="runc crun"
 VM_PKGS="qemu-system-x86 cpio xz-utils file"
 # The real callers, for the end-to-end suite (tests/e2e).
 E2E_PKGS="docker.io containerd podman conmon"
+# The sandbox's Python and node images (tests/sandbox) are made with it.
+E2E_PKGS="$E2E_PKGS debootstrap"
 
 missing=""
 for p in $BUILD_PKGS $TEST_PKGS $REF_PKGS $VM_PKGS $E2E_PKGS; do

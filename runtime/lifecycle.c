@@ -190,7 +190,14 @@ int container_start(const struct global_opts *g, const char *id,
 	}
 	json = state_to_json(&h.st, false);
 	hooks_set_cwd(h.st.bundle);
-	hooks_run_warn(&spec.hooks[HOOK_POSTSTART], HOOK_POSTSTART, json);
+	/* runtime.md step 9: a failing poststart hook is an error and the
+	 * container is stopped; `delete` then runs the poststop hooks. */
+	if (hooks_run(&spec.hooks[HOOK_POSTSTART], HOOK_POSTSTART, json, err) < 0) {
+		struct error ignored;
+		signal_init(&h.st, SIGKILL, &ignored);
+		wait_init_gone(&h.st, &ignored);
+		r = -1;
+	}
 	spec_free(&spec);
 out:
 	handle_close(&h);

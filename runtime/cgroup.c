@@ -461,6 +461,8 @@ int cgroup_kill(const char *path, enum cgroup_manager manager, int sig,
 
 	if (!h)
 		return -1;
+	if (manager == CGROUP_MANAGER_SYSTEMD)
+		return cgsd_kill(h, path, sig, err);
 	if (h->mode == CGROUP_MODE_V2)
 		return cg2_kill(h->v2_mnt, path, sig, err);
 	return cg1_kill(h, path, sig, err);

@@ -10,6 +10,7 @@
 #include "cgroup_systemd.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -339,19 +340,6 @@ void cgsd_scope_props(const struct cgsd_unit *u, pid_t pid,
 	/* No ordering against shutdown.target & co: the runtime manages it. */
 	prop_bool(out, "DefaultDependencies", false);
 	prop_bool(out, "Delegate", true);
-	if (!caps->unified) {
-		/* On v1 the devices hierarchy stays ours: a delegated one is
-		 * reset to "allow all" by systemd at every daemon-reload. */
-		static const char *const ctrls[] = { "cpu", "cpuacct", "blkio",
-						     "memory", "pids" };
-		size_t n = sizeof(ctrls) / sizeof(*ctrls);
-		struct cgsd_prop *it = prop_add(out, "DelegateControllers",
-						CGSD_STRV, NULL);
-
-		it->strv = xcalloc(n + 1, sizeof(*it->strv));
-		for (size_t i = 0; i < n; i++)
-			it->strv[i] = xstrdup(ctrls[i]);
-	}
 	prop_bool(out, "MemoryAccounting", true);
 	prop_bool(out, "CPUAccounting", true);
 	prop_bool(out, "TasksAccounting", true);
@@ -409,11 +397,140 @@ int cgsd_cpu_mask(const char *field, const char *list, uint8_t **bytes,
 
 uint64_t cgsd_quota_per_sec(uint64_t quota, uint64_t period)
 {
+	uint64_t per_sec;
+
 	if (period == 0)
 		period = CGSD_DEFAULT_PERIOD;
-	if (quota > (UINT64_MAX - period) / 1000000)
+	if (quota > (UINT64_MAX - period) / 1000000 / 2)
 		return UINT64_MAX - 1; /* beyond any machine: not "infinity" */
-	return (quota * 1000000 + period - 1) / period;
+	per_sec = (quota * 1000000 + period - 1) / period;
+	/* Whole percents: what systemd keeps across a daemon-reload. */
+	return (per_sec + CGSD_QUOTA_STEP - 1) / CGSD_QUOTA_STEP * CGSD_QUOTA_STEP;
+}
+
+/* ---- devices on v1 ---------------------------------------------------------- */
+
+static bool wild(const struct opt_i64 *v)
+{
+	return !v->set || v->v < 0;
+}
+
+/* The driver's name for a major in /proc/devices, or NULL. */
+static char *major_name(const char *proc_devices, char type, int64_t major)
+{
+	const char *want = type == 'c' ? "Character devices:" : "Block devices:";
+	bool in = false;
+
+	for (const char *l = proc_devices; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		char name[64];
+		long long m;
+
+		if (len && l[len - 1] == ':')
+			in = strncmp(l, want, len) == 0;
+		else if (in && sscanf(l, "%lld %63s", &m, name) == 2 && m == major)
+			return xstrdup(name);
+		l = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+struct dev_list {
+	char **pairs; /* path, access, ..., NULL */
+	size_t n, cap;
+};
+
+static void dev_list_clear(struct dev_list *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		free(d->pairs[i]);
+	d->n = 0;
+	if (d->pairs)
+		d->pairs[0] = NULL;
+}
+
+static void dev_list_add(struct dev_list *d, char *path, const char *acc)
+{
+	if (d->n + 3 > d->cap) {
+		d->cap = d->cap ? d->cap * 2 : 16;
+		d->pairs = xrealloc(d->pairs, d->cap * sizeof(*d->pairs));
+	}
+	d->pairs[d->n++] = path;
+	d->pairs[d->n++] = xstrdup(acc);
+	d->pairs[d->n] = NULL;
+}
+
+/* One allow rule, for one type ('c' or 'b'). */
+static void dev_allow(struct dev_list *d, const struct oci_device_cgroup *r,
+		      char type, const char *acc, const char *proc_devices)
+{
+	const char *kind = type == 'c' ? "char" : "block";
+	char *name;
+
+	if (wild(&r->major)) {
+		dev_list_add(d, xasprintf("%s-*", kind), acc);
+	} else if (wild(&r->minor)) {
+		name = major_name(proc_devices, type, r->major.v);
+		if (!name)
+			return; /* no such driver here: nothing to allow */
+		dev_list_add(d, xasprintf("%s-%s", kind, name), acc);
+		free(name);
+	} else {
+		dev_list_add(d, xasprintf("/dev/%s/%" PRId64 ":%" PRId64, kind,
+					  r->major.v, r->minor.v),
+			     acc);
+	}
+}
+
+int cgsd_device_props(const struct oci_device_cgroup *rules, size_t n,
+		      const char *proc_devices, struct cgsd_props *out,
+		      struct error *err)
+{
+	struct dev_list d = { 0 };
+	struct cgsd_prop *p;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct oci_device_cgroup *r = &rules[i];
+		char acc[4];
+		size_t k = 0;
+		unsigned bits;
+
+		if (cg_device_rule_check(r, i, &bits, err) < 0)
+			goto fail;
+		if (bits & 2)
+			acc[k++] = 'r';
+		if (bits & 4)
+			acc[k++] = 'w';
+		if (bits & 1)
+			acc[k++] = 'm';
+		acc[k] = '\0';
+		if (!r->allow && r->type == 'a' && wild(&r->major) &&
+		    wild(&r->minor) && k == 3) {
+			dev_list_clear(&d); /* deny all: what came before is moot */
+			continue;
+		}
+		if (!r->allow) {
+			dev_list_clear(&d);
+			free(d.pairs);
+			return 0;
+		}
+		if (r->type != 'b')
+			dev_allow(&d, r, 'c', acc, proc_devices);
+		if (r->type != 'c')
+			dev_allow(&d, r, 'b', acc, proc_devices);
+	}
+	prop_str(out, "DevicePolicy", xstrdup("strict"));
+	/* An empty list first: SetUnitProperties adds to the one in force. */
+	prop_add(out, "DeviceAllow", CGSD_PAIRS, "devices")->strv =
+		xcalloc(1, sizeof(char *));
+	p = prop_add(out, "DeviceAllow", CGSD_PAIRS, "devices");
+	p->strv = d.pairs ? d.pairs : xcalloc(1, sizeof(char *));
+	return 1;
+fail:
+	dev_list_clear(&d);
+	free(d.pairs);
+	return -1;
 }
 
 /* ---- the split: which setting becomes which property -------------------- */
@@ -808,6 +925,23 @@ static int append_variant(sd_bus_message *m, const struct cgsd_prop *p)
 	return r;
 }
 
+static int append_pairs(sd_bus_message *m, const struct cgsd_prop *p)
+{
+	int r = sd_bus_message_open_container(m, 'r', "sv");
+
+	if (r >= 0)
+		r = sd_bus_message_append(m, "s", p->name);
+	if (r >= 0)
+		r = sd_bus_message_open_container(m, 'v', "a(ss)");
+	if (r >= 0)
+		r = sd_bus_message_open_container(m, 'a', "(ss)");
+	for (size_t i = 0; r >= 0 && p->strv[i] && p->strv[i + 1]; i += 2)
+		r = sd_bus_message_append(m, "(ss)", p->strv[i], p->strv[i + 1]);
+	for (int k = 0; r >= 0 && k < 3; k++)
+		r = sd_bus_message_close_container(m);
+	return r;
+}
+
 static int append_prop(sd_bus_message *m, const struct cgsd_prop *p)
 {
 	switch (p->type) {
@@ -824,6 +958,8 @@ static int append_prop(sd_bus_message *m, const struct cgsd_prop *p)
 	case CGSD_STRV:
 	case CGSD_BYTES:
 		return append_variant(m, p);
+	case CGSD_PAIRS:
+		return append_pairs(m, p);
 	}
 	return -EINVAL;
 }
@@ -922,6 +1058,8 @@ static int wait_job(struct sd_conn *c, struct job_wait *w, const char *method,
 		if (r < 0 && r != -EINTR)
 			return bus_fail(err, r, NULL, method, c->unit.name);
 	}
+	log_debug("systemd cgroup manager: %s %s: job %s: %s", method,
+		  c->unit.name, w->job, w->result ? w->result : "gone (polled)");
 	if (w->result && strcmp(w->result, "done") != 0)
 		return error_set(err,
 				 "systemd cgroup manager: %s %s: the job ended \"%s\" (journalctl -u %s)",
@@ -1277,6 +1415,28 @@ static int apply_rest(const struct cg_host *h, const char *path,
 	return 0;
 }
 
+/* v1: the device rules go to systemd too, or it resets them (see
+ * cgsd_device_props); rules it cannot hold are refused, not weakened. */
+static int v1_device_props(const struct oci_resources *res,
+			   struct cgsd_props *props, struct error *err)
+{
+	_cleanup_free_ char *text = NULL;
+	struct error e;
+	int r;
+
+	if (read_file_at(AT_FDCWD, "/proc/devices", 1u << 16, &text, NULL,
+			 &e) < 0) {
+		log_warn("systemd cgroup manager: %s: DeviceAllow= by device number only",
+			 e.msg);
+		text = xstrdup("");
+	}
+	r = cgsd_device_props(res->devices, res->n_devices, text, props, err);
+	if (r == 0)
+		return error_set(err,
+				 "linux.resources.devices: with --systemd-cgroup on cgroup v1 the rules must be an allow list (deny all, then allows): systemd rewrites a scope's devices cgroup at every daemon-reload from DeviceAllow=, which cannot deny");
+	return r < 0 ? -1 : 0;
+}
+
 /* Settings as cgroupfs would write them, then the split. */
 static int build_split(const struct cg_host *h, const char *path,
 		       const struct cgsd_caps *caps,
@@ -1300,6 +1460,8 @@ static int build_split(const struct cg_host *h, const char *path,
 	if (r == 0)
 		r = cgsd_split_settings(&all, caps, &now, props, &rest->main,
 					err);
+	if (r == 0 && !caps->unified && res && res->n_devices > 0)
+		r = v1_device_props(res, props, err);
 	cg_settings_free(&all);
 	return r;
 }
@@ -1354,6 +1516,16 @@ int cgsd_resolve_path(const char *cgroups_path, const char *id, char **out,
 	*out = take_ptr(u.path);
 	cgsd_unit_free(&u);
 	return 0;
+}
+
+int cgsd_kill(const struct cg_host *h, const char *path, int sig,
+	      struct error *err)
+{
+	if (fs_kill(h, path, sig, err) == 0)
+		return 0;
+	/* systemd removes a scope's cgroups as soon as it is empty: when
+	 * they vanish under the signalling, every process is gone. */
+	return err->code == ENOENT ? 0 : -1;
 }
 
 /* A create that failed half way: nothing may be left. */
@@ -1413,9 +1585,14 @@ int cgsd_update(const struct cg_host *h, const char *path,
 	if (conn_open(&c, h, path, err) < 0 ||
 	    build_split(h, path, &c.caps, res, true, &props, &rest, err) < 0)
 		goto out;
+	/* systemd does not report a value the kernel refuses (it logs it):
+	 * on v1, where the memory limit is written here too (memsw order),
+	 * the files go first so that such a value is not recorded. */
+	if (!c.caps.unified && apply_rest(h, path, &rest, res, err) < 0)
+		goto out;
 	if (props.n > 0 && set_properties(&c, &props, err) < 0)
 		goto out;
-	ret = apply_rest(h, path, &rest, res, err);
+	ret = c.caps.unified ? apply_rest(h, path, &rest, res, err) : 0;
 out:
 	cgsd_props_free(&props);
 	fs_rest_free(&rest);

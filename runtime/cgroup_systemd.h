@@ -31,6 +31,9 @@
 #define CGSD_UNIT_NAME_MAX 255
 #define CGSD_CPU_MAX 8192	/* highest CPU / NUMA node in a mask, + 1 */
 #define CGSD_DEFAULT_PERIOD 100000 /* us, the kernel's and systemd's */
+/* systemd keeps CPUQuotaPerSecUSec as a whole percent in the transient
+ * unit file (CPUQuota=N%), so that is what a daemon-reload brings back. */
+#define CGSD_QUOTA_STEP 10000
 
 /* ---- names and paths (pure) ------------------------------------------- */
 
@@ -66,6 +69,7 @@ enum cgsd_type {
 	CGSD_STRV,  /* as */
 	CGSD_BYTES, /* ay */
 	CGSD_PIDS,  /* au, one pid */
+	CGSD_PAIRS, /* a(ss), from strv: path, access, path, access, ... */
 };
 
 struct cgsd_prop {
@@ -73,7 +77,7 @@ struct cgsd_prop {
 	enum cgsd_type type;
 	uint64_t u;	  /* BOOL, U64, PIDS */
 	char *s;	  /* STR */
-	char **strv;	  /* STRV, NULL-terminated */
+	char **strv;	  /* STRV, PAIRS; NULL-terminated */
 	uint8_t *bytes;	  /* BYTES */
 	size_t n_bytes;
 	const char *field; /* the spec field it comes from, or NULL */
@@ -121,11 +125,26 @@ int cgsd_split_settings(const struct cg_settings *in,
 			struct cgsd_props *props, struct cg_settings *rest,
 			struct error *err);
 
+/*
+ * cgroup v1: the device rules (defaults included) as DevicePolicy=strict and
+ * DeviceAllow entries, because systemd writes the devices cgroup of a scope
+ * again at every daemon-reload (to "allow all" when it has no rules).
+ * "c 1:3" is /dev/char/1:3, "c 136:*" char-pts (the name from the text of
+ * /proc/devices), "c *:*" char-*.  Returns 1 when done, 0 when the rules
+ * deny something narrower than everything after allowing it (an allow list
+ * cannot say that: the caller warns), -1 on an invalid rule.
+ */
+int cgsd_device_props(const struct oci_device_cgroup *rules, size_t n,
+		      const char *proc_devices, struct cgsd_props *out,
+		      struct error *err);
+
 /* "0-3,8" -> systemd's AllowedCPUs byte array (bit n of byte n / 8). */
 int cgsd_cpu_mask(const char *field, const char *list, uint8_t **bytes,
 		  size_t *n, struct error *err);
-/* CPUQuotaPerSecUSec for quota/period, rounded up so that systemd's
- * quota = per_sec * period / 1e6 (rounded down) gives quota back. */
+/* CPUQuotaPerSecUSec for quota/period: rounded up to a whole percent of a
+ * CPU (CGSD_QUOTA_STEP), so that the limit systemd writes (per_sec * period
+ * / 1e6, rounded down) is never below quota, is quota itself when that is a
+ * whole percent, and does not change at a daemon-reload. */
 uint64_t cgsd_quota_per_sec(uint64_t quota, uint64_t period);
 
 /* ---- the manager (cgroup.c's dispatch) ---------------------------------- */
@@ -136,6 +155,10 @@ int cgsd_resolve_path(const char *cgroups_path, const char *id, char **out,
 /* res carries the default device rules already. */
 int cgsd_create(const struct cg_host *h, const char *path,
 		const struct oci_resources *res, pid_t pid, struct error *err);
+/* kill --all: the files, but a scope systemd removed once emptied is no
+ * error (v1: it goes while the hierarchies are walked). */
+int cgsd_kill(const struct cg_host *h, const char *path, int sig,
+	      struct error *err);
 int cgsd_update(const struct cg_host *h, const char *path,
 		const struct oci_resources *res, struct error *err);
 int cgsd_destroy(const struct cg_host *h, const char *path, bool force,

@@ -111,6 +111,15 @@ static int step_egress_filter(struct container_ctx *c, struct error *err)
 	return netfilter_install_egress(&c->policy.deny_cidrs, err);
 }
 
+/* No network: whatever a prestart/createRuntime/createContainer hook put
+ * in the namespace goes (Docker configures its bridge network that way). */
+static int step_only_loopback(struct container_ctx *c, struct error *err)
+{
+	if (!c->decision.only_loopback)
+		return 0;
+	return netfilter_only_loopback(err);
+}
+
 static int step_hostname(struct container_ctx *c, struct error *err)
 {
 	const char *h = c->spec->hostname, *d = c->spec->domainname;
@@ -229,6 +238,7 @@ static const struct child_step setup_steps[] = {
 	{ "mounts", rootfs_prepare_mounts },
 	{ "prestart and createRuntime hooks", step_runtime_hooks },
 	{ "createContainer hooks", step_create_container_hooks },
+	{ "network policy", step_only_loopback },
 	{ "sysctl", sysctl_apply },
 	{ "process attributes", process_setup_early },
 	{ "root filesystem", rootfs_finalize },

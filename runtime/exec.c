@@ -306,6 +306,10 @@ static int spawn_exec(struct container_ctx *c, const struct container_handle *h,
 		return -1;
 	if (pid == 0)
 		exec_child_main(&x);
+	/* The flag was for the child, which inherited it; this process is not
+	 * visible in the container (and a sanitizer's exit-time ptrace of it
+	 * would hang if it stayed set). */
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	close(x.pidfd);
 	close(c->sync_child);
 	c->sync_child = -1;

@@ -89,6 +89,8 @@ int policy_enforce(struct container_ctx *c, struct error *err);
 
 /* netfilter.c: drop egress to these ranges in the current netns. */
 int netfilter_install_egress(const struct str_array *cidrs, struct error *err);
+/* Remove every interface but lo from the current netns. */
+int netfilter_only_loopback(struct error *err);
 
 /* run.c: foreground waiting, shared with exec. */
 void block_forwarded_signals(sigset_t *old);

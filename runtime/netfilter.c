@@ -6,7 +6,13 @@
  * in the container's own network namespace, installed by the container
  * init before it drops its capabilities (so the process cannot remove it).
  */
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
 #include <nftables/libnftables.h>
+#include <sys/socket.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,4 +91,60 @@ int netfilter_install_egress(const struct str_array *cidrs, struct error *err)
 	nft_ctx_free(nft);
 	log_debug("policy: egress to %s%s%s dropped", v4, *v4 && *v6 ? ", " : "", v6);
 	return 0;
+}
+
+/* ---- only lo --------------------------------------------------------------- */
+
+/* RTM_DELLINK for one interface of the current network namespace. */
+static int delete_link(int nl, unsigned index, const char *name, struct error *err)
+{
+	struct {
+		struct nlmsghdr h;
+		struct ifinfomsg i;
+	} req = {
+		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_DELLINK,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK, .nlmsg_seq = index },
+		.i = { .ifi_family = AF_UNSPEC, .ifi_index = (int)index },
+	};
+	char buf[1024];
+	ssize_t n;
+
+	if (send(nl, &req, sizeof(req), 0) < 0)
+		return error_sys(err, "policy: remove interface %s", name);
+	n = recv(nl, buf, sizeof(buf), 0);
+	if (n < (ssize_t)sizeof(struct nlmsghdr))
+		return error_sys(err, "policy: remove interface %s: no answer", name);
+	if (((struct nlmsghdr *)buf)->nlmsg_type == NLMSG_ERROR) {
+		int e = -((struct nlmsgerr *)NLMSG_DATA(buf))->error;
+		if (e && e != ENODEV)
+			return error_setc(err, e, "policy: remove interface %s", name);
+	}
+	return 0;
+}
+
+int netfilter_only_loopback(struct error *err)
+{
+	struct if_nameindex *ifs = if_nameindex();
+	_cleanup_close_ int nl = -1;
+	int r = 0;
+
+	if (!ifs)
+		return error_sys(err, "policy: list the container's network interfaces");
+	for (struct if_nameindex *i = ifs; i->if_index && r == 0; i++) {
+		if (!strcmp(i->if_name, "lo"))
+			continue;
+		if (nl < 0) {
+			nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+			if (nl < 0) {
+				r = error_sys(err, "policy: netlink socket");
+				break;
+			}
+		}
+		/* Put there by a hook (Docker's libnetwork-setkey plumbs its
+		 * bridge network into the namespace we made). */
+		log_info("policy: network: interface %s removed (no network allowed)", i->if_name);
+		r = delete_link(nl, i->if_index, i->if_name, err);
+	}
+	if_freenameindex(ifs);
+	return r;
 }

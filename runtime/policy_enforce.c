@@ -5,6 +5,7 @@
  * mode the changes are computed on a copy and only logged.
  */
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <string.h>
 
@@ -81,6 +82,25 @@ static int prepare_agent_seccomp(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
+/* docker --network host passes the host's namespace as a path: a
+ * container there reaches the host's loopback services, and egress rules
+ * would be installed on the host itself. */
+static bool joins_host_netns(const struct oci_spec *spec, struct error *err)
+{
+	const struct oci_namespace *net = spec_find_namespace(spec, NS_NETWORK);
+	struct stat theirs, ours;
+
+	if (!net || !net->path)
+		return false;
+	if (stat(net->path, &theirs) < 0 || stat("/proc/self/ns/net", &ours) < 0)
+		return false; /* the join itself reports a bad path */
+	if (theirs.st_ino != ours.st_ino || theirs.st_dev != ours.st_dev)
+		return false;
+	error_set(err, "policy: linux.namespaces[network].path %s is the host's network namespace (docker --network host): not allowed",
+		  net->path);
+	return true;
+}
+
 int policy_enforce(struct container_ctx *c, struct error *err)
 {
 	struct policy_changes ch = { 0 };
@@ -97,6 +117,8 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 		break;
 	}
 	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0)
+		return -1;
+	if (c->decision.refuse_host_netns && joins_host_netns(c->spec, err))
 		return -1;
 	log_changes(&ch, false);
 	policy_changes_free(&ch);

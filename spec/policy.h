@@ -92,6 +92,8 @@ struct policy_decision {
 	bool egress_filter;	 /* drop deny_cidrs in the container's netns */
 	bool stack_agent_seccomp; /* load the agent profile after the spec's */
 	bool check_bind_sources; /* re-check bind sources after realpath() */
+	bool only_loopback;	 /* after the hooks: no interface but lo */
+	bool refuse_host_netns;	 /* the runtime's own netns may not be joined */
 };
 
 /* The built-in default (enforce, everything at its strictest). */

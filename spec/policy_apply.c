@@ -588,6 +588,8 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 	rule_limits(&a);
 	rule_rlimits(&a);
 	d->egress_filter = a.network_allowed && a.p->deny_cidrs.len > 0;
+	d->only_loopback = !a.network_allowed;
+	d->refuse_host_netns = true;
 	d->stack_agent_seccomp = p->strict_seccomp;
 	d->check_bind_sources = true;
 	return 0;

@@ -39,7 +39,7 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 
 PYTEST   ?= /usr/bin/python3 -m pytest
 
-.PHONY: all deps test unit integration vmtest e2e sandbox-test asan clean bench tools
+.PHONY: all deps test unit integration vmtest vmtest-systemd e2e sandbox-test attacks asan clean bench tools
 
 all: agentsbx
 
@@ -125,7 +125,16 @@ e2e: agentsbx
 sandbox-test: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/sandbox
 
-test: unit integration vmtest e2e sandbox-test
+# --systemd-cgroup in a guest booted with systemd (pure v2, then hybrid).
+vmtest-systemd: all
+	BUILD=$(BUILD) tests/vm/systemd/run-systemd-tests.sh || [ $$? = 77 ]
+
+# The attack suite: hostile programs through a plain `docker run`, agentsbx
+# against runc and hardened runc; writes tests/attacks/results.md.
+attacks: agentsbx
+	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/attacks
+
+test: unit integration vmtest vmtest-systemd e2e sandbox-test attacks
 
 # The unit and integration tests against an ASan+UBSan build (the guest and
 # the engines run the plain build: their own processes are not ours).

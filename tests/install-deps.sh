@@ -8,7 +8,7 @@ TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps u
 # Reference runtimes for the comparison tests and benchmarks, and the
 # pure cgroup v2 guest (qemu, a Debian kernel unpacked by tests/vm).
 REF_PKGS="runc crun"
-VM_PKGS="qemu-system-x86 cpio xz-utils file"
+VM_PKGS="qemu-system-x86 cpio xz-utils file e2fsprogs"
 # The real callers, for the end-to-end suite (tests/e2e).
 E2E_PKGS="docker.io containerd podman conmon"
 # The sandbox's Python and node images (tests/sandbox) are made with it.

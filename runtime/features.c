@@ -85,7 +85,7 @@ static void gen_linux(yajl_gen g)
 	str(g, "v2");
 	yajl_gen_bool(g, 1);
 	str(g, "systemd");
-	yajl_gen_bool(g, 0);
+	yajl_gen_bool(g, 1);
 	str(g, "systemdUser");
 	yajl_gen_bool(g, 0);
 	str(g, "rdma");

@@ -415,7 +415,7 @@ static unsigned attached_programs(const char *dir)
 
 /* The v2 device filter by itself, on the cgroup2 side of a hybrid host
  * (the kernel runs it there too), or on a pure v2 host. */
-static void test_device_filter_replace(void **state)
+static void device_filter_replace(void)
 {
 	_cleanup_free_ char *p = cg_path("bpf");
 	_cleanup_free_ char *dir = ctrl_dir("unified", p);
@@ -438,11 +438,6 @@ static void test_device_filter_replace(void **state)
 	struct error err;
 	char buf[16];
 
-	(void)state;
-	if (!host->v2_mnt) {
-		skip();
-		return;
-	}
 	pr = prober_start();
 	assert_int_equal(cg_open_mount(host->v2_mnt, true, &root, &err), 0);
 	assert_int_equal(cg_walk(&root, p, true, NULL, NULL, &d, NULL, &err), 0);
@@ -462,9 +457,32 @@ static void test_device_filter_replace(void **state)
 	cg_dir_close(&root);
 }
 
+/* skip() jumps out: the tests decide before they allocate anything. */
+static void test_device_filter_replace(void **state)
+{
+	(void)state;
+	if (!host->v2_mnt)
+		skip();
+	device_filter_replace();
+}
+
 /* ---- hugetlb, cpuset ancestry --------------------------------------------- */
 
-static void test_hugetlb(void **state)
+static bool hugetlb_testable(void)
+{
+	const char *side = mode == CGROUP_MODE_V2 ? "hugetlb" : "unified";
+	_cleanup_free_ char *avail = NULL;
+	struct stat st;
+
+	if (stat("/sys/kernel/mm/hugepages/hugepages-2048kB", &st) < 0 ||
+	    mode == CGROUP_MODE_V1 ||
+	    (mode == CGROUP_MODE_HYBRID && cg1_host_hier(host, CG1_HUGETLB)))
+		return false;
+	avail = read_ctrl(side, "", "cgroup.controllers");
+	return avail && cg_word_in(avail, "hugetlb");
+}
+
+static void hugetlb(void)
 {
 	_cleanup_free_ char *p = cg_path("huge");
 	_cleanup_free_ char *root_ctl = NULL;
@@ -472,18 +490,8 @@ static void test_hugetlb(void **state)
 	struct oci_resources r = no_resources();
 	struct error err;
 	const char *side = mode == CGROUP_MODE_V2 ? "hugetlb" : "unified";
-	bool v2_side = mode == CGROUP_MODE_V2 ||
-		       (mode == CGROUP_MODE_HYBRID && !cg1_host_hier(host, CG1_HUGETLB));
-	_cleanup_free_ char *avail = read_ctrl(side, "", "cgroup.controllers");
-	struct stat st;
 	int lock;
 
-	(void)state;
-	if (stat("/sys/kernel/mm/hugepages/hugepages-2048kB", &st) < 0 || !v2_side ||
-	    !avail || !cg_word_in(avail, "hugetlb")) {
-		skip();
-		return;
-	}
 	/* The root's subtree_control is the host's: put it back as it was. */
 	lock = root_lock();
 	root_ctl = read_ctrl(side, "", "cgroup.subtree_control");
@@ -506,7 +514,15 @@ static void test_hugetlb(void **state)
 	root_unlock(lock);
 }
 
-static void test_cpuset_ancestors(void **state)
+static void test_hugetlb(void **state)
+{
+	(void)state;
+	if (!hugetlb_testable())
+		skip();
+	hugetlb();
+}
+
+static void cpuset_ancestors(void)
 {
 	_cleanup_free_ char *p = cg_path("deep/er/c");
 	_cleanup_free_ char *mid = cg_path("deep/er");
@@ -515,11 +531,6 @@ static void test_cpuset_ancestors(void **state)
 	struct error err;
 	pid_t pid;
 
-	(void)state;
-	if (mode == CGROUP_MODE_V2 || !cpus) {
-		skip();
-		return;
-	}
 	map_counter();
 	pid = spawn_counter();
 	if (cgroup_create(p, CGROUP_MANAGER_FS, &r, pid, &err) < 0)
@@ -530,6 +541,14 @@ static void test_cpuset_ancestors(void **state)
 	reap(pid, SIGKILL);
 	/* Only the container's own directory goes; the parents stay. */
 	assert_true(dir_exists("cpuset", mid));
+}
+
+static void test_cpuset_ancestors(void **state)
+{
+	(void)state;
+	if (mode == CGROUP_MODE_V2 || !cg1_host_hier(host, CG1_CPUSET))
+		skip();
+	cpuset_ancestors();
 }
 
 /* Hybrid: entering the cgroup2 side fails after the v1 hierarchies took
@@ -545,24 +564,18 @@ static void enable_hugetlb(const char *path, bool on)
 		fail_msg("%s", err.msg);
 }
 
-static void test_partial_enter_undone(void **state)
+static void partial_enter_undone(void)
 {
 	_cleanup_free_ char *pf = cg_path("pf"), *p = cg_path("pf/c");
 	_cleanup_free_ char *sub = cg_path("pf/c/sub");
 	_cleanup_free_ char *subdir = NULL;
 	_cleanup_free_ char *root_ctl = NULL;
-	_cleanup_free_ char *avail = read_ctrl("unified", "", "cgroup.controllers");
 	const char *chain[] = { "", base, pf, p };
 	struct oci_resources r = no_resources();
 	struct error err;
 	int lock;
 	pid_t pid;
 
-	(void)state;
-	if (mode != CGROUP_MODE_HYBRID || !avail || !cg_word_in(avail, "hugetlb")) {
-		skip();
-		return;
-	}
 	lock = root_lock();
 	root_ctl = read_ctrl("unified", "", "cgroup.subtree_control");
 	subdir = ctrl_dir("unified", sub);
@@ -599,6 +612,14 @@ static void test_partial_enter_undone(void **state)
 	root_unlock(lock);
 }
 
+static void test_partial_enter_undone(void **state)
+{
+	(void)state;
+	if (mode != CGROUP_MODE_HYBRID || !hugetlb_testable())
+		skip();
+	partial_enter_undone();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -614,5 +635,7 @@ int main(void)
 		cmocka_unit_test(test_partial_enter_undone),
 	};
 
+	if (!cg_tests_runnable())
+		return 0;
 	return cmocka_run_group_tests(tests, cg_group_setup, cg_group_teardown);
 }

@@ -1,11 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 #
-# record.sh LOGDIR KIND [EXIT [SLEEP]]
+# record.sh LOGDIR KIND [EXIT [SLEEP [HOW]]]
 #
 # An OCI hook for tests/integration/test_hooks.py: records what it saw in
-# LOGDIR/KIND/ (one file per fact) and appends KIND to LOGDIR/order, then
-# sleeps SLEEP seconds (default 0) and exits with EXIT (default 0).
+# LOGDIR/KIND/ (one file per fact), sleeps SLEEP seconds (default 0: HOW
+# "bg" -- the default -- in a background child of its process group, "fg"
+# by exec'ing sleep, which then never finishes the script), writes
+# LOGDIR/KIND/done, appends KIND to LOGDIR/order (so that file lists the
+# hooks in the order they finished) and exits with EXIT (default 0).
 #
 #   stdin      the state JSON the runtime wrote on stdin
 #   cmdline    this shell's argv, one per line      (from /proc/self/*, read
@@ -29,10 +32,10 @@ logdir="$1"
 kind="$2"
 status="${3:-0}"
 nap="${4:-0}"
+how="${5:-bg}"
 d="$logdir/$kind"
 mkdir -p "$d" || exit 99
 cat > "$d/stdin"
-echo "$kind" >> "$logdir/order"
 tr '\0' '\n' < /proc/self/cmdline > "$d/cmdline"
 tr '\0' '\n' < /proc/self/environ > "$d/environ"
 readlink /proc/self/ns/mnt > "$d/mntns"
@@ -50,6 +53,9 @@ if [ -n "$pid" ] && [ "$pid" -gt 0 ]; then
 fi
 echo "hook-stdout-$kind"
 echo "hook-stderr-$kind" >&2
+if [ "$nap" != 0 ] && [ "$how" = fg ]; then
+	exec sleep "$nap"
+fi
 if [ "$nap" != 0 ]; then
 	# In the background, in our process group: a timeout must kill it too.
 	sleep "$nap" &
@@ -57,4 +63,6 @@ if [ "$nap" != 0 ]; then
 	wait
 fi
 echo done > "$d/done"
+# At the end: the order in which the hooks finished.
+echo "$kind" >> "$logdir/order"
 exit "$status"

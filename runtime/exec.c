@@ -292,7 +292,10 @@ static int spawn_exec(struct container_ctx *c, const struct container_handle *h,
 	if (x.pidfd < 0 || !proc_is_same(h->st.pid, h->st.start_time))
 		return error_set(err, "container not running");
 	/* The pid namespace applies to children: join it here, so that the
-	 * one clone below lands in it. */
+	 * one clone below lands in it (and go back to ours after). */
+	pidns = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+	if (pidns < 0)
+		return error_sys(err, "open /proc/self/ns/pid_for_children");
 	if (setns(x.pidfd, CLONE_NEWPID) < 0 && errno != EINVAL)
 		return error_sys(err, "join the pid namespace of container %s", c->id);
 	if (sync_pair(pair, err) < 0)
@@ -306,10 +309,12 @@ static int spawn_exec(struct container_ctx *c, const struct container_handle *h,
 		return -1;
 	if (pid == 0)
 		exec_child_main(&x);
-	/* The flag was for the child, which inherited it; this process is not
-	 * visible in the container (and a sanitizer's exit-time ptrace of it
-	 * would hang if it stayed set). */
+	/* The flag and the pid namespace were for the child; this process
+	 * forks nothing into the container after it (a sanitizer's exit-time
+	 * tracer would otherwise start there, unable to see us, and spin). */
 	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	if (setns(pidns, CLONE_NEWPID) < 0)
+		log_warn("return to the runtime's pid namespace: %s", strerror(errno));
 	close(x.pidfd);
 	close(c->sync_child);
 	c->sync_child = -1;

@@ -43,8 +43,10 @@ PYTEST   ?= /usr/bin/python3 -m pytest
 
 all: agentsbx
 
+# Replaced atomically: a test or benchmark running ./agentsbx never sees a
+# half-written binary.
 agentsbx: $(BUILD)/agentsbx
-	cp $< $@
+	@cp $< $@.tmp && mv -f $@.tmp $@
 
 $(BUILD)/agentsbx: $(CMD_OBJS) $(BUILD)/libagentsbx.a
 	@echo "  LD $@"; $(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CMD_OBJS) $(BUILD)/libagentsbx.a $(LDLIBS)
@@ -141,6 +143,11 @@ test: unit integration vmtest vmtest-systemd e2e sandbox-test attacks
 asan:
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" unit integration
+
+# agentsbx, runc and crun side by side (this host and the v2 guest), with
+# hyperfine; writes bench/results/report.md and chart.png.
+bench:
+	./bench/run.sh
 
 clean:
 	rm -rf build build-asan agentsbx

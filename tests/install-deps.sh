@@ -8,6 +8,8 @@ TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps u
 # Reference runtimes for the comparison tests and benchmarks, and the
 # pure cgroup v2 guest (qemu, a Debian kernel unpacked by tests/vm).
 REF_PKGS="runc crun"
+# make bench
+BENCH_PKGS="hyperfine gnuplot-nox time strace"
 VM_PKGS="qemu-system-x86 cpio xz-utils file e2fsprogs"
 # The real callers, for the end-to-end suite (tests/e2e).
 E2E_PKGS="docker.io containerd podman conmon"
@@ -15,7 +17,7 @@ E2E_PKGS="docker.io containerd podman conmon"
 E2E_PKGS="$E2E_PKGS debootstrap"
 
 missing=""
-for p in $BUILD_PKGS $TEST_PKGS $REF_PKGS $VM_PKGS $E2E_PKGS; do
+for p in $BUILD_PKGS $TEST_PKGS $REF_PKGS $VM_PKGS $E2E_PKGS $BENCH_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done

@@ -1,0 +1,883 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""The benchmark report: bench/results/report.md and chart.png.
+
+    bench/report.py RAW_DIR RESULTS_DIR
+
+RAW_DIR is build/bench (host/ and vm/, as bench/suite.sh and
+bench/profile.sh write them).  Standard library only; the chart is drawn
+by gnuplot (Debian's gnuplot-nox).
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+RUNTIMES = ["agentsbx", "agentsbx-cold", "agentsbx-warm", "agentsbx-policy", "runc", "crun", "floor"]
+LABEL = {
+    "agentsbx": "agentsbx",
+    "agentsbx-cold": "agentsbx, cache cold",
+    "agentsbx-warm": "agentsbx, cache warm",
+    "agentsbx-policy": "agentsbx, default policy",
+    "runc": "runc",
+    "crun": "crun",
+    "floor": "floor (unshare)",
+}
+ENVS = [("vm", "pure cgroup v2 guest (QEMU TCG, 1 vCPU)"),
+        ("host", "this host (hybrid cgroups)")]
+
+
+def read(path, default=""):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return default
+
+
+def kv(path):
+    out = {}
+    for line in read(path).splitlines():
+        if "=" in line:
+            k, v = line.split("=", 1)
+            out[k] = v
+    return out
+
+
+class Env:
+    def __init__(self, raw, name):
+        self.name = name
+        self.dir = os.path.join(raw, name)
+        self.present = os.path.isfile(os.path.join(self.dir, "env.txt"))
+        self.info = kv(os.path.join(self.dir, "env.txt"))
+        self.runtimes = read(os.path.join(self.dir, "runtimes.txt")).split()
+        self.unavailable = [l for l in read(os.path.join(self.dir, "unavailable.txt")).splitlines() if l]
+        self.durations = {}
+        for line in read(os.path.join(self.dir, "durations.txt")).splitlines():
+            p = line.split()
+            if len(p) == 2:
+                self.durations[p[0]] = float(p[1])
+        self.leftovers = read(os.path.join(self.dir, "leftovers.txt")).strip()
+        self.vmrun = read(os.path.join(self.dir, "vmrun.txt")).strip()
+        self.skipped = ""  # why the whole environment did not run
+        self.skipped_cases = [l for l in read(os.path.join(self.dir, "skipped.txt")).splitlines() if l]
+        self.skipped_cases += ["profile: " + l for l in
+                               read(os.path.join(self.dir, "profile", "skipped.txt")).splitlines() if l]
+        if name == "vm" and not self.present:
+            self.skipped = read(os.path.join(self.dir, "not-run.txt")).strip()
+
+    def runs(self, case, rt):
+        """(times of the successful runs, exit codes of the failed ones),
+        every round merged; seconds."""
+        t, bad = [], []
+        for f in sorted(glob.glob(os.path.join(self.dir, f"{case}.{rt}.r*.json"))):
+            try:
+                with open(f) as fh:
+                    for r in json.load(fh)["results"]:
+                        codes = r.get("exit_codes") or [0] * len(r["times"])
+                        for x, c in zip(r["times"], codes):
+                            if c == 0:
+                                t.append(x)
+                            else:
+                                bad.append(c)
+            except (OSError, ValueError, KeyError):
+                pass
+        return t, bad
+
+    def times(self, case, rt):
+        return self.runs(case, rt)[0]
+
+    def failed(self, case, rt):
+        return read(os.path.join(self.dir, f"{case}.{rt}.failed")).strip()
+
+    def stats(self, case, rt):
+        t = self.times(case, rt)
+        if not t:
+            return None
+        return {"min": min(t), "median": statistics.median(t), "max": max(t), "n": len(t)}
+
+
+# ---- formatting ----------------------------------------------------------------
+
+def fmt_t(s):
+    if s is None:
+        return "—"
+    if s >= 10:
+        return f"{s:.1f} s"
+    if s >= 1:
+        return f"{s:.2f} s"
+    ms = s * 1000
+    if ms >= 100:
+        return f"{ms:.0f} ms"
+    if ms >= 10:
+        return f"{ms:.1f} ms"
+    return f"{ms:.2f} ms"
+
+
+def fmt_r(x):
+    return "—" if x is None else f"{x:.2f}×"
+
+
+def fmt_kib(k):
+    if k is None:
+        return "—"
+    if k >= 1024:
+        return f"{k / 1024:.1f} MiB"
+    return f"{k:.0f} KiB"
+
+
+def ratio(a, b):
+    if not a or not b:
+        return None
+    return a["median"] / b["median"]
+
+
+# ---- cases --------------------------------------------------------------------
+
+CASES = [
+    ("c1", "1", "`run` /bin/true, default spec (headline)", ["agentsbx", "agentsbx-policy", "runc", "crun"]),
+    ("c2", "2", "create + start + wait + delete", ["agentsbx", "runc", "crun"]),
+    ("c3docker", "3a", "the same, Docker's default seccomp profile", ["agentsbx-cold", "agentsbx-warm", "runc", "crun"]),
+    ("c3strict", "3b", "the same, strict agent profile", ["agentsbx-cold", "agentsbx-warm", "runc", "crun"]),
+    ("c4", "4", "{n4} containers one after another (total)", ["agentsbx", "runc", "crun"]),
+    ("c5", "5", "{n5} containers started at once (total)", ["agentsbx", "runc", "crun"]),
+    ("c6", "6", "exec /bin/true into a running container", ["agentsbx", "runc", "crun"]),
+    ("c1", "8", "floor: `unshare --fork --pid --mount --uts --ipc --net /bin/true`", ["floor"]),
+]
+
+
+def c5_failures(env, rt):
+    lines = read(os.path.join(env.dir, f"c5.{rt}.fail")).split()
+    if not lines:
+        return None
+    f = sum(int(x) for x in lines[0::2])
+    n = sum(int(x) for x in lines[1::2])
+    return f, n
+
+
+def c7rss(env, rt):
+    vals = [int(x) for x in re.findall(r"^\d+$", read(os.path.join(env.dir, f"c7rss.{rt}.txt")), re.M)]
+    return (statistics.median(vals), min(vals), max(vals), len(vals)) if vals else None
+
+
+def c7mem(env, rt):
+    p = read(os.path.join(env.dir, f"c7mem.{rt}.txt")).split()
+    if len(p) < 4 or not all(x.isdigit() for x in p[-3:]):
+        return None
+    if p[0] in ("<=", ">"):
+        return {"text": f"{p[0]} {fmt_kib(int(p[1]) / 1024)}", "kib": int(p[1]) / 1024, "attempts": p[-1]}
+    res, lo, hi, tries = p[0], int(p[1]), int(p[2]), p[3]
+    return {"text": fmt_kib(int(res) / 1024), "kib": int(res) / 1024,
+            "fails": fmt_kib(lo / 1024), "attempts": tries}
+
+
+def base_rt(rt):
+    return rt if rt in ("runc", "crun", "floor") else "agentsbx"
+
+
+def case_table(env):
+    out = []
+    out.append("| # | case | runtime | min | median | max | runs | × crun | × runc |")
+    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
+    for case, num, title, rts in CASES:
+        title = title.format(n4=env.info.get("n4", "100"), n5=env.info.get("n5", "50"))
+        crun = env.stats(case, "crun")
+        runc = env.stats(case, "runc")
+        first = True
+        for rt in rts:
+            s = env.stats(case, rt)
+            rc_ = env.info.get("runc_cases", "all")
+            if (s is None and rt == "runc" and rc_ != "all"
+                    and re.sub(r"(docker|strict)$", "", case) not in rc_.split(",")):
+                out.append(f"| {num if first else ''} | {title if first else ''} | {LABEL[rt]} | "
+                           "not measured here (time; see the host's figure) | | | | | |")
+                first = False
+                continue
+            if s is None and base_rt(rt) not in env.runtimes and rt != "floor":
+                if rt == "agentsbx-policy" and not os.path.exists(os.path.join(env.dir, "policy-available.txt")):
+                    continue
+                if base_rt(rt) != "agentsbx":
+                    cells = "not run here (see below)"
+                    out.append(f"| {num if first else ''} | {title if first else ''} | {LABEL[rt]} | {cells} | | | | | |")
+                    first = False
+                    continue
+            extra = ""
+            bad = env.runs(case, rt)[1]
+            if bad:
+                codes = sorted(set(bad))
+                extra = f" ({len(bad)} run{'s' if len(bad) > 1 else ''} failed: exit {', '.join(map(str, codes))}; left out)"
+            if case == "c5" and s:
+                fc = c5_failures(env, rt)
+                if fc:
+                    extra += f" ({fc[0]} of {fc[1]} containers failed)"
+            fail = env.failed(case, rt)
+            if s is None:
+                skipped = any(l.startswith(f"{case} {rt}") for l in env.skipped_cases)
+                why = ("failed: " + fail.splitlines()[-1][:80]) if fail else (
+                    "skipped: the guest's time budget ran out" if skipped else "no result")
+                out.append(f"| {num if first else ''} | {title if first else ''} | {LABEL[rt]} | {why} | | | | | |")
+            else:
+                rc = ratio(s, crun) if rt != "crun" else 1.0
+                rr = ratio(s, runc) if rt != "runc" else 1.0
+                if case == "c1" and num == "8":
+                    rc, rr = ratio(s, crun), ratio(s, runc)
+                out.append(f"| {num if first else ''} | {title if first else ''} | {LABEL[rt]}{extra} | "
+                           f"{fmt_t(s['min'])} | **{fmt_t(s['median'])}** | {fmt_t(s['max'])} | {s['n']} | "
+                           f"{fmt_r(rc) if crun else '—'} | {fmt_r(rr) if runc else '—'} |")
+            first = False
+    # case 7
+    for rt in ("agentsbx", "runc", "crun"):
+        r = c7rss(env, rt)
+        if r:
+            out.append(f"| {'7a' if rt == 'agentsbx' else ''} | {'peak RSS of the runtime process during create (GNU time %M, KiB)' if rt == 'agentsbx' else ''} | "
+                       f"{rt} | {fmt_kib(r[1])} | **{fmt_kib(r[0])}** | {fmt_kib(r[2])} | {r[3]} | "
+                       f"{fmt_r(r[0] / c7rss(env, 'crun')[0]) if c7rss(env, 'crun') else '—'} | "
+                       f"{fmt_r(r[0] / c7rss(env, 'runc')[0]) if c7rss(env, 'runc') else '—'} |")
+    for rt in ("agentsbx", "runc", "crun"):
+        m = c7mem(env, rt)
+        if m:
+            cm, rm = c7mem(env, "crun"), c7mem(env, "runc")
+            note = f" (fails at {m['fails']}; {m['attempts']} attempts)" if "fails" in m else f" ({m['attempts']} attempts)"
+            out.append(f"| {'7b' if rt == 'agentsbx' else ''} | {'smallest memory.limit at which /bin/true still runs' if rt == 'agentsbx' else ''} | "
+                       f"{rt} | | **{m['text']}**{note} | | | "
+                       f"{fmt_r(m['kib'] / cm['kib']) if cm else '—'} | {fmt_r(m['kib'] / rm['kib']) if rm else '—'} |")
+    return out
+
+
+# ---- chart --------------------------------------------------------------------
+
+CHART_CASES = [("c1", "1 run"), ("c2", "2 lifecycle"), ("c3docker", "3a docker"), ("c3strict", "3b strict"),
+               ("c4", "4 sequential"), ("c5", "5 concurrent"), ("c6", "6 exec")]
+
+
+def chart(envs, results):
+    """Median / reference median per case: the guest against crun, the host
+    against runc (crun cannot run there)."""
+    panels = []
+    for env, ref in ((envs.get("vm"), "crun"), (envs.get("host"), "runc")):
+        if not env or not env.present or ref not in env.runtimes:
+            continue
+        rows = []
+        for case, label in CHART_CASES:
+            refs = env.stats(case, ref)
+            a = env.stats(case, "agentsbx") or env.stats(case, "agentsbx-warm")
+            vals = []
+            for rt in ("agentsbx", "runc", "crun"):
+                s = env.stats(case, rt) if rt != "agentsbx" else a
+                vals.append(ratio(s, refs) if s and refs else None)
+            rows.append((label, vals))
+        floor = ratio(env.stats("c1", "floor"), env.stats("c1", ref))
+        panels.append((env, ref, rows, floor))
+    if not panels:
+        return False
+    colors = {"agentsbx": "#1f77b4", "runc": "#ff7f0e", "crun": "#2ca02c"}
+    gp = [
+        'set terminal pngcairo size 1100,%d font "DejaVu Sans,10"' % (380 * len(panels)),
+        'set output "%s"' % os.path.join(results, "chart.png"),
+        "set multiplot layout %d,1" % len(panels),
+        "set style data histogram", "set style histogram clustered gap 1",
+        "set style fill solid 0.85 border -1", "set boxwidth 0.9",
+        "set logscale y 2", "set yrange [0.0625:32]", "set ytics ('1/16' 0.0625, '1/8' 0.125, '1/4' 0.25, '1/2' 0.5, 1, 2, 4, 8, 16, 32)",
+        "set grid ytics", "set key top left horizontal",
+        "set ylabel 'median / reference median (log scale)'",
+    ]
+    dats = []
+    for i, (env, ref, rows, floor) in enumerate(panels):
+        present = [j for j, rt in enumerate(("agentsbx", "runc", "crun")) if any(v[j] for _, v in rows)]
+        names = [("agentsbx", "runc", "crun")[j] for j in present]
+        dat = os.path.join(results, f".chart{i}.dat")
+        dats.append(dat)
+        with open(dat, "w") as f:
+            for label, vals in rows:
+                f.write('"%s" %s\n' % (label, " ".join("%.4f" % vals[j] if vals[j] else "NaN" for j in present)))
+        title = dict(ENVS)[env.name]
+        ftxt = ("; red: the floor (unshare) %.2f" % floor) if floor else ""
+        gp.append("set title \"%s: each runtime's median over %s's (lower is faster)%s\"" % (title, ref, ftxt))
+        gp.append("unset arrow; unset label")
+        gp.append("set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lw 1.5 lc rgb '#444444'")
+        if floor:
+            gp.append("set arrow from -0.45, first %.4f to 0.45, first %.4f nohead lw 3 lc rgb '#d62728'" % (floor, floor))
+        k = len(names)
+        parts = []
+        for j, rt in enumerate(names):
+            parts.append("%s using %d%s title '%s' lc rgb '%s'" % (
+                "'%s'" % dat if j == 0 else "''", j + 2, ":xtic(1)" if j == 0 else "", rt, colors[rt]))
+        # value labels over agentsbx's bars (the first cluster member)
+        off = -0.45 + 0.9 / (k + 0) * 0.5 if k > 1 else 0
+        off = (-(k - 1) / 2.0) * (0.9 / (k + 1)) * 1.0
+        parts.append("'' using ($0%+.3f):2:(sprintf('%%.2f',$2)) with labels offset 0,0.7 font ',8' notitle" % off)
+        gp.append("plot " + ", ".join(parts))
+    gp.append("unset multiplot")
+    gpf = os.path.join(results, ".chart.gp")
+    with open(gpf, "w") as f:
+        f.write("\n".join(gp) + "\n")
+    r = subprocess.run(["gnuplot", gpf], capture_output=True, text=True)
+    os.unlink(gpf)
+    for d in dats:
+        os.unlink(d)
+    if r.returncode != 0:
+        sys.stderr.write("report: gnuplot failed: " + r.stderr)
+        return False
+    return True
+
+
+# ---- profile ------------------------------------------------------------------
+
+def ablation(pdir):
+    """Rows in the order profile.sh lists them; every round's runs merged."""
+    by = {}
+    for f in glob.glob(os.path.join(pdir, "ablation.*.json")):
+        m = re.search(r"ablation\.(\d+)(?:\.r\d+)?\.json$", f)
+        if not m:
+            continue
+        with open(f) as fh:
+            r = json.load(fh)["results"][0]
+        e = by.setdefault(int(m.group(1)), [r["command"], []])
+        e[1] += r["times"]
+    rows = [(name, statistics.median(t), min(t), len(t)) for _, (name, t) in sorted(by.items()) if t]
+    fails = [read(f).splitlines()[0] for f in glob.glob(os.path.join(pdir, "ablation.*.failed"))]
+    return rows, fails
+
+
+def cgplace(pdir):
+    try:
+        with open(os.path.join(pdir, "cgplace.json")) as f:
+            res = {r["command"]: min(r["times"]) for r in json.load(f)["results"]}
+    except (OSError, ValueError):
+        return None
+    return res, read(os.path.join(pdir, "cgplace.dirs")).split()
+
+
+SYSCALL_RE = re.compile(r"^(\d+)\s+([\d.]+)\s+(?:<\.\.\. (\w+) resumed>|(\w+)\()(.*?)(?:<([\d.]+)>)?\s*$")
+
+
+def trace_phases(path, rootprefix):
+    """Phases of one traced run, from strace -f -ttt -T -y."""
+    lines = read(path).splitlines()
+    if not lines:
+        return None
+    t0 = t_ns = t_exec = t_exit = None
+    exec_pid = None
+    unfinished = {}
+    events = []
+    freezer = 0
+    t_end = None
+    cats = {"migration": [0, 0.0], "cgroup": [0, 0.0], "mount": [0, 0.0], "state dir": [0, 0.0], "namespaces/clone": [0, 0.0],
+            "loader (.so)": [0, 0.0]}
+    total = 0
+    for ln in lines:
+        p = ln.split(None, 2)
+        if len(p) < 3:
+            continue
+        try:
+            t = float(p[1])
+        except ValueError:
+            continue
+        pid, rest = p[0], p[2]
+        t0 = t if t0 is None else t0
+        t_end = t
+        if rest.startswith("+++") or rest.startswith("---"):
+            if exec_pid == pid and rest.startswith("+++") and t_exit is None:
+                t_exit = t
+            continue
+        # a syscall interrupted by another process's: "<unfinished ...>"
+        # now, "<... NAME resumed>" later; put the two halves together
+        if rest.rstrip().endswith("<unfinished ...>"):
+            unfinished[pid] = rest
+            continue
+        if rest.startswith("<... ") and pid in unfinished:
+            rest = unfinished.pop(pid).replace("<unfinished ...>", "") + rest.split("resumed>", 1)[-1]
+        total += 1
+        events.append(t)
+        m = re.match(r"(?:<\.\.\. )?(\w+)", rest)
+        name = m.group(1) if m else ""
+        d = re.search(r"<([\d.]+)>\s*$", rest)
+        dur = float(d.group(1)) if d else 0.0
+        if t_ns is None and name in ("clone", "clone3", "unshare") and "CLONE_NEW" in rest:
+            t_ns = t
+        if name == "exit_group" and pid == exec_pid and t_exit is None:
+            t_exit = t
+        if name == "execve" and '"/bin/true"' in rest and re.search(r"= 0 <", rest) and t_exec is None:
+            t_exec, exec_pid = t, pid
+        if name in ("wait4", "waitid", "epoll_wait", "epoll_pwait", "futex", "read", "recvmsg", "poll", "ppoll", "pselect6", "select", "nanosleep", "clock_nanosleep", "recvfrom") and dur > 0.0002:
+            continue  # blocking: waiting, not work
+        if name == "write" and "freezer.state>" in rest:
+            freezer += 1
+        if name == "write" and "cgroup.procs>" in rest:
+            cats["migration"][0] += 1
+            cats["migration"][1] += dur
+        if "/sys/fs/cgroup" in rest:
+            c = "cgroup"
+        elif name in ("mount", "umount2", "pivot_root", "open_tree", "move_mount", "fsopen", "fsconfig", "fsmount", "mount_setattr", "fspick"):
+            c = "mount"
+        elif name in ("clone", "clone3", "unshare", "setns", "fork", "vfork") and "CLONE_NEW" in rest:
+            c = "namespaces/clone"
+        elif rootprefix and rootprefix in rest:
+            c = "state dir"
+        elif ".so" in rest and name in ("openat", "mmap", "read", "close", "newfstatat", "mprotect", "fstat"):
+            c = "loader (.so)"
+        else:
+            continue
+        cats[c][0] += 1
+        cats[c][1] += dur
+    if t0 is None:
+        return None
+    def count(a, b):
+        if a is None or b is None:
+            return None
+        return sum(1 for t in events if a <= t < b)
+    return {"t0": t0, "ns": t_ns, "exec": t_exec, "exit": t_exit, "end": t_end, "syscalls": total, "cats": cats,
+            "n_prep": count(t0, t_ns), "n_setup": count(t_ns, t_exec), "n_run": count(t_exec, t_exit),
+            "n_down": count(t_exit, t_end + 1), "freezer_writes": freezer}
+
+
+def strace_c_top(path, n=8):
+    rows = []
+    for line in read(path).splitlines():
+        p = line.split()
+        if len(p) >= 5 and re.match(r"^[\d.]+$", p[0]) and p[-1] not in ("total", "syscall"):
+            try:
+                calls = int(p[3])
+            except ValueError:
+                continue
+            errors = int(p[4]) if len(p) == 6 else 0
+            rows.append((p[-1], calls, errors, float(p[1])))
+        elif p and p[-1] == "total":
+            pass
+    rows.sort(key=lambda r: -r[1])
+    total = sum(r[1] for r in rows)
+    return rows[:n], total
+
+
+def perf_lines(path, n):
+    out = []
+    for line in read(path).splitlines()[:n]:
+        out.append(line.strip())
+    return out
+
+
+def profile_section(env):
+    pdir = os.path.join(env.dir, "profile")
+    if not os.path.isdir(pdir):
+        return ["(no profile in this environment)"], {}
+    o, facts = [], {}
+    rows, fails = ablation(pdir)
+    full = next((r for r in rows if r[0].startswith("full")), None)
+    if rows:
+        o.append("Ablation (agentsbx, policy off; one hyperfine each, in rotated rounds; Δ is the row's "
+                 "figure minus the full run's. Load only ever adds time, so on a busy machine the "
+                 "minimums' Δ is the better estimate):")
+        o.append("")
+        o.append("| variant | median | min | runs | Δ median | Δ min |")
+        o.append("|---|---:|---:|---:|---:|---:|")
+        facts["_min"] = {}
+        for name, med, mn, n in rows:
+            same = not full or name == full[0]
+            dmed = "" if same else f"{(med - full[1]) * 1000:+.2f} ms"
+            dmin = "" if same else f"{(mn - full[2]) * 1000:+.2f} ms"
+            o.append(f"| {name} | {fmt_t(med)} | {fmt_t(mn)} | {n} | {dmed} | {dmin} |")
+            facts[name] = med
+            facts["_min"][name] = mn
+        for f in fails:
+            o.append(f"| {f} | failed | | | |")
+        o.append("")
+    cg = cgplace(pdir)
+    if cg:
+        res, dirs = cg
+        if all(k in res for k in ("none", "migrate", "into")):
+            per = 20
+            mig = (res["migrate"] - res["none"]) / per
+            into = (res["into"] - res["none"]) / per
+            base = res["none"] / per
+            facts["cg_base"], facts["cg_mig"], facts["cg_into"] = base, mig, into
+            hier = f"{len(dirs)} hierarchies ({'cgroup2 + ' + str(len(dirs) - 1) + ' v1' if len(dirs) > 1 else 'cgroup2'})"
+            o.append(f"Cgroup placement alone (bench/tools/cgplace, 20 per run, {hier}; the fastest run "
+                     "of each, load only adds): "
+                     f"mkdir + fork + exit + rmdir {base * 1e3:.3f} ms per container; "
+                     f"migration (write to cgroup.procs) adds **{mig * 1e3:+.3f} ms**; "
+                     f"clone3(CLONE_INTO_CGROUP) adds **{into * 1e3:+.3f} ms**"
+                     + (" (into the cgroup2 directory; the v1 ones still by migration)" if len(dirs) > 1 else "")
+                     + ".")
+            o.append("")
+    prefix = read(os.path.join(pdir, "strace.rootprefix")).strip()
+    tr = []
+    for rt in ("agentsbx", "runc", "crun"):
+        ph = trace_phases(os.path.join(pdir, f"strace.{rt}.trace"), prefix)
+        if ph:
+            tr.append((rt, ph))
+    if tr:
+        o.append("One traced run each (`strace -f -ttt -T -y`). Tracing adds a fixed cost to every "
+                 "syscall (large under TCG), so a traced phase's length mostly counts its syscalls: "
+                 "each cell is syscalls (traced ms).")
+        o.append("")
+        o.append("| runtime | all | start → namespaces cloned | → /bin/true exec'd | /bin/true | exit → runtime done | cgroup fs (Σ -T) | of which cgroup.procs writes | mount API (Σ -T) | --root state (Σ -T) |")
+        o.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for rt, ph in tr:
+            def span(n, a, b):
+                if a is None or b is None or n is None:
+                    return "—"
+                return f"{n} ({(b - a) * 1000:.1f} ms)"
+            c = ph["cats"]
+            o.append(f"| {rt} | {ph['syscalls']} | {span(ph['n_prep'], ph['t0'], ph['ns'])} | "
+                     f"{span(ph['n_setup'], ph['ns'], ph['exec'])} | {span(ph['n_run'], ph['exec'], ph['exit'])} | "
+                     f"{span(ph['n_down'], ph['exit'], ph['end'])} | "
+                     f"{c['cgroup'][0]} ({c['cgroup'][1] * 1000:.1f} ms) | {c['migration'][0]} ({c['migration'][1] * 1000:.2f} ms) | "
+                     f"{c['mount'][0]} ({c['mount'][1] * 1000:.1f} ms) | "
+                     f"{c['state dir'][0]} ({c['state dir'][1] * 1000:.1f} ms) |")
+            facts[f"trace_{rt}"] = ph
+        o.append("")
+    top, total = strace_c_top(os.path.join(pdir, "strace-c.agentsbx.txt"))
+    if top:
+        facts["strace_top"] = top
+        facts["strace_total"] = total
+        o.append(f"agentsbx's syscalls in one run (`strace -f -c`, all its processes): {total} in all; most frequent: "
+                 + ", ".join(f"{n} {c}" + (f" ({e} failed)" if e else "") for n, c, e, _ in top) + ".")
+        for rt in ("runc", "crun"):
+            _, t = strace_c_top(os.path.join(pdir, f"strace-c.{rt}.txt"))
+            if t:
+                o.append(f"{rt}: {t} syscalls.")
+                facts[f"strace_total_{rt}"] = t
+        o.append("")
+    dso = perf_lines(os.path.join(pdir, "perf-dso.txt"), 8)
+    if dso:
+        o.append("perf, 50 runs, agentsbx's own process samples by object (self time):")
+        o.append("")
+        o.append("```")
+        o += dso
+        o.append("```")
+        kern = perf_lines(os.path.join(pdir, "perf-kernel.txt"), 16)
+        o.append("")
+        o.append("Kernel entry points and paths, inclusive (children) share of agentsbx's samples:")
+        o.append("")
+        o.append("```")
+        o += kern
+        o.append("```")
+        o.append("")
+        for line in dso:
+            p = line.split()
+            if len(p) >= 2 and p[0].endswith("%"):
+                facts["dso_" + p[-1]] = float(p[0].rstrip("%"))
+        for line in kern:
+            p = line.split()
+            if len(p) >= 4 and p[0].endswith("%"):
+                facts["k_" + p[-1]] = float(p[0].rstrip("%"))
+    return o, facts
+
+
+# ---- the report -----------------------------------------------------------------
+
+def main():
+    raw, results = sys.argv[1], sys.argv[2]
+    os.makedirs(results, exist_ok=True)
+    envs = {name: Env(raw, name) for name, _ in ENVS}
+    have_chart = chart(envs, results)
+    vm, host = envs["vm"], envs["host"]
+    o = []
+    o.append("# agentsbx benchmarks: agentsbx, runc and crun")
+    o.append("")
+    o.append("Written by `make bench` (bench/run.sh; see [bench/README.md](../README.md)). "
+             "Every runtime runs the same bundles in the same run; absolute times are noise "
+             "on these machines, **the ratios within one run are the figures**. "
+             "Runtimes are measured one hyperfine invocation at a time, in rounds with the "
+             "order rotated, so that a change of load falls on all of them.")
+    src = kv(os.path.join(raw, "source.txt"))
+    if src:
+        dirty = int(src.get("uncommitted", "0") or 0)
+        o.append("")
+        o.append(f"agentsbx built from commit {src.get('commit', '?')}"
+                 + (f" with {dirty} uncommitted source file{'s' if dirty != 1 else ''} changed" if dirty else "")
+                 + ".")
+    o.append("")
+    # headline
+    o.append("## Headline: case 1, `run` of /bin/true (default spec)")
+    o.append("")
+    heads = []
+    for env, ref in ((vm, "crun"), (host, "runc")):
+        if not env.present:
+            continue
+        a, r, f = env.stats("c1", "agentsbx"), env.stats("c1", ref), env.stats("c1", "floor")
+        ap = env.stats("c1", "agentsbx-policy")
+        if a and r:
+            line = (f"- **{dict(ENVS)[env.name]}**: agentsbx {fmt_t(a['median'])} = "
+                    f"**{ratio(a, r):.2f}× {ref}** ({fmt_t(r['median'])}; the minimums' ratio, "
+                    f"less sensitive to load: {a['min'] / r['min']:.2f}×)")
+            if f:
+                line += f", **{ratio(a, f):.2f}× the floor** ({fmt_t(f['median'])})"
+            if env.name == "vm":
+                rc = env.stats("c1", "runc")
+                if rc:
+                    line += f"; runc {ratio(rc, r):.2f}× crun"
+            if ap:
+                line += f". With its default sandbox policy on: {fmt_t(ap['median'])}, {ratio(ap, r):.2f}× {ref}"
+            heads.append(line + ".")
+    o += heads or ["- no results"]
+    a, c, f = vm.stats("c1", "agentsbx"), vm.stats("c1", "crun"), vm.stats("c1", "floor")
+    o.append("")
+    if a and c and f:
+        ok1, ok2 = ratio(a, c) <= 0.7, ratio(a, f) <= 2.0
+        o.append(f"Target (issue): agentsbx's case-1 median at or below 0.7× crun's and within 2× the floor. "
+                 f"In the guest, where crun runs: {ratio(a, c):.2f}× crun ({'met' if ok1 else 'not met'}), "
+                 f"{ratio(a, f):.2f}× the floor ({'met' if ok2 else 'not met'}).")
+    elif not vm.present:
+        o.append("Target: not assessed (the guest did not run: "
+                 + (vm.skipped or vm.vmrun or "see bench/run.sh output") + ").")
+    o.append("")
+    o.append("agentsbx is measured with its sandbox policy off (`--policy` with `{\"mode\": \"off\"}`), "
+             "so that it does the same work as runc and crun; the `default policy` row shows agentsbx as shipped "
+             "(memory/pids/cpu limits, capabilities dropped, the strict agent seccomp profile stacked, ...).")
+    o.append("")
+    if have_chart:
+        o.append("![each runtime's median over crun's (guest) and runc's (host)](chart.png)")
+        o.append("")
+    # tables
+    for name, title in ENVS:
+        env = envs[name]
+        o.append(f"## {title}")
+        o.append("")
+        if not env.present:
+            o.append("Not run: " + (env.skipped or env.vmrun or "no results (BENCH_VM=0 or BENCH_HOST=0?)") + ".")
+            o.append("")
+            continue
+        i = env.info
+        o.append(f"Kernel {i.get('kernel', '?')}, {i.get('cpus', '?')} CPU ({i.get('cpu', '?')}), "
+                 f"cgroups {i.get('cgroups', '?')}. {i.get('agentsbx', '').strip()}; {i.get('runc', '')}; "
+                 f"{i.get('crun', '')}; {i.get('hyperfine', '')}. Load average at start/end: "
+                 f"{i.get('loadavg_start', '?')} / {i.get('loadavg_end', '?')}.")
+        o.append("")
+        o += case_table(env)
+        o.append("")
+        for u in env.unavailable:
+            rt, _, why = u.partition(": ")
+            o.append(f"- **{rt} does not run here**: `{why.strip()}`"
+                     + (" — Debian's crun 1.8.1 refuses a hybrid host as soon as the cgroup2 "
+                        "hierarchy holds a controller (here hugetlb), even with "
+                        "`--cgroup-manager=disabled`; it is measured in the guest." if rt == "crun" else ""))
+        if env.vmrun and not env.vmrun.endswith(" 0"):
+            o.append(f"- guest: {env.vmrun} (results written before the end are kept)")
+        d = env.durations
+        if d:
+            o.append(f"- time per case (s): " + ", ".join(f"{k} {v:.0f}" for k, v in d.items() if k != "total")
+                     + f"; total {d.get('total', 0):.0f} s.")
+        if env.skipped_cases:
+            o.append("- left out when the time budget ran out: " + "; ".join(env.skipped_cases) + ".")
+        o.append(f"- left behind after the run (state, cgroups, mounts): {env.leftovers or '?'}.")
+        o.append("")
+    # profile
+    o.append("## Where agentsbx's case-1 time goes")
+    o.append("")
+    facts = {}
+    for name, title in ENVS:
+        env = envs[name]
+        if not env.present:
+            continue
+        o.append(f"### {title}")
+        o.append("")
+        sec, facts[name] = profile_section(env)
+        o += sec
+    o += suggestions(envs, facts)
+    o.append("## Method")
+    o.append("")
+    o.append(METHOD)
+    with open(os.path.join(results, "report.md"), "w") as f:
+        f.write("\n".join(o) + "\n")
+    print(f"report: {os.path.join(results, 'report.md')}" + (", chart.png" if have_chart else " (no chart)"))
+
+
+def suggestions(envs, facts):
+    """What the measurements say, in numbers, and what to change."""
+    o = ["### Reading, and what to change", ""]
+    F = {}
+    for name, title in ENVS:
+        env, fa = envs[name], facts.get(name, {})
+        full = fa.get("full: default spec")
+        if not env.present or not full:
+            continue
+        F[name] = fa
+        fa = dict(fa, **fa.get("_min", {}))  # minimums: load only ever adds time
+        full = fa.get("full: default spec")
+        parts = []
+        start = fa.get("process start only (agentsbx --version)")
+        static = fa.get("process start, a static binary (benchdrv nop)")
+        if start:
+            parts.append(f"starting the process (exec, ld.so, libc; `--version`) {start * 1e3:.2f} ms = {start / full:.0%}"
+                         + (f" (a static binary: {static * 1e3:.2f} ms)" if static else ""))
+        def part(label, without):
+            if not without:
+                return
+            d = full - without
+            if d < 0.03 * full:  # a part cannot cost less than nothing: noise
+                parts.append(f"{label}: not resolved (within the noise)")
+            else:
+                parts.append(f"{label} {d * 1e3:.2f} ms = {d / full:.0%}")
+        part("the network namespace", fa.get("no network namespace"))
+        part("/sys + /sys/fs/cgroup", fa.get("no /sys, /sys/fs/cgroup mounts"))
+        part("masked/read-only paths", fa.get("no masked/read-only paths"))
+        fl, fln = fa.get("floor: unshare (5 namespaces)"), fa.get("floor: unshare, no network namespace")
+        if fl:
+            parts.append(f"the floor {fl * 1e3:.2f} ms" + (f" ({(fl - fln) * 1e3:+.2f} ms of it the network namespace)" if fln else ""))
+        o.append(f"- **{title}** (minimums): the ablation's full run {full * 1e3:.2f} ms; " + "; ".join(parts) + ".")
+    o.append("")
+    o.append("A delta of a few percent of the run is within the noise, on the host especially "
+             "(other work ran on it during the run).")
+    o.append("")
+    o.append("Suggestions, by expected gain (each with the measurement that supports it):")
+    o.append("")
+
+    def tr(env, rt):
+        return facts.get(env, {}).get(f"trace_{rt}")
+
+    n = 1
+    # 1. dynamic loading
+    bits = []
+    for env in ("vm", "host"):
+        fa = F.get(env, {})
+        mins = F.get(env, {}).get("_min", {})
+        start, static, full = (mins.get("process start only (agentsbx --version)"),
+                               mins.get("process start, a static binary (benchdrv nop)"), mins.get("full: default spec"))
+        if start and static and full:
+            bits.append(f"{'guest' if env == 'vm' else 'host'}: {(start - static) * 1e3:.2f} ms of {full * 1e3:.1f} ms")
+    ld = F.get("host", {}).get("dso_ld-linux-x86-64.so.2")
+    pf = F.get("host", {}).get("k_asm_exc_page_fault")
+    libs = [l.split(".so")[0] for l in envs["host"].info.get("agentsbx_libs", "").split()]
+    libs_txt = (f"agentsbx loads {len(libs)} shared libraries ({', '.join(libs)}); most come in "
+                "with libmount (option parsing only), libnftables (the network policy's egress rules) "
+                "or libsystemd. ") if libs else ""
+    o.append(f"{n}. **Start-up: fewer shared objects.** " + libs_txt
+             + (f"ld.so's symbol lookup and relocation are {ld:.0f}% of agentsbx's own samples in perf, "
+                "the largest user-space item" + (f"; page faults are {pf:.0f}% (inclusive)" if pf else "") + ". " if ld else "")
+             + ("What `agentsbx --version` costs over a static binary's start, minimums, against the "
+               "whole run's minimum: " + "; ".join(bits) + ". " if bits else "")
+             + "`dlopen()` libnftables (and libsystemd, if linked for the systemd cgroup manager) only "
+             "when a container needs it (never for `run` with the policy off, nor for `state`, `kill`, "
+             "`delete`), replace libmount's four option-parsing calls with a table, link with "
+             "`-Wl,--as-needed -Wl,-O1`, and link libseccomp, libcap and yajl statically. A static "
+             "binary starts in the `benchdrv nop` row's time: that is the one item that makes "
+             "agentsbx's own start cheaper than the floor's `unshare`.")
+    n += 1
+    # 2. teardown of `run`
+    t_a, t_c, t_r = tr("vm", "agentsbx"), tr("vm", "crun"), tr("vm", "runc")
+    h_a, h_r = tr("host", "agentsbx"), tr("host", "runc")
+    cmp_ = []
+    if t_a and t_c and t_a.get("n_down") is not None and t_c.get("n_down") is not None:
+        cmp_.append(f"guest: {t_a['n_down']} syscalls from /bin/true's exit to agentsbx's, crun {t_c['n_down']}"
+                    + (f", runc {t_r['n_down']}" if t_r and t_r.get('n_down') is not None else ""))
+    if h_a and h_r and h_a.get("n_down") is not None:
+        cmp_.append(f"host: agentsbx {h_a['n_down']}, runc {h_r['n_down']}")
+    frz = h_a["freezer_writes"] if h_a else 0
+    o.append(f"{n}. **`run`'s teardown from memory.** " + ("; ".join(cmp_) + ". " if cmp_ else "")
+             + "After reaping the init, `run` goes through the whole `delete` path from disk: it reopens "
+             "--root, takes the lock, re-reads state.json and config.json, checks /proc/PID/stat for a "
+             "process it has just reaped, kills and (v1) freezes a cgroup that is already empty, and "
+             "re-resolves every cgroup directory from its hierarchy root. Tear down from the in-memory "
+             "state and the directory fds kept since create; read `cgroup.events` (v2) or "
+             "`cgroup.procs` (v1) first and skip kill/freeze when the cgroup is empty"
+             + (f" (on this host the v1 freezer is written {frz} times per run: FROZEN then THAWED, each "
+                "write flipping a static key, text-patched on every CPU — perf shows freezer_write → "
+                "static_key_slow_inc/dec)" if frz else "") + ".")
+    n += 1
+    # 3. cgroups
+    vm_mig = t_a["cats"]["migration"][1] if t_a else None
+    cgv = F.get("vm", {})
+    cgh = F.get("host", {})
+    line = (f"{n}. **cgroup v2: clone3(CLONE_INTO_CGROUP).** Create the cgroup and write its limits "
+            "before the clone, then clone3 with CLONE_INTO_CGROUP (crun does, see its 0 writes to "
+            "cgroup.procs above): no migration, no write-lock of cgroup_threadgroup_rwsem, and the "
+            "child is charged to its cgroup from its first page. ")
+    if vm_mig:
+        line += f"In the guest agentsbx's one write to cgroup.procs took {vm_mig * 1e3:.2f} ms (traced). "
+    if "cg_mig" in cgv:
+        line += (f"bench/tools/cgplace puts a number on it without a runtime around: migration "
+                 f"{cgv['cg_mig'] * 1e3:+.2f} ms per container over no placement, CLONE_INTO_CGROUP "
+                 f"{cgv['cg_into'] * 1e3:+.2f} ms (guest). ")
+    if "cg_mig" in cgh:
+        line += (f"On the hybrid host (cgroup2 + 9 v1 hierarchies) the migration is cheap "
+                 f"({cgh['cg_mig'] * 1e3:+.2f} ms) next to creating and removing 10 directories "
+                 f"({cgh['cg_base'] * 1e3:.2f} ms with the fork): ")
+    if h_a and h_r:
+        line += (f"agentsbx makes {h_a['cats']['cgroup'][0]} cgroup-fs syscalls per run there, runc "
+                 f"{h_r['cats']['cgroup'][0]}. ")
+    line += ("Touch only the hierarchies with a controller the spec uses (not name=systemd, not an empty "
+             "unified one), keep each directory's fd from mkdir to rmdir instead of re-walking the path "
+             "(openat + fstatfs + fstat at every level, each time), and write cgroup.subtree_control "
+             "only when a controller is missing (it is rewritten with every controller at every level "
+             "on each create).")
+    o.append(line)
+    n += 1
+    # 4. start-path syscalls
+    top = F.get("host", {}).get("strace_top") or F.get("vm", {}).get("strace_top") or []
+    fc = next((r for r in top if r[0] == "fcntl"), None)
+    o.append(f"{n}. **Fewer syscalls before the clone.** "
+             + (f"`fcntl` is the most frequent syscall ({fc[1]} calls, {fc[2]} failing): " if fc else "")
+             + "the start-up fd snapshot probes every fd number up to 255 with F_GETFD; read "
+             "/proc/self/fd once (or keep only what LISTEN_FDS/--preserve-fds name, and close the rest "
+             "with close_range). Each is cheap natively, but the count is what strace, ptrace-based "
+             "sandboxes and TCG pay for.")
+    n += 1
+    # 5. seccomp
+    o.append(f"{n}. **Seccomp: keep the cache warm.** Case 3's cold and warm rows differ by what compiling "
+             "the profile costs (libseccomp, in the runtime); warm, agentsbx pays a cache read, so "
+             "the cache works. The key includes the runtime's commit, so every upgrade starts cold: "
+             "compiling the default and the agent profile once after install (`agentsbx features` "
+             "could do it) would take that off the first container.")
+    n += 1
+    o.append(f"{n}. **Not worth chasing:** the mounts already go through the new mount API by fd "
+             "(open_tree + mount_setattr + move_mount), a few microseconds each (the `mount API` "
+             "column); the network namespace is kernel work (setup_net, loopback registration: the "
+             "largest kernel item in perf) that the floor pays too.")
+    o.append("")
+    v = envs["vm"]
+    a, c, f = v.stats("c1", "agentsbx"), v.stats("c1", "crun"), v.stats("c1", "floor")
+    if a and c and f:
+        o.append(f"Against the target: in the guest agentsbx is at {ratio(a, c):.2f}× crun (target 0.7×) and "
+                 f"{ratio(a, f):.2f}× the floor (target 2×). The floor is {f['median'] * 1e3:.0f} ms there; "
+                 f"2× the floor means {2 * f['median'] * 1e3:.0f} ms for everything agentsbx does, process "
+                 "start included — items 1 to 3 are where that has to come from.")
+        o.append("")
+    return o
+
+
+METHOD = """\
+- `make bench` runs bench/run.sh: it builds ./agentsbx, stages the bundles
+  (bench/prepare.py: a busybox-static rootfs; `runc spec` with no terminal
+  and `/bin/true` as the process: pid, network, ipc, uts and mount
+  namespaces, read-only root, the default mounts, masked and read-only
+  paths), runs bench/suite.sh here and in the guest (tests/vm/vmrun.sh:
+  Debian's kernel, busybox initramfs, pure cgroup v2 with the memory, pids,
+  cpu, io and cpuset controllers enabled, as systemd would), then
+  bench/profile.sh in both, then this report (bench/report.py).
+- Every runtime gets a private `--root` on a tmpfs; container ids start
+  with `abxb-` and carry the driver's pid, so none repeats. Everything runs
+  under a child subreaper (tests/tools/subreaper) because PID 1 here does
+  not reap orphans. At the end every state, cgroup and mount is removed
+  and what was left is reported above.
+- Cases 2, 3, 4, 5 and 7a go through bench/tools/benchdrv (static C): it
+  runs `create --pid-file`, `start`, reaps the init as the subreaper
+  (containerd-shim's part), then `delete`; or N `run`s in a row; or N at
+  once. Case 3 (cold) clears agentsbx's compiled-filter cache
+  (`<root>/.seccomp-cache`) before every run with hyperfine's `--prepare`.
+- Case 7a: GNU time's `%M` (the "Maximum resident set size" of `time -v`)
+  of the `create` command: the runtime and every child it reaped (runc's
+  `runc init` stages included). Case 7b: geometric bisection on 4 KiB
+  pages between 64 KiB and 32 MiB, a capped number of attempts (12 here,
+  8 in the guest), each with a timeout.
+- The strict agent profile (bench/profiles/agent-strict.json) is this
+  suite's own: default ERRNO(EPERM), about 150 syscalls allowed, clone
+  without namespace flags, clone3 → ENOSYS so that libcs fall back. It
+  stands in for the agent policy's profile until that one exists as data.
+- In the guest (TCG, one vCPU) every container costs 10-50× what it costs
+  on the host, so the guest runs fewer iterations, cases 4 and 5 with 20
+  containers, and runc (4-5× the others there) only in cases 1, 6 and 7:
+  its figures for the other cases are the host's. The guest has a time
+  budget (what is left of 10 minutes); no measurement starts after it.
+- agentsbx is a private copy of ./agentsbx taken when the run starts (the
+  build is replaced in place by `make`, which others may run meanwhile);
+  the report names its commit and whether the sources had uncommitted
+  changes.
+"""
+
+
+if __name__ == "__main__":
+    main()

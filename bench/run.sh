@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# `make bench`: agentsbx, runc and crun (Debian's) on the same bundles, in
+# the same run, on this host and in a pure cgroup v2 guest (tests/vm), with
+# hyperfine; then the report and the chart under bench/results/.
+#
+#   bench/run.sh            everything (about 8 minutes on a 2-core machine)
+#   BENCH_VM=0 bench/run.sh this host only
+#   BENCH_HOST=0 ...        the guest only (the host's last raw results are reused)
+#   bench/run.sh --report   only rewrite the report from the last raw results
+#
+# Raw results: build/bench/{host,vm}/.  Run as root (containers, cgroups).
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+REPO=$(cd "$HERE/.." && pwd)
+cd "$REPO"
+BUILD=${BUILD:-build}
+case "$BUILD" in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
+RAW=$BUILD/bench
+PY=/usr/bin/python3
+T0=$(date +%s)
+
+report() {
+	"$PY" "$HERE/report.py" "$RAW" "$HERE/results"
+}
+if [ "${1:-}" = --report ]; then report; exit; fi
+
+[ "$(id -u)" = 0 ] || { echo "bench: run as root (containers, cgroups)" >&2; exit 1; }
+
+# ---- what it needs (Debian packages, `make deps` installs them) --------------
+need=() # program:package
+for p in hyperfine:hyperfine gnuplot:gnuplot-nox /usr/bin/time:time runc:runc crun:crun \
+	 strace:strace unshare:util-linux busybox:busybox-static; do
+	command -v "${p%%:*}" >/dev/null 2>&1 || need+=("${p#*:}")
+done
+[ -x "$PY" ] || need+=(python3)
+if [ ${#need[@]} -gt 0 ]; then
+	echo "bench: missing: ${need[*]} (apt-get install --no-install-recommends ${need[*]}, or make deps)" >&2
+	exit 1
+fi
+
+# ---- build -------------------------------------------------------------------
+make -s BUILD="$BUILD" agentsbx tools >&2
+mkdir -p "$RAW"
+for t in benchdrv cgplace; do
+	cc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -static -o "$RAW/$t" "$HERE/tools/$t.c"
+done
+SUBREAPER=$BUILD/tests/tools/subreaper
+# A private copy: others may rebuild ./agentsbx (in place) while this runs.
+cp "$REPO/agentsbx" "$RAW/agentsbx.tmp" && mv -f "$RAW/agentsbx.tmp" "$RAW/agentsbx"
+AGENTSBX=$RAW/agentsbx
+{
+	echo "commit=$(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+	echo "uncommitted=$(git -C "$REPO" status --porcelain --untracked-files=no -- cmd lib spec runtime hooks Makefile 2>/dev/null | wc -l)"
+} > "$RAW/source.txt"
+"$PY" "$HERE/prepare.py" "$RAW/stage"
+
+elapsed() { echo $(($(date +%s) - T0)); }
+
+# ---- this host ---------------------------------------------------------------
+if [ "${BENCH_HOST:-1}" = 1 ]; then
+	WORK=$(mktemp -d /tmp/agentsbx-bench.XXXXXX)
+	# tmpfs, as /run is on a normal host: --root state and bundles off the disk
+	mount -t tmpfs -o size=512m,mode=0700 agentsbx-bench "$WORK"
+	trap 'umount -l "$WORK" 2>/dev/null; rmdir "$WORK" 2>/dev/null' EXIT
+	rm -rf "$RAW/host" && mkdir -p "$RAW/host"
+	echo "bench: this host ($(elapsed) s)" >&2
+	OUT=$RAW/host STAGE=$RAW/stage WORK=$WORK/suite BENCHDRV=$RAW/benchdrv AGENTSBX=$AGENTSBX \
+		"$SUBREAPER" --wait-all "$HERE/suite.sh" host
+	OUT=$RAW/host/profile STAGE=$RAW/stage WORK=$WORK/profile BENCHDRV=$RAW/benchdrv AGENTSBX=$AGENTSBX \
+		"$SUBREAPER" --wait-all "$HERE/profile.sh" host
+	umount -l "$WORK" && rmdir "$WORK"
+	trap - EXIT
+fi
+
+# ---- the pure cgroup v2 guest ----------------------------------------------------
+if [ "${BENCH_VM:-1}" = 1 ]; then
+	rm -rf "$RAW/vm" && mkdir -p "$RAW/vm"
+	echo "bench: the cgroup v2 guest ($(elapsed) s)" >&2
+	if [ ! -x "$REPO/tests/vm/vmrun.sh" ]; then
+		echo "tests/vm/vmrun.sh is missing" > "$RAW/vm/not-run.txt"
+	else
+		# Under TCG a container costs 10-50x what it costs here: fewer
+		# runs (the ratios are the figures).  The guest gets what is left
+		# of the 10 minutes: BUDGET for the measurements (no case starts
+		# after it), a hard timeout a little later.
+		left=$((${BENCH_SECONDS:-580} - $(elapsed)))
+		[ "$left" -lt 180 ] && left=180
+		rc=0
+		VM_TIMEOUT=$left VM_MEM=2048 \
+		VM_CGROUP_ENABLE="+memory +pids +cpu +io +cpuset" \
+		VM_ENV="RUNS1=6 RUNS2=2 RUNS3=2 RUNS4=1 N4=20 RUNS5=1 N5=20 RUNS6=2 RUNS7=2 ROUNDS=3
+			ROUNDS45=2 RUNC_CASES=c1,c6,c7 WARMUP=1 MEM_ATTEMPTS=7 TIMEOUT=30
+			PROFILE_RUNS=6 PROFILE_ROUNDS=2 BUDGET=$((left - 25)) PROFILE_RESERVE=90
+			RAW=$RAW BENCHDRV=$RAW/benchdrv AGENTSBX=$AGENTSBX SUBREAPER=$SUBREAPER" \
+		VM_BINS="$AGENTSBX /usr/sbin/runc /usr/bin/crun /usr/bin/hyperfine /usr/bin/time
+			 /usr/bin/unshare /bin/true /bin/bash /usr/bin/strace /usr/bin/timeout /bin/date" \
+			"$REPO/tests/vm/vmrun.sh" -- /bin/bash "$HERE/guest.sh" 2>&1 |
+			sed -u 's/^/  vm| /' >&2 || rc=$?
+		echo "guest: exit status $rc" > "$RAW/vm/vmrun.txt"
+	fi
+fi
+
+report
+echo "bench: done in $(elapsed) s: $HERE/results/report.md, $HERE/results/chart.png" >&2

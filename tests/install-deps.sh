@@ -27,6 +27,13 @@ if [ -z "$missing" ]; then
 fi
 echo "deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
+# Installing docker.io, containerd or podman must not start the machine's
+# own daemons: the tests start private ones and stop them.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
+	chmod +x /usr/sbin/policy-rc.d
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing

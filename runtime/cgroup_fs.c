@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
@@ -725,4 +726,33 @@ int cg_check_page_size(const char *size, struct error *err)
 				 "linux.resources.hugepageLimits: invalid pageSize \"%s\" (expected e.g. 2MB, 1GB)",
 				 size);
 	return 0;
+}
+
+int cg_add_cpuset(const struct oci_cpu *c, struct cg_settings *out,
+		  struct error *err)
+{
+	if (c->cpus && *c->cpus) {
+		if (cg_check_cpulist("cpu.cpus", c->cpus, err) < 0)
+			return -1;
+		cg_settings_add(out, "cpu.cpus", "cpuset", 0, "cpuset.cpus",
+				"%s", c->cpus);
+	}
+	if (c->mems && *c->mems) {
+		if (cg_check_cpulist("cpu.mems", c->mems, err) < 0)
+			return -1;
+		cg_settings_add(out, "cpu.mems", "cpuset", 0, "cpuset.mems",
+				"%s", c->mems);
+	}
+	return 0;
+}
+
+void cg_add_pids(const struct oci_resources *res, struct cg_settings *out)
+{
+	if (!res->pids_limit.set)
+		return;
+	if (res->pids_limit.v > 0)
+		cg_settings_add(out, "pids.limit", "pids", 0, "pids.max",
+				"%" PRId64, res->pids_limit.v);
+	else
+		cg_settings_add(out, "pids.limit", "pids", 0, "pids.max", "max");
 }

@@ -211,6 +211,11 @@ int cg_settings_apply(const struct cg_dir *d, const struct cg_settings *s,
 
 /* Shared validation of spec values. */
 int cg_check_cpulist(const char *field, const char *list, struct error *err);
+/* cpu.cpus/mems -> cpuset.cpus/mems and pids.limit -> pids.max: the same
+ * file names on v1 and v2. */
+int cg_add_cpuset(const struct oci_cpu *c, struct cg_settings *out,
+		  struct error *err);
+void cg_add_pids(const struct oci_resources *res, struct cg_settings *out);
 int cg_check_page_size(const char *size, struct error *err);
 
 /* ---- v2 (cgroup_v2.c) --------------------------------------------------- */

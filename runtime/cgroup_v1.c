@@ -129,30 +129,7 @@ static int v1_cpu(const struct oci_resources *res, struct cg_settings *out,
 		cg_settings_add(out, "cpu.realtimeRuntime", "cpu", 0,
 				"cpu.rt_runtime_us", "%" PRId64,
 				c->realtime_runtime.v);
-	if (c->cpus && *c->cpus) {
-		if (cg_check_cpulist("cpu.cpus", c->cpus, err) < 0)
-			return -1;
-		cg_settings_add(out, "cpu.cpus", "cpuset", 0, "cpuset.cpus",
-				"%s", c->cpus);
-	}
-	if (c->mems && *c->mems) {
-		if (cg_check_cpulist("cpu.mems", c->mems, err) < 0)
-			return -1;
-		cg_settings_add(out, "cpu.mems", "cpuset", 0, "cpuset.mems",
-				"%s", c->mems);
-	}
-	return 0;
-}
-
-static void v1_pids(const struct oci_resources *res, struct cg_settings *out)
-{
-	if (!res->pids_limit.set)
-		return;
-	if (res->pids_limit.v > 0)
-		cg_settings_add(out, "pids.limit", "pids", 0, "pids.max",
-				"%" PRId64, res->pids_limit.v);
-	else
-		cg_settings_add(out, "pids.limit", "pids", 0, "pids.max", "max");
+	return cg_add_cpuset(c, out, err);
 }
 
 /* ---- settings: blkio -------------------------------------------------------- */
@@ -344,7 +321,7 @@ int cg1_build_settings(const struct oci_resources *res, bool update,
 	if (r && (v1_memory(r, update, v1, err) < 0 || v1_cpu(r, v1, err) < 0))
 		goto fail;
 	if (r) {
-		v1_pids(r, v1);
+		cg_add_pids(r, v1);
 		v1_blkio(r, v1);
 	}
 	if (r && (v1_hugetlb(r, host, v1, v2, err) < 0 ||

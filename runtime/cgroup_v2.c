@@ -217,30 +217,7 @@ static int v2_cpu(const struct oci_resources *res, struct cg_settings *out,
 				"cpu.max.burst", "%" PRIu64, c->burst.v);
 	if (v2_cpu_max(c, out, err) < 0)
 		return -1;
-	if (c->cpus && *c->cpus) {
-		if (cg_check_cpulist("cpu.cpus", c->cpus, err) < 0)
-			return -1;
-		cg_settings_add(out, "cpu.cpus", "cpuset", 0, "cpuset.cpus",
-				"%s", c->cpus);
-	}
-	if (c->mems && *c->mems) {
-		if (cg_check_cpulist("cpu.mems", c->mems, err) < 0)
-			return -1;
-		cg_settings_add(out, "cpu.mems", "cpuset", 0, "cpuset.mems",
-				"%s", c->mems);
-	}
-	return 0;
-}
-
-static void v2_pids(const struct oci_resources *res, struct cg_settings *out)
-{
-	if (!res->pids_limit.set)
-		return;
-	if (res->pids_limit.v > 0)
-		cg_settings_add(out, "pids.limit", "pids", 0, "pids.max",
-				"%" PRId64, res->pids_limit.v);
-	else
-		cg_settings_add(out, "pids.limit", "pids", 0, "pids.max", "max");
+	return cg_add_cpuset(c, out, err);
 }
 
 /* ---- settings: io ------------------------------------------------------------ */
@@ -455,7 +432,7 @@ int cg2_build_settings(const struct oci_resources *res, bool update,
 				 "linux.resources.network: net_cls/net_prio are cgroup v1 controllers, not available on cgroup v2");
 	if (v2_memory(res, update, out, err) < 0 || v2_cpu(res, out, err) < 0)
 		goto fail;
-	v2_pids(res, out);
+	cg_add_pids(res, out);
 	if (v2_io(res, out, err) < 0 || cg2_add_hugetlb(res, out, err) < 0 ||
 	    cg_add_rdma(res, out, err) < 0 || cg2_add_unified(res, out, err) < 0)
 		goto fail;

@@ -665,6 +665,7 @@ def main():
             o.append("- left out when the time budget ran out: " + "; ".join(env.skipped_cases) + ".")
         o.append(f"- left behind after the run (state, cgroups, mounts): {env.leftovers or '?'}.")
         o.append("")
+    o += sandbox_section(os.path.join(raw, "host", "sandbox"))
     # profile
     o.append("## Where agentsbx's case-1 time goes")
     o.append("")
@@ -684,6 +685,83 @@ def main():
     with open(os.path.join(results, "report.md"), "w") as f:
         f.write("\n".join(o) + "\n")
     print(f"report: {os.path.join(results, 'report.md')}" + (", chart.png" if have_chart else " (no chart)"))
+
+
+def sandbox_section(d):
+    """Case 9 (bench/sandbox.sh): print(1) in Python, `agentsbx sandbox`
+    against `docker run --rm --runtime runc`, this host only."""
+    o = ["## 9. sandbox latency: `print(1)` in Python, `agentsbx sandbox` against `docker run`", ""]
+    notrun = read(os.path.join(d, "not-run.txt")).strip()
+    info = kv(os.path.join(d, "env.txt"))
+    if notrun or not info:
+        o += ["Not run: " + (notrun or "no results (BENCH_SANDBOX=0, or bench/sandbox.sh not run)") + ".", ""]
+        return o
+    env = Env(os.path.dirname(d), os.path.basename(d))
+    rows = [("agentsbx", "agentsbx sandbox, default policy", info.get("cmd_agentsbx", "")),
+            ("docker", "docker run --rm --runtime runc", info.get("cmd_docker", ""))]
+    st = {n: env.stats("sandbox", n) for n, _, _ in rows}
+    o.append("This host, the same rootfs for both (" + info.get("image", "?") + ": Debian bookworm "
+             "minbase + python3, tests/sandbox's cached image, `docker import`ed into a private dockerd "
+             + info.get("docker", "") + "). Process start to exit, as a caller that shells out sees it; "
+             + "hyperfine, {rounds} rounds of {runs} runs per command (warm-up {warmup} per round), "
+             "the order alternated.".format(**kv_space_eq(info.get("rounds", ""))))
+    o.append("")
+    o.append("| # | command | min | median | max | runs | × docker run |")
+    o.append("|---|---|---:|---:|---:|---:|---:|")
+    first = True
+    for n, label, cmd in rows:
+        s_ = st[n]
+        bad = env.runs("sandbox", n)[1]
+        extra = f" ({len(bad)} runs failed: exit {', '.join(map(str, sorted(set(bad))))}; left out)" if bad else ""
+        if s_ is None:
+            o.append(f"| {'9' if first else ''} | {label}{extra} | no result | | | | |")
+        else:
+            o.append(f"| {'9' if first else ''} | {label}{extra} | {fmt_t(s_['min'])} | **{fmt_t(s_['median'])}** | "
+                     f"{fmt_t(s_['max'])} | {s_['n']} | {fmt_r(ratio(s_, st['docker'])) if st['docker'] else '—'} |")
+        first = False
+    mcp = kv_space(os.path.join(d, "mcp.txt"))
+    if "mcp_warm_print1_median_ms" in mcp:
+        m = float(mcp["mcp_warm_print1_median_ms"]) / 1000
+        dk = st["docker"]
+        o.append(f"| | `agentsbx mcp --warm 1`: one run_code call, request to reply "
+                 f"(tests/sandbox/bench_sandbox.sh) | | **{fmt_t(m)}** | | {info.get('mcp_runs', '')} | "
+                 f"{fmt_r(m / dk['median']) if dk else '—'} |")
+    o.append("")
+    a, b = st["agentsbx"], st["docker"]
+    if a and b:
+        o.append(f"- **agentsbx sandbox: {fmt_t(a['median'])} = {ratio(a, b):.2f}× docker run's "
+                 f"{fmt_t(b['median'])}** (docker run is {b['median'] / a['median']:.1f}× slower; "
+                 f"the minimums' ratio {a['min'] / b['min']:.2f}×). docker run goes through the client, "
+                 "dockerd, containerd and a shim, and sets up the container's rootfs from its image layer; "
+                 "agentsbx sandbox is one process that mounts an overlay over the image directory.")
+    if mcp.get("failed"):
+        o.append(f"- agentsbx mcp: failed: {mcp['failed']}")
+    o.append(f"- Commands: `{info.get('cmd_agentsbx', '')}` (its own `--root`, no `--policy`: the default "
+             f"policy) and `{info.get('cmd_docker', '')}`.")
+    left = read(os.path.join(d, "leftovers.txt")).strip()
+    o.append(f"- left behind after the run (dockerd's processes, mounts, cgroups, state): "
+             f"{left.replace(chr(10), '; ') if left else 'nothing'}.")
+    notes = read(os.path.join(d, "notes.txt")).strip()
+    if notes:
+        o.append("- " + notes.replace("\n", "; ") + ".")
+    o.append("")
+    return o
+
+
+def kv_space_eq(line):
+    d = {"rounds": "?", "runs": "?", "warmup": "?"}
+    d.update(p.split("=", 1) for p in ("rounds=" + line).split() if "=" in p)
+    return d
+
+
+def kv_space(path):
+    out = {}
+    for line in read(path).splitlines():
+        k, _, v = line.partition(" ")
+        if k.endswith(":"):
+            k = k[:-1]
+        out[k] = v.strip()
+    return out
 
 
 def suggestions(envs, facts):

@@ -8,6 +8,7 @@
 #   bench/run.sh            everything (about 8 minutes on a 2-core machine)
 #   BENCH_VM=0 bench/run.sh this host only
 #   BENCH_HOST=0 ...        the guest only (the host's last raw results are reused)
+#   BENCH_SANDBOX=0 ...     without case 9 (bench/sandbox.sh: sandbox vs docker run)
 #   bench/run.sh --report   only rewrite the report from the last raw results
 #
 # Raw results: build/bench/{host,vm}/.  Run as root (containers, cgroups).
@@ -73,6 +74,13 @@ if [ "${BENCH_HOST:-1}" = 1 ]; then
 		"$SUBREAPER" --wait-all "$HERE/profile.sh" host
 	umount -l "$WORK" && rmdir "$WORK"
 	trap - EXIT
+	# case 9: `agentsbx sandbox` print(1) against `docker run --runtime runc`
+	if [ "${BENCH_SANDBOX:-1}" = 1 ]; then
+		echo "bench: sandbox latency ($(elapsed) s)" >&2
+		OUT=$RAW/host/sandbox AGENTSBX=$AGENTSBX \
+			"$SUBREAPER" --wait-all "$HERE/sandbox.sh" ||
+			{ rc=$?; mkdir -p "$RAW/host/sandbox"; echo "bench/sandbox.sh: exit status $rc" > "$RAW/host/sandbox/not-run.txt"; }
+	fi
 fi
 
 # ---- the pure cgroup v2 guest ----------------------------------------------------

@@ -47,11 +47,6 @@ int log_get_fd(void)
 	return log_fd;
 }
 
-void log_set_prefix(const char *prefix)
-{
-	(void)prefix;
-}
-
 /* Append s to out as a JSON string body (no quotes).  Control bytes are
  * escaped; bytes >= 0x80 pass through (containerd reads them as UTF-8). */
 static size_t json_escape(char *out, size_t cap, const char *s)

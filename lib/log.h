@@ -25,8 +25,6 @@ void log_msg(enum log_level level, const char *fmt, ...)
 bool log_debug_enabled(void);
 /* The fd log lines go to (for children that must keep logging). */
 int log_get_fd(void);
-/* Set by cmd/ for every line: the command name, e.g. "create". */
-void log_set_prefix(const char *prefix);
 
 #define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)

@@ -1,15 +1,35 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "fds.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdlib.h>
 
 static unsigned char open_at_start[FDS_SNAPSHOT_MAX / 8];
 
+static void mark(int fd)
+{
+	if (fd >= 3 && fd < FDS_SNAPSHOT_MAX)
+		open_at_start[fd / 8] |= (unsigned char)(1u << (fd % 8));
+}
+
+/* One read of /proc/self/fd rather than a probe of every number (this is
+ * on every command's start); the probe when /proc is not there. */
 void fds_snapshot(void)
 {
-	for (int fd = 3; fd < FDS_SNAPSHOT_MAX; fd++)
-		if (fcntl(fd, F_GETFD) >= 0)
-			open_at_start[fd / 8] |= (unsigned char)(1u << (fd % 8));
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+
+	if (!d) {
+		for (int fd = 3; fd < FDS_SNAPSHOT_MAX; fd++)
+			if (fcntl(fd, F_GETFD) >= 0)
+				mark(fd);
+		return;
+	}
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.' && atoi(de->d_name) != dirfd(d))
+			mark(atoi(de->d_name));
+	closedir(d);
 }
 
 bool fds_was_open(int fd)

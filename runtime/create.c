@@ -63,6 +63,7 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	c->sync_parent = c->sync_child = c->console_sock = -1;
 	c->console_peer = -1;
 	c->trampoline_fd = -1;
+	c->own_pidns_fd = c->own_timens_fd = -1;
 }
 
 static void close_fd(int *fd)
@@ -84,6 +85,8 @@ void ctx_release(struct container_ctx *c)
 	close_fd(&c->console_sock);
 	close_fd(&c->console_peer);
 	close_fd(&c->trampoline_fd);
+	close_fd(&c->own_pidns_fd);
+	close_fd(&c->own_timens_fd);
 	mounts_free(&c->mounts);
 	seccomp_prog_free(&c->seccomp);
 	for (unsigned i = 0; i < POLICY_AGENT_FILTERS; i++)
@@ -366,6 +369,7 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 		return -1;
 	if (pid == 0)
 		child_main(c);
+	ns_restore_after_clone(c);
 	c->pid = pid;
 	close_fd(&c->sync_child);
 	close_fd(&c->console_sock);

@@ -41,6 +41,8 @@ struct container_ctx {
 	int console_sock; /* --console-socket, connected; -1 if none */
 	int console_peer; /* foreground run: our end of the console pair */
 	int trampoline_fd; /* the sealed exec trampoline (trampoline.h) */
+	int own_pidns_fd;  /* our pid/time namespaces for children, when */
+	int own_timens_fd; /* ns_join_before_clone() changes them */
 	bool foreground;  /* run without --detach: we stay to proxy and wait */
 	bool state_dir_made;
 	int listen_fds; /* LISTEN_FDS passed through (socket activation) */
@@ -104,6 +106,7 @@ int ns_child_join(struct container_ctx *c, struct error *err);
 int ns_child_after_go(struct container_ctx *c, struct error *err);
 int ns_loopback_up(struct container_ctx *c, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
+void ns_restore_after_clone(struct container_ctx *c);
 
 /* child.c: runs in the container init, never returns. */
 __attribute__((noreturn)) void child_main(struct container_ctx *c);

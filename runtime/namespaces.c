@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/log.h"
 #include "../lib/util.h"
 #include "internal.h"
 
@@ -110,11 +111,35 @@ static int write_time_offsets(const struct oci_linux *l, struct error *err)
 	return write_file_at(AT_FDCWD, "/proc/self/timens_offsets", buf, err);
 }
 
+/* Our own pid and time namespaces for children, to go back to after the
+ * clone: what this process forks later (poststart and poststop hooks in
+ * `run`) belongs to the runtime namespace. */
+static int save_for_children(struct container_ctx *c, struct error *err)
+{
+	c->own_pidns_fd = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+	if (c->own_pidns_fd < 0)
+		return error_sys(err, "open /proc/self/ns/pid_for_children");
+	c->own_timens_fd = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
+	if (c->own_timens_fd < 0 && errno != ENOENT)
+		return error_sys(err, "open /proc/self/ns/time_for_children");
+	return 0;
+}
+
+void ns_restore_after_clone(struct container_ctx *c)
+{
+	if (c->own_pidns_fd >= 0 && setns(c->own_pidns_fd, CLONE_NEWPID) < 0)
+		log_warn("return to the runtime's pid namespace: %s", strerror(errno));
+	if (c->own_timens_fd >= 0 && setns(c->own_timens_fd, CLONE_NEWTIME) < 0)
+		log_warn("return to the runtime's time namespace: %s", strerror(errno));
+}
+
 int ns_join_before_clone(struct container_ctx *c, struct error *err)
 {
 	const struct oci_namespace *pid = spec_find_namespace(c->spec, NS_PID);
 	const struct oci_namespace *time = spec_find_namespace(c->spec, NS_TIME);
 
+	if (((pid && pid->path) || time) && save_for_children(c, err) < 0)
+		return -1;
 	if (pid && pid->path && join_ns(pid, err) < 0)
 		return -1;
 	if (!time)

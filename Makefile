@@ -137,7 +137,7 @@ attacks: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/attacks
 
 test: unit integration vmtest vmtest-systemd e2e sandbox-test attacks
-	@tests/cleanup-cgroup-parents.sh
+	@tests/cleanup-after-tests.sh
 
 # The unit and integration tests against an ASan+UBSan build (the guest and
 # the engines run the plain build: their own processes are not ours).

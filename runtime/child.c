@@ -52,7 +52,6 @@ static int step_wait_go(struct container_ctx *c, struct error *err)
 	if (sync_expect_value(c->sync_child, SYNC_GO, &pid, err) < 0)
 		return -1;
 	c->pid = (pid_t)pid;
-	ctx_update_state_json(c, STATUS_CREATING);
 	/* Nodes and files are created with the modes we give them. */
 	umask(0);
 	return 0;

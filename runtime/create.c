@@ -59,6 +59,7 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	c->opts = o;
 	c->id = o->id;
 	c->rootfs_fd = c->host_proc_fd = c->state_dir_fd = c->fifo_fd = -1;
+	c->root_fd = -1;
 	c->done_fd = -1;
 	c->sync_parent = c->sync_child = c->console_sock = -1;
 	c->console_peer = -1;
@@ -78,6 +79,7 @@ void ctx_release(struct container_ctx *c)
 	close_fd(&c->rootfs_fd);
 	close_fd(&c->host_proc_fd);
 	close_fd(&c->state_dir_fd);
+	close_fd(&c->root_fd);
 	close_fd(&c->fifo_fd);
 	close_fd(&c->done_fd);
 	close_fd(&c->sync_parent);
@@ -104,6 +106,7 @@ void ctx_release(struct container_ctx *c)
 	free(c->created);
 	free(c->state_json);
 	free(c->config_json);
+	free(c->seccomp_cache);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -139,7 +142,6 @@ static int write_ctx_state(struct container_ctx *c, enum container_status status
 {
 	struct container_state st;
 
-	ctx_update_state_json(c, status);
 	ctx_state(c, status, &st);
 	return state_write(c->state_dir_fd, &st, err);
 }
@@ -196,27 +198,27 @@ static int open_host_proc(struct container_ctx *c, struct error *err)
 	return proc_check_fd(c->host_proc_fd, "/proc", err);
 }
 
-static int prepare_seccomp(struct container_ctx *c, struct error *err)
+int ctx_open_root(struct container_ctx *c, struct error *err)
 {
-	_cleanup_free_ char *cache = NULL;
+	if (c->root_fd >= 0)
+		return 0;
+	if (state_root_open(c->g->root, true, &c->root_fd, err) < 0)
+		return -1;
+	c->seccomp_cache = xasprintf("%s/.seccomp-cache", c->g->root);
+	return 0;
+}
 
+int ctx_prepare_seccomp(struct container_ctx *c, struct error *err)
+{
 	if (!c->spec->linux.seccomp.present)
 		return 0;
-	/* The cache lives under --root, which may not exist yet. */
-	{
-		int fd;
-		if (state_root_open(c->g->root, true, &fd, err) < 0)
-			return -1;
-		close(fd);
-	}
-	cache = xasprintf("%s/.seccomp-cache", c->g->root);
-	if (seccomp_prepare(&c->spec->linux.seccomp, cache, &c->seccomp, err) < 0)
+	if (seccomp_prepare(&c->spec->linux.seccomp, c->seccomp_cache, &c->seccomp, err) < 0)
 		return error_prefix(err, "linux.seccomp");
 	c->has_seccomp = c->seccomp.len > 0;
 	return 0;
 }
 
-static int prepare_terminal(struct container_ctx *c, struct error *err)
+int ctx_prepare_terminal(struct container_ctx *c, struct error *err)
 {
 	int pair[2];
 
@@ -257,10 +259,10 @@ static int prepare(struct container_ctx *c, struct error *err)
 			   &c->mounts, err) < 0 ||
 	    caps_prepare(&c->spec->process.capabilities,
 			 c->spec->process.has_capabilities, &c->caps, err) < 0 ||
-	    ns_prepare(c, err) < 0 || prepare_seccomp(c, err) < 0 ||
+	    ns_prepare(c, err) < 0 || ctx_prepare_seccomp(c, err) < 0 ||
 	    cgroup_resolve_path(c->spec->linux.cgroups_path, c->id,
 				c->cgroup_manager, &c->cgroup_path, err) < 0 ||
-	    prepare_terminal(c, err) < 0 ||
+	    ctx_prepare_terminal(c, err) < 0 ||
 	    trampoline_memfd(&c->trampoline_fd, err) < 0)
 		return -1;
 	prepare_listen_fds(c);
@@ -270,10 +272,9 @@ static int prepare(struct container_ctx *c, struct error *err)
 
 static int make_state_dir(struct container_ctx *c, struct error *err)
 {
-	_cleanup_close_ int rootfd = -1, cfg = -1;
+	_cleanup_close_ int cfg = -1;
 
-	if (state_root_open(c->g->root, true, &rootfd, err) < 0 ||
-	    state_dir_create(rootfd, c->id, &c->state_dir_fd, err) < 0)
+	if (state_dir_create(c->root_fd, c->id, &c->state_dir_fd, err) < 0)
 		return -1;
 	c->state_dir_made = true;
 	/* The spec as it is now: delete runs the poststop hooks from it even
@@ -301,6 +302,7 @@ static int run_runtime_hooks(struct container_ctx *c, struct error *err)
 {
 	if (write_ctx_state(c, STATUS_CREATING, err) < 0)
 		return -1;
+	ctx_update_state_json(c, STATUS_CREATING);
 	if (hooks_run(&c->spec->hooks[HOOK_PRESTART], HOOK_PRESTART, c->state_json, err) < 0 ||
 	    hooks_run(&c->spec->hooks[HOOK_CREATE_RUNTIME], HOOK_CREATE_RUNTIME,
 		      c->state_json, err) < 0)
@@ -317,6 +319,7 @@ static int forward_listener(struct container_ctx *c, int fd, struct error *err)
 
 	if (fd < 0)
 		return error_set(err, "seccomp listener message without an fd");
+	ctx_update_state_json(c, STATUS_CREATING);
 	r = seccomp_send_listener(sc->listener_path, sc->listener_metadata, fd,
 				  c->state_json, err);
 	close(fd);
@@ -387,7 +390,6 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 			return -1;
 	}
 	c->cgroup_created = true;
-	ctx_update_state_json(c, STATUS_CREATING);
 	if (sync_send_value(c->sync_parent, SYNC_GO, pid, err) < 0)
 		return -1;
 	if (wait_child_ready(c, err) < 0)
@@ -398,7 +400,7 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
-static int write_pid_file(const char *path, pid_t pid, struct error *err)
+int write_pid_file(const char *path, pid_t pid, struct error *err)
 {
 	_cleanup_free_ char *tmp = xasprintf("%s.agentsbx-tmp", path);
 	_cleanup_close_ int fd = -1;
@@ -438,18 +440,15 @@ static void create_abort(struct container_ctx *c)
 	if (c->cgroup_created &&
 	    cgroup_destroy(c->cgroup_path, c->cgroup_manager, true, &e) < 0)
 		log_warn("cleanup after failed create: %s", e.msg);
-	if (c->state_dir_made) {
-		_cleanup_close_ int rootfd = -1;
-		if (state_root_open(c->g->root, false, &rootfd, &e) == 0 &&
-		    state_dir_remove(rootfd, c->id, c->state_dir_fd, &e) < 0)
-			log_warn("cleanup after failed create: %s", e.msg);
-	}
+	if (c->state_dir_made && state_dir_remove(c->root_fd, c->id, c->state_dir_fd, &e) < 0)
+		log_warn("cleanup after failed create: %s", e.msg);
 }
 
 int create_container(struct container_ctx *c, struct error *err)
 {
 	if (container_id_validate(c->id, err) < 0 || load_spec(c, err) < 0 ||
-	    policy_enforce(c, err) < 0 || prepare(c, err) < 0)
+	    ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0 ||
+	    prepare(c, err) < 0)
 		return -1;
 	hooks_set_cwd(c->bundle);
 	if (make_state_dir(c, err) < 0 || spawn_init(c, err) < 0 ||

@@ -244,37 +244,19 @@ __attribute__((noreturn)) static void exec_child_main(struct exec_child *x)
 static int prepare_exec(struct container_ctx *c, const struct container_handle *h,
 			const struct exec_opts *o, struct error *err)
 {
-	_cleanup_free_ char *cache = NULL;
-
 	c->spec = xcalloc(1, sizeof(*c->spec));
 	if (state_load_spec(h->dirfd, c->spec, err) < 0)
 		return error_prefix(err, "load the container's config.json");
 	if (load_exec_process(o, c->spec, err) < 0)
 		return -1;
 	/* The policy in force applies to every process, exec'd ones too. */
-	if (policy_enforce(c, err) < 0)
+	if (ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0)
 		return -1;
-	if (c->spec->process.terminal && !o->console_socket && o->detach)
-		return error_set(err, "cannot allocate a terminal for a detached process without --console-socket");
 	if (caps_prepare(&c->spec->process.capabilities, c->spec->process.has_capabilities,
 			 &c->caps, err) < 0 ||
-	    trampoline_memfd(&c->trampoline_fd, err) < 0)
+	    trampoline_memfd(&c->trampoline_fd, err) < 0 ||
+	    ctx_prepare_seccomp(c, err) < 0 || ctx_prepare_terminal(c, err) < 0)
 		return -1;
-	if (c->spec->linux.seccomp.present) {
-		cache = xasprintf("%s/.seccomp-cache", c->g->root);
-		if (seccomp_prepare(&c->spec->linux.seccomp, cache, &c->seccomp, err) < 0)
-			return error_prefix(err, "linux.seccomp");
-		c->has_seccomp = c->seccomp.len > 0;
-	}
-	if (c->spec->process.terminal) {
-		int pair[2];
-		if (o->console_socket)
-			return terminal_connect_socket(o->console_socket, &c->console_sock, err);
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
-			return error_sys(err, "create console socketpair");
-		c->console_sock = pair[0];
-		c->console_peer = pair[1];
-	}
 	return 0;
 }
 
@@ -336,20 +318,6 @@ fail:
 	return -1;
 }
 
-static int write_exec_pid_file(const char *path, pid_t pid, struct error *err)
-{
-	_cleanup_free_ char *tmp = xasprintf("%s.agentsbx-tmp", path);
-	_cleanup_close_ int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	char buf[32];
-
-	if (fd < 0)
-		return error_sys(err, "create pid file %s", tmp);
-	snprintf(buf, sizeof(buf), "%d", pid);
-	if (write_all(fd, buf, strlen(buf)) < 0 || rename(tmp, path) < 0)
-		return error_sys(err, "write pid file %s", path);
-	return 0;
-}
-
 static int wait_exec(struct container_ctx *c, pid_t pid, int *exit_status,
 		     struct error *err)
 {
@@ -376,7 +344,7 @@ int container_exec(const struct global_opts *g, const struct exec_opts *o,
 	struct container_handle h;
 	struct container_ctx c;
 	struct create_opts copts = { .id = o->id, .preserve_fds = o->preserve_fds,
-				     .detach = o->detach };
+				     .detach = o->detach, .console_socket = o->console_socket };
 	pid_t pid = -1;
 	int r = -1;
 
@@ -396,7 +364,7 @@ int container_exec(const struct global_opts *g, const struct exec_opts *o,
 		goto out;
 	/* The lock is not held while the process runs. */
 	handle_close(&h);
-	if (o->pid_file && write_exec_pid_file(o->pid_file, pid, err) < 0)
+	if (o->pid_file && write_pid_file(o->pid_file, pid, err) < 0)
 		goto out;
 	r = o->detach ? 0 : wait_exec(&c, pid, exit_status, err);
 out:

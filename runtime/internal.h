@@ -33,6 +33,8 @@ struct container_ctx {
 
 	int rootfs_fd;	  /* O_PATH|O_DIRECTORY of the rootfs, opened by parent */
 	int host_proc_fd; /* the runtime's /proc, checked to be procfs */
+	int root_fd;	  /* --root, made if missing (ctx_open_root) */
+	char *seccomp_cache; /* --root/.seccomp-cache */
 	int state_dir_fd; /* --root/ID, locked */
 	int fifo_fd;	  /* exec.fifo, O_RDWR: init reads start's byte */
 	int done_fd;	  /* exec.done, O_RDWR: closed by init's execve */
@@ -85,6 +87,12 @@ void ctx_release(struct container_ctx *c);
 int create_container(struct container_ctx *c, struct error *err);
 /* c->state_json for hooks and the seccomp listener, with this status. */
 void ctx_update_state_json(struct container_ctx *c, enum container_status status);
+/* Shared by create and exec: --root (once), the spec's seccomp filter from
+ * the cache, the console socket or our own pty pair, the pid file. */
+int ctx_open_root(struct container_ctx *c, struct error *err);
+int ctx_prepare_seccomp(struct container_ctx *c, struct error *err);
+int ctx_prepare_terminal(struct container_ctx *c, struct error *err);
+int write_pid_file(const char *path, pid_t pid, struct error *err);
 
 /* policy_enforce.c: load the policy and apply it to c->spec. */
 int policy_enforce(struct container_ctx *c, struct error *err);

@@ -67,16 +67,8 @@ static int prepare_agent_filter(struct container_ctx *c, unsigned i,
 
 static int prepare_agent_seccomp(struct container_ctx *c, struct error *err)
 {
-	_cleanup_free_ char *cache = xasprintf("%s/.seccomp-cache", c->g->root);
-	int fd;
-
-	/* The cache lives under --root, which may not exist yet. */
-	if (state_root_open(c->g->root, true, &fd, err) < 0)
-		return -1;
-	close(fd);
-
 	for (unsigned i = 0; i < POLICY_AGENT_FILTERS; i++)
-		if (prepare_agent_filter(c, i, cache, err) < 0)
+		if (prepare_agent_filter(c, i, c->seccomp_cache, err) < 0)
 			return -1;
 	c->has_agent_seccomp = true;
 	return 0;

@@ -390,7 +390,9 @@ class AttackDocker(E.Docker):
         super().__init__(s)
         self.netns = netns
         self.runtimes = runtimes
-        self.cgroup_parent = "agentsbx-attacks-%s" % s.tag
+        # Absolute: a relative parent is placed under dockerd's own cgroup,
+        # which on these machines is inside the machine's process_api.
+        self.cgroup_parent = "/agentsbx-attacks-%s" % s.tag
 
     def start(self):
         for d in (self.dir, self.data, self.exec_root):

@@ -826,7 +826,9 @@ class Docker:
         self.exec_root = os.path.join(self.dir, "exec")
         self.log = os.path.join(self.dir, "dockerd.log")
         self.config = os.path.join(self.dir, "daemon.json")
-        self.cgroup_parent = "agentsbx-e2e-%s-docker" % s.tag
+        # Absolute: a relative parent is placed under dockerd's own cgroup
+        # (runc's rule), which on these machines is inside process_api.
+        self.cgroup_parent = "/agentsbx-e2e-%s-docker" % s.tag
         # dockerd 20.10 gives every runtime the --root <exec-root>/runtime-runc
         # and containerd's namespace is "moby".
         self.state_root = os.path.join(self.exec_root, "runtime-runc", "moby")

@@ -1,0 +1,63 @@
+"""The examples at the top of the repository run as they are:
+config.json.example (a bundle config for untrusted code, documented field by
+field in config.json.example.md) with the default policy in force and with
+the policy off."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from conftest import Env, run_cmd, write_spec
+
+pytestmark = pytest.mark.usefixtures("agentsbx_only")
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture
+def xenv(runtime, base_rootfs, request):
+    if os.path.exists("/etc/agentsbx/policy.json"):
+        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
+    e = Env(runtime, base_rootfs, request, ())
+    yield e
+    left = e.cleanup()
+    if left:
+        e.force_clean()
+    subprocess.run(["rm", "-rf", e.tmp])
+    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
+
+
+def load_example():
+    with open(os.path.join(REPO, "config.json.example")) as f:
+        return json.load(f)
+
+
+def status_of(out):
+    return dict(l.split(":\t", 1) for l in out.splitlines() if ":\t" in l)
+
+
+@pytest.mark.parametrize("policy", ["default", "off"])
+def test_config_json_example_runs(xenv, policy):
+    bundle = xenv.make_bundle("example")
+    write_spec(bundle, load_example())
+    extra = []
+    if policy == "off":
+        path = os.path.join(xenv.tmp, "off.json")
+        with open(path, "w") as f:
+            f.write('{"mode": "off"}\n')
+        extra = ["--policy", path]
+    cid = xenv.new_id()
+    rc, out, err = run_cmd([xenv.runtime, "--root", xenv.root] + extra +
+                           ["run", "--bundle", bundle, cid], timeout=60)
+    assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
+    lines = out.splitlines()
+    assert lines[0] == "hello from agentsbx"
+    assert lines[1] == "65534"
+    st = status_of(out)
+    assert int(st["CapEff"], 16) == 0
+    assert st["NoNewPrivs"] == "1"
+    # The example carries no profile of its own; the default policy stacks
+    # its strict one (config.json.example.md says so).
+    assert st["Seccomp"] == ("2" if policy == "default" else "0")

@@ -2,14 +2,24 @@
 #
 #   make            build ./agentsbx
 #   make deps       install build and test dependencies (Debian, as root)
+#   make check      unit + integration tests (before a commit; a few minutes)
 #   make test       build, then run every test (unit, integration, e2e, vm)
+#   make install    install to $(DESTDIR)$(PREFIX) (default /usr/local)
 #   make asan       build with ASan+UBSan into build-asan/ and run the tests
 #   make bench      benchmarks against runc and crun
 
 CC       ?= cc
 PKGS     := libseccomp libcap yajl mount libnftables libsystemd
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# A missing -dev package stops the build here, by name, instead of as a
+# wall of compiler errors (`make deps` installs them all).
+ifeq ($(filter deps clean format lint,$(MAKECMDGOALS)),)
+PKG_MISSING := $(strip $(foreach p,$(PKGS),$(if $(shell pkg-config --exists $(p) && echo y),,$(p))))
+ifneq ($(PKG_MISSING),)
+$(error pkg-config cannot find: $(PKG_MISSING) (Debian: `make deps`, or install the matching -dev packages))
+endif
+endif
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 GITCOMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 
@@ -39,7 +49,11 @@ TOOL_BINS := $(TOOL_SRCS:tests/tools/%.c=$(BUILD)/tests/tools/%)
 
 PYTEST   ?= /usr/bin/python3 -m pytest
 
-.PHONY: all deps test unit integration vmtest vmtest-systemd e2e sandbox-test attacks asan clean bench tools
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+SYSCONFDIR ?= /etc
+
+.PHONY: all deps test check install unit integration vmtest vmtest-systemd e2e sandbox-test attacks asan clean bench tools
 
 all: agentsbx
 
@@ -135,6 +149,18 @@ vmtest-systemd: all
 # against runc and hardened runc; writes tests/attacks/results.md.
 attacks: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/attacks
+
+# What a contributor runs before a commit: unit + integration (a few minutes).
+check: unit integration
+
+# The binary, and the example policy under /etc/agentsbx/ as
+# policy.json.example (an operator's own policy.json is never touched, and
+# an example already there is kept).
+install: agentsbx
+	install -D -m 0755 agentsbx $(DESTDIR)$(BINDIR)/agentsbx
+	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/agentsbx
+	[ -e $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example ] || \
+	  install -m 0644 policy.json.example $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example
 
 test: unit integration vmtest vmtest-systemd e2e sandbox-test attacks
 	@tests/cleanup-after-tests.sh

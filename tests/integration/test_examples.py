@@ -61,3 +61,25 @@ def test_config_json_example_runs(xenv, policy):
     # The example carries no profile of its own; the default policy stacks
     # its strict one (config.json.example.md says so).
     assert st["Seccomp"] == ("2" if policy == "default" else "0")
+
+
+def test_policy_json_example_loads_and_runs(xenv):
+    """policy.json.example (installed by `make install` under /etc/agentsbx)
+    is a valid policy, the same as the built-in default, and runs the
+    example config."""
+    example = os.path.join(REPO, "policy.json.example")
+    rc, out, err = run_cmd([xenv.runtime, "--policy", example, "policy", "show"])
+    assert rc == 0, err
+    shown = json.loads(out)
+    rc, out, err = run_cmd([xenv.runtime, "policy", "show"])
+    default = json.loads(out)
+    assert shown.pop("source") == example
+    default.pop("source")
+    assert shown == default
+    bundle = xenv.make_bundle("example")
+    write_spec(bundle, load_example())
+    cid = xenv.new_id()
+    rc, out, err = run_cmd([xenv.runtime, "--root", xenv.root, "--policy", example,
+                            "run", "--bundle", bundle, cid], timeout=60)
+    assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
+    assert out.splitlines()[0] == "hello from agentsbx"

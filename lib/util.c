@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,10 +109,18 @@ int read_all_fd(int fd, size_t max, char **out, size_t *len,
 int read_file_at(int dirfd, const char *path, size_t max, char **out,
 		 size_t *len, struct error *err)
 {
-	_cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK and the type check: a FIFO or a device planted in place
+	 * of config.json, process.json or state.json must not hang us. */
+	_cleanup_close_ int fd =
+		openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat st;
 
 	if (fd < 0)
 		return error_sys(err, "open %s", path);
+	if (fstat(fd, &st) < 0)
+		return error_sys(err, "stat %s", path);
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, "%s: not a regular file", path);
 	if (read_all_fd(fd, max, out, len, err) < 0)
 		return error_prefix(err, "read %s", path);
 	return 0;

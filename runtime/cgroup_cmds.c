@@ -72,10 +72,14 @@ static int ps_table(const pid_t *pids, size_t n, char **ps_args, struct error *e
 		argv[argc++] = *ps_args;
 	argv[argc] = NULL;
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return error_sys(err, "pipe");
+		return error_sys(err, "pipe for ps");
 	child = fork();
-	if (child < 0)
-		return error_sys(err, "fork ps");
+	if (child < 0) {
+		error_sys(err, "fork ps");
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
 	if (child == 0) {
 		dup2(pipefd[1], STDOUT_FILENO);
 		execvp("ps", argv);
@@ -83,6 +87,13 @@ static int ps_table(const pid_t *pids, size_t n, char **ps_args, struct error *e
 	}
 	close(pipefd[1]);
 	f = fdopen(pipefd[0], "r");
+	if (!f) {
+		error_sys(err, "read the output of ps");
+		close(pipefd[0]);
+		while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+			;
+		return -1;
+	}
 	for (bool header = true; getline(&line, &cap, f) > 0; header = false) {
 		char *save = NULL, *copy = xstrdup(line), *tok;
 		int col = 0;

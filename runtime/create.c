@@ -410,8 +410,11 @@ int write_pid_file(const char *path, pid_t pid, struct error *err)
 	if (fd < 0)
 		return error_sys(err, "create pid file %s", tmp);
 	snprintf(buf, sizeof(buf), "%d", pid);
-	if (write_all(fd, buf, strlen(buf)) < 0)
-		return error_sys(err, "write pid file %s", tmp);
+	if (write_all(fd, buf, strlen(buf)) < 0) {
+		error_sys(err, "write pid file %s", tmp);
+		unlink(tmp);
+		return -1;
+	}
 	if (rename(tmp, path) < 0) {
 		int e = errno;
 		unlink(tmp);

@@ -327,7 +327,6 @@ static int wait_exec(struct container_ctx *c, pid_t pid, int *exit_status,
 		_cleanup_close_ int master = -1;
 		if (terminal_recv_master(c->console_peer, &master, err) < 0)
 			return -1;
-		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
 		if (terminal_proxy(master, pid, &status, err) < 0)
 			return -1;
 	} else if (wait_forwarding_signals(pid, &status, err) < 0) {

@@ -102,7 +102,9 @@ int netfilter_install_egress(const struct str_array *cidrs, struct error *err);
 /* Remove every interface but lo from the current netns. */
 int netfilter_only_loopback(struct error *err);
 
-/* run.c: foreground waiting, shared with exec. */
+/* run.c: foreground waiting, shared with exec.  The signals a foreground
+ * run or exec passes on to the container (runc's list), plus SIGCHLD. */
+void forwarded_signals_mask(sigset_t *mask);
 void block_forwarded_signals(sigset_t *old);
 int wait_forwarding_signals(pid_t pid, int *status, struct error *err);
 

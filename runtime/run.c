@@ -24,7 +24,7 @@ static const int forwarded[] = {
 	SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGALRM, SIGPIPE,
 };
 
-static void forward_mask(sigset_t *mask)
+void forwarded_signals_mask(sigset_t *mask)
 {
 	sigemptyset(mask);
 	sigaddset(mask, SIGCHLD);
@@ -36,7 +36,7 @@ void block_forwarded_signals(sigset_t *old)
 {
 	sigset_t mask;
 
-	forward_mask(&mask);
+	forwarded_signals_mask(&mask);
 	sigprocmask(SIG_BLOCK, &mask, old);
 }
 
@@ -66,7 +66,7 @@ int wait_forwarding_signals(pid_t pid, int *status, struct error *err)
 	_cleanup_close_ int sfd = -1;
 	sigset_t mask;
 
-	forward_mask(&mask);
+	forwarded_signals_mask(&mask);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
 	if (sfd < 0)
 		return error_sys(err, "signalfd");
@@ -112,10 +112,16 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 	c.saved_sigmask = old;
 	c.restore_sigmask = true;
 	r = create_container(&c, err);
-	if (r == 0 && c.console_peer >= 0)
-		r = terminal_recv_master(c.console_peer, &master, err);
 	if (r < 0) {
 		ctx_release(&c);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	/* The container exists from here: a failure removes it. */
+	if (c.console_peer >= 0 &&
+	    terminal_recv_master(c.console_peer, &master, err) < 0) {
+		ctx_release(&c);
+		delete_after_run(g, o->id);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
@@ -131,13 +137,13 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 		*exit_status = 0;
 		return 0;
 	}
-	if (master >= 0) {
-		sigprocmask(SIG_SETMASK, &old, NULL);
+	/* The forwarded signals stay blocked until the container is gone:
+	 * they are read from a signalfd and passed on, never fatal to us. */
+	if (master >= 0)
 		r = terminal_proxy(master, pid, &status, err);
-	} else {
+	else
 		r = wait_forwarding_signals(pid, &status, err);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (r < 0)
 		return -1;
 	*exit_status = exit_code(status);

@@ -177,28 +177,64 @@ static bool pump(int in, int out)
 	return write_all(out, buf, (size_t)n) == 0;
 }
 
+/* After the process exited: what is still buffered in the master, without
+ * waiting for other holders of the pty to close it. */
+static void drain_master(int master)
+{
+	int fl = fcntl(master, F_GETFL);
+
+	if (fl < 0 || fcntl(master, F_SETFL, fl | O_NONBLOCK) < 0)
+		return;
+	while (pump(master, STDOUT_FILENO)) {
+		struct pollfd p = { .fd = master, .events = POLLIN };
+		if (poll(&p, 1, 0) <= 0)
+			break;
+	}
+}
+
+/* A signal for the proxy: SIGWINCH resizes, SIGCHLD may end it (true when
+ * pid has exited, *status set), everything else goes to the process. */
+static bool handle_signal(const struct signalfd_siginfo *si, int master,
+			  bool is_tty, pid_t pid, int *status)
+{
+	switch (si->ssi_signo) {
+	case SIGWINCH:
+		if (is_tty)
+			copy_winsize(STDIN_FILENO, master);
+		return false;
+	case SIGCHLD:
+		return waitpid(pid, status, WNOHANG) == pid;
+	default:
+		kill(pid, (int)si->ssi_signo);
+		return false;
+	}
+}
+
+/*
+ * The caller has the forwarded signals (forwarded_signals_mask) blocked:
+ * they are read here from a signalfd and passed on to pid, as runc does in
+ * tty mode, so that a shim's SIGTERM or a closing terminal's SIGHUP reaches
+ * the container instead of killing us with the terminal left raw.
+ */
 int terminal_proxy(int master, pid_t pid, int *status, struct error *err)
 {
 	struct termios saved, raw;
-	bool is_tty = isatty(STDIN_FILENO);
-	bool stdin_open = true;
+	bool is_tty = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved) == 0;
+	bool stdin_open = true, exited = false;
 	sigset_t mask;
 	_cleanup_close_ int sfd = -1;
 
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGWINCH);
-	sigaddset(&mask, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
+	forwarded_signals_mask(&mask);
 	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (sfd < 0)
 		return error_sys(err, "signalfd");
-	if (is_tty && tcgetattr(STDIN_FILENO, &saved) == 0) {
+	if (is_tty) {
 		raw = saved;
 		cfmakeraw(&raw);
 		tcsetattr(STDIN_FILENO, TCSANOW, &raw);
 		copy_winsize(STDIN_FILENO, master);
 	}
-	for (;;) {
+	while (!exited) {
 		struct pollfd p[3] = {
 			{ .fd = master, .events = POLLIN },
 			{ .fd = stdin_open ? STDIN_FILENO : -1, .events = POLLIN },
@@ -216,16 +252,17 @@ int terminal_proxy(int master, pid_t pid, int *status, struct error *err)
 		}
 		if (p[2].revents & POLLIN) {
 			struct signalfd_siginfo si;
-			while (read(sfd, &si, sizeof(si)) == sizeof(si))
-				if (si.ssi_signo == SIGWINCH && is_tty)
-					copy_winsize(STDIN_FILENO, master);
+			while (!exited && read(sfd, &si, sizeof(si)) == sizeof(si))
+				exited = handle_signal(&si, master, is_tty, pid, status);
 		}
 	}
+	if (exited)
+		drain_master(master);
 	if (is_tty)
 		tcsetattr(STDIN_FILENO, TCSANOW, &saved);
-	while (waitpid(pid, status, 0) < 0)
-		if (errno != EINTR)
-			return error_sys(err, "wait for container init");
-	sigprocmask(SIG_UNBLOCK, &mask, NULL);
+	/* The pty closed first: the process may still run, signals still go
+	 * to it. */
+	if (!exited)
+		return wait_forwarding_signals(pid, status, err);
 	return 0;
 }

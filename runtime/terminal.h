@@ -27,8 +27,10 @@ int terminal_connect_socket(const char *path, int *out, struct error *err);
 int terminal_recv_master(int sock, int *master, struct error *err);
 
 /* Foreground run/exec without a console socket: copy our stdin/stdout to
- * and from the pty master until pid exits (raw mode on a tty stdin,
- * window size kept in sync on SIGWINCH).  *status gets waitpid's status. */
+ * and from the pty master until pid exits (raw mode on a tty stdin, restored
+ * on every way out; window size kept in sync on SIGWINCH; every other
+ * forwarded signal passed on to pid).  The caller keeps the forwarded
+ * signals blocked (block_forwarded_signals).  *status gets waitpid's. */
 int terminal_proxy(int master, pid_t pid, int *status, struct error *err);
 
 #endif

@@ -510,3 +510,45 @@ def test_run_foreground_no_terminal_own_session(env):
     with open(os.path.join(hostdir, "sid")) as f:
         # in its pid namespace, the session of a leader outside it reads 0
         assert f.read().strip() == "1"
+
+
+# ---- signals in tty mode: forwarded, as runc does, and the tty restored -------------
+
+TRAP = ("trap 'echo GOT''-%s; exit 7' %s; echo REA''DY; "
+        "while :; do sleep 0.1; done")
+
+
+@pytest.mark.parametrize("sig", ["TERM", "HUP", "INT"])
+def test_run_foreground_terminal_forwards_signals(env, test_pty, sig):
+    """A signal to `run -t` (a shim's SIGTERM, the SIGHUP of a closing
+    terminal) reaches the container's process; the runtime stays, waits,
+    deletes the container and restores the caller's terminal."""
+    write_spec(env.default_bundle(), tty_spec(("sh", "-c", TRAP % (sig, sig)), rows=0))
+    before = termios.tcgetattr(test_pty.slave)
+    keep = os.dup(test_pty.slave)
+    try:
+        p = test_pty.spawn(env.argv("run", "--bundle", env.default_bundle(),
+                                    env.track_id(env.new_id())))
+        read_until(test_pty.master, "READY")
+        os.kill(p.pid, getattr(signal, "SIG" + sig))
+        text = read_until(test_pty.master, "GOT-" + sig)
+        rc, out, err = p.wait(timeout=10)
+        drain(test_pty.master, timeout=0.2)
+        assert rc == 7, (rc, out, err, text)
+        assert os.listdir(env.root) == [], "the container was not deleted"
+        assert termios.tcgetattr(keep) == before, "the caller's tty was left changed"
+    finally:
+        os.close(keep)
+
+
+def test_exec_tty_forwards_signals(env, test_pty):
+    cid = env.create(make_spec(["sleep", "1000"]))
+    env.rt("start", cid)
+    p = test_pty.spawn(env.argv("exec", "-t", cid, "sh", "-c", TRAP % ("TERM", "TERM")))
+    read_until(test_pty.master, "READY")
+    os.kill(p.pid, signal.SIGTERM)
+    read_until(test_pty.master, "GOT-TERM")
+    rc, out, err = p.wait(timeout=10)
+    drain(test_pty.master, timeout=0.2)
+    assert rc == 7, (rc, out, err)
+    assert env.status(cid) == "running"

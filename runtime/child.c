@@ -245,6 +245,7 @@ static const struct child_step setup_steps[] = {
 	{ "session", step_session },
 	{ "terminal", terminal_setup_child },
 	{ "executable", process_resolve_exec },
+	{ "home directory", process_resolve_home },
 	{ "seccomp notify listener", step_seccomp_listener },
 	{ "ready", step_ready },
 };

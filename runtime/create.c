@@ -102,6 +102,7 @@ void ctx_release(struct container_ctx *c)
 	free(c->bundle);
 	free(c->rootfs);
 	free(c->exec_path);
+	free(c->home);
 	free(c->cgroup_path);
 	free(c->created);
 	free(c->state_json);

@@ -69,6 +69,7 @@ struct container_ctx {
 	unsigned long unshare_after_go; /* created by the child (cgroup ns) */
 	bool new_userns;
 	char *exec_path; /* args[0] resolved in the container's PATH */
+	char *home;	 /* HOME from the container's /etc/passwd, if unset */
 
 	char *cgroup_path;
 	enum cgroup_manager cgroup_manager;
@@ -132,6 +133,7 @@ int devices_setup(struct container_ctx *c, struct error *err);
 
 /* process.c: the last steps before execve (in the child). */
 int process_resolve_exec(struct container_ctx *c, struct error *err);
+int process_resolve_home(struct container_ctx *c, struct error *err);
 int process_setup_early(struct container_ctx *c, struct error *err);
 int process_apply_credentials(struct container_ctx *c, struct error *err);
 __attribute__((noreturn)) void process_exec(struct container_ctx *c);

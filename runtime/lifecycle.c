@@ -8,9 +8,11 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -22,6 +24,10 @@
 #include "../lib/util.h"
 #include "internal.h"
 #include "lifecycle.h"
+
+/* From the start byte to the process's execve, beyond the startContainer
+ * hooks' own timeouts. */
+#define START_EXEC_MARGIN_S 60
 
 /* An opened, locked container: its state directory and state. */
 void handle_close(struct container_handle *h)
@@ -103,28 +109,64 @@ static int wait_init_gone(const struct container_state *st, struct error *err)
 	return error_set(err, "container %s did not exit after SIGKILL", st->id);
 }
 
+/* Milliseconds from now to end (0 once it has passed). */
+static int ms_until(const struct timespec *end)
+{
+	struct timespec now;
+	long long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (long long)(end->tv_sec - now.tv_sec) * 1000 +
+	     (end->tv_nsec - now.tv_nsec) / 1000000;
+	return ms < 0 ? 0 : ms > INT32_MAX ? INT32_MAX : (int)ms;
+}
+
+/* How long the init may take from the start byte to its execve: the
+ * startContainer hooks' own timeouts plus a margin; 0 (no bound) when one
+ * of them has none. */
+static int64_t start_exec_timeout(const struct oci_spec *spec)
+{
+	const struct oci_hook_list *l = &spec->hooks[HOOK_START_CONTAINER];
+	int64_t t = START_EXEC_MARGIN_S;
+
+	for (size_t i = 0; i < l->len; i++) {
+		if (!l->items[i].timeout.set || l->items[i].timeout.v <= 0)
+			return 0;
+		t += l->items[i].timeout.v;
+	}
+	return t;
+}
+
 /*
  * After the start byte: wait until the init has exec'd the process (its
  * close-on-exec writer of exec.done is gone) or has died, and collect what
  * it reported on the way (a failed startContainer hook, an exec error).
  */
 static int wait_process_executed(const struct container_state *st, int done,
-				 struct error *err)
+				 int64_t timeout_s, struct error *err)
 {
 	_cleanup_close_ int pfd = (int)syscall(SYS_pidfd_open, st->pid, 0);
 	char msg[ERROR_MSG_MAX] = "";
 	size_t len = 0;
+	struct timespec end;
 
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_s;
 	for (;;) {
 		struct pollfd p[2] = { { .fd = done, .events = POLLIN },
 				       { .fd = pfd, .events = POLLIN } };
+		int ms = timeout_s > 0 ? ms_until(&end) : -1;
 		ssize_t n;
+		int r = poll(p, pfd >= 0 ? 2 : 1, ms);
 
-		if (poll(p, pfd >= 0 ? 2 : 1, -1) < 0) {
+		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			return error_sys(err, "wait for container %s to run its process", st->id);
 		}
+		if (r == 0)
+			return error_setc(err, ETIMEDOUT, "start container %s: its process did not start within %lld s",
+					  st->id, (long long)timeout_s);
 		if (p[0].revents & POLLIN) {
 			n = read(done, msg + len, sizeof(msg) - 1 - len);
 			if (n > 0) {
@@ -177,17 +219,27 @@ int container_start(const struct global_opts *g, const char *id,
 	h.st.status = STATUS_RUNNING;
 	if (state_write(h.dirfd, &h.st, err) < 0)
 		goto out;
-	if (done >= 0) {
-		int w = wait_process_executed(&h.st, done, err);
-		unlinkat(h.dirfd, STATE_DONE_FIFO, 0);
-		if (w < 0)
-			goto out;
-	}
-	r = 0;
 	if (state_load_spec(h.dirfd, &spec, err) < 0) {
 		log_warn("poststart hooks not run: %s", err->msg);
+		r = 0;
 		goto out;
 	}
+	/* Nothing below changes the state directory: waiting for the init
+	 * and running poststart hooks never hold the container's lock, so
+	 * state, kill and delete --force answer meanwhile. */
+	flock(h.dirfd, LOCK_UN);
+	if (done >= 0) {
+		int w = wait_process_executed(&h.st, done, start_exec_timeout(&spec), err);
+		unlinkat(h.dirfd, STATE_DONE_FIFO, 0);
+		if (w < 0) {
+			struct error ignored;
+			if (err->code == ETIMEDOUT)
+				signal_init(&h.st, SIGKILL, &ignored);
+			spec_free(&spec);
+			goto out;
+		}
+	}
+	r = 0;
 	json = state_to_json(&h.st, false);
 	hooks_set_cwd(h.st.bundle);
 	/* runtime.md step 9: a failing poststart hook is an error and the

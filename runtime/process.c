@@ -322,27 +322,65 @@ int process_load_seccomp(struct container_ctx *c, int *listener, struct error *e
 
 /* ---- exec ------------------------------------------------------------------ */
 
-/* The user's home directory from the container's /etc/passwd ("/" if it
- * has none), read after pivot_root. */
-static char *home_from_passwd(uid_t uid)
-{
-	_cleanup_fclose_ FILE *f = fopen("/etc/passwd", "re");
-	char *line = NULL, *home = NULL;
-	size_t cap = 0;
+/* The largest /etc/passwd read for HOME: a real one is a few KiB. */
+#define PASSWD_MAX (4u << 20)
 
-	while (f && !home && getline(&line, &cap, f) > 0) {
+/* The home directory of uid in passwd text ("/" if it has none). */
+static char *home_in_passwd(char *text, uid_t uid)
+{
+	char *home = NULL, *save = NULL;
+
+	for (char *line = strtok_r(text, "\n", &save); line && !home;
+	     line = strtok_r(NULL, "\n", &save)) {
 		char *fields[7], *cursor = line, *tok;
 		int n = 0;
 
-		line[strcspn(line, "\n")] = '\0';
 		/* strsep keeps empty fields, unlike strtok. */
 		while (n < 7 && (tok = strsep(&cursor, ":")))
 			fields[n++] = tok;
 		if (n == 7 && (uid_t)strtoul(fields[2], NULL, 10) == uid && *fields[5])
 			home = xstrdup(fields[5]);
 	}
-	free(line);
 	return home ? home : xstrdup("/");
+}
+
+/*
+ * HOME, when the spec sets none, from the container's /etc/passwd: read
+ * before READY (never after the start byte, where a hang would hold up
+ * `start`), resolved inside the root, and only from a regular file of a
+ * sane size: the image is hostile, and a FIFO, a device or a huge file
+ * there is a clear error, not a hang.
+ */
+int process_resolve_home(struct container_ctx *c, struct error *err)
+{
+	_cleanup_close_ int root = -1, fd = -1;
+	_cleanup_free_ char *text = NULL;
+	struct stat st;
+
+	if (env_get(&c->spec->process.env, "HOME"))
+		return 0;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return error_sys(err, "HOME: open the container's /");
+	if (path_open_in_root(root, "/etc/passwd", O_RDONLY | O_NONBLOCK | O_NOCTTY,
+			      false, &fd, err) < 0) {
+		if (err->code != ENOENT)
+			return error_prefix(err, "HOME: the container's /etc/passwd");
+		error_clear(err);
+		c->home = xstrdup("/");
+		return 0;
+	}
+	if (fstat(fd, &st) < 0)
+		return error_sys(err, "HOME: stat the container's /etc/passwd");
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, "HOME: the container's /etc/passwd is not a regular file");
+	if ((uint64_t)st.st_size > PASSWD_MAX)
+		return error_set(err, "HOME: the container's /etc/passwd is too large: %lld bytes (at most %u)",
+				 (long long)st.st_size, PASSWD_MAX);
+	if (read_all_fd(fd, PASSWD_MAX, &text, NULL, err) < 0)
+		return error_prefix(err, "HOME: read the container's /etc/passwd");
+	c->home = home_in_passwd(text, c->spec->process.user.uid);
+	return 0;
 }
 
 /* The environment: the spec's, plus HOME when the spec has none, plus
@@ -355,10 +393,8 @@ static char **build_env(const struct container_ctx *c)
 
 	for (size_t i = 0; i < p->env.len; i++)
 		env[n++] = p->env.items[i];
-	if (!env_get(&p->env, "HOME")) {
-		_cleanup_free_ char *home = home_from_passwd(p->user.uid);
-		env[n++] = xasprintf("HOME=%s", home);
-	}
+	if (!env_get(&p->env, "HOME"))
+		env[n++] = xasprintf("HOME=%s", c->home ? c->home : "/");
 	if (c->listen_fds > 0) {
 		env[n++] = xasprintf("LISTEN_FDS=%d", c->listen_fds);
 		env[n++] = "LISTEN_PID=1";

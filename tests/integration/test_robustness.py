@@ -4,6 +4,7 @@ cannot be written."""
 
 import os
 import subprocess
+import time
 import uuid
 
 import pytest
@@ -54,3 +55,55 @@ def test_pid_file_write_failure_leaves_no_temp_file(env):
     assert left == ["fill"], "left in the pid file's directory: %r" % left
     # the failed create is undone
     assert env.state(cid, check=False) is None
+
+
+def test_fifo_passwd_in_image_is_a_clear_error_not_a_hang(env):
+    """HOME comes from the image's /etc/passwd, read before READY from a
+    regular file only: a FIFO there (HOME unset) fails create at once."""
+    spec = make_spec(["true"])
+    spec["process"]["env"] = [e for e in spec["process"]["env"] if not e.startswith("HOME=")]
+    bundle = env.default_bundle()
+    write_spec(bundle, spec)
+    passwd = os.path.join(bundle, "rootfs", "etc", "passwd")
+    os.unlink(passwd)
+    os.mkfifo(passwd)
+    cid = env.track_id(env.new_id())
+    rc, out, err = env.rt("create", "--bundle", bundle, cid, check=False, timeout=15)
+    assert rc != 0, "create succeeded"
+    assert "/etc/passwd is not a regular file" in err, err
+    assert env.state(cid, check=False) is None
+
+
+def test_home_from_passwd_still_works(env):
+    spec = make_spec(["sh", "-c", "echo $HOME"], process__user__uid=1000,
+                     process__user__gid=1000)
+    spec["process"]["env"] = [e for e in spec["process"]["env"] if not e.startswith("HOME=")]
+    rc, out, err = env.run(spec)
+    assert rc == 0, err
+    assert out.strip() == "/home/user"
+
+
+def _hook(path, args, timeout=None):
+    h = {"path": path, "args": args}
+    if timeout:
+        h["timeout"] = timeout
+    return h
+
+
+@pytest.mark.parametrize("kind", ["startContainer", "poststart"])
+def test_start_does_not_hold_the_lock_while_hooks_run(env, kind):
+    """While `start` waits for a slow startContainer or poststart hook,
+    state and kill answer at once."""
+    spec = make_spec(["sleep", "1000"])
+    spec["hooks"] = {kind: [_hook("/bin/sleep", ["sleep", "4"], timeout=20)]}
+    cid = env.create(spec)
+    p = env.rt_spawn("start", cid)
+    time.sleep(1.0)
+    t0 = time.monotonic()
+    st = env.state(cid)
+    took = time.monotonic() - t0
+    assert p.popen.poll() is None, "start returned before its hook ended"
+    assert took < 2.0, "state waited %.1f s for start's lock" % took
+    assert st["status"] in ("running", "created")
+    rc, out, err = p.wait(timeout=30)
+    assert rc == 0, (rc, out, err)

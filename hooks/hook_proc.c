@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,8 +55,11 @@ struct hook_io {
 
 /* ---- the child -------------------------------------------------------- */
 
-/* fd order handed to the child: stdin, stdout, stderr, exec report. */
-enum { CHILD_IN, CHILD_OUT, CHILD_ERR, CHILD_EXEC, CHILD_NFDS };
+/* fd order handed to the child: stdin, stdout, stderr, exec report, and
+ * the judged binary (-1 when the path is executed). */
+enum { CHILD_IN, CHILD_OUT, CHILD_ERR, CHILD_EXEC, CHILD_BIN, CHILD_NFDS };
+#define CHILD_PIPES CHILD_BIN /* the pipes: every slot before CHILD_BIN */
+#define BIN_FD 4 /* where the binary's fd is executed from */
 
 /* The kernel's struct sigaction for rt_sigaction(2): glibc's sigaction()
  * refuses the two signals it keeps for itself (32, 33), and a sanitizer
@@ -102,12 +106,20 @@ void hooks_set_cwd(const char *dir)
 	snprintf(hook_cwd, sizeof(hook_cwd), "%s", dir ? dir : "");
 }
 
+/* execveat(2) through syscall(): glibc has a wrapper only since 2.34. */
+static int exec_fd(int fd, char *const argv[], char *const envp[])
+{
+	return (int)syscall(SYS_execveat, fd, "", argv, envp, AT_EMPTY_PATH);
+}
+
 /*
  * Between fork and execve: async-signal-safe calls only.  The fds are
  * first copied above 10 so that none of them can be clobbered by the dup2
- * onto 0..3, whatever numbers pipe2() handed out (the runtime may run with
+ * onto 0..4, whatever numbers pipe2() handed out (the runtime may run with
  * 0..2 closed).  The exec report pipe stays CLOEXEC at fd 3, so the parent
- * reads EOF on success and an errno on failure.
+ * reads EOF on success and an errno on failure.  A judged binary is
+ * executed from fd 4, left open across execve: a script's interpreter
+ * reads the script from /dev/fd/4.
  */
 static void __attribute__((noreturn))
 hook_child(const char *path, char *const argv[], char *const envp[],
@@ -118,11 +130,14 @@ hook_child(const char *path, char *const argv[], char *const envp[],
 	int e;
 
 	child_reset_signals();
+	/* Files a hook makes get the usual modes, not the 0666 of the
+	 * container's init, which runs with umask 0 while it sets up. */
+	umask(022);
 	if (setpgid(0, 0) < 0)
 		goto fail;
 	for (int i = 0; i < CHILD_NFDS; i++) {
-		hi[i] = fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
-		if (hi[i] < 0)
+		hi[i] = fds[i] < 0 ? -1 : fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
+		if (hi[i] < 0 && fds[i] >= 0)
 			goto fail;
 	}
 	report = hi[CHILD_EXEC];
@@ -133,14 +148,19 @@ hook_child(const char *path, char *const argv[], char *const envp[],
 	if (dup3(hi[CHILD_EXEC], 3, O_CLOEXEC) < 0)
 		goto fail;
 	report = 3;
-	child_close_from(4);
+	if (hi[CHILD_BIN] >= 0 && dup2(hi[CHILD_BIN], BIN_FD) < 0)
+		goto fail;
+	child_close_from(hi[CHILD_BIN] >= 0 ? BIN_FD + 1 : BIN_FD);
 	/* The bundle, as runc runs its hooks in; "/" when it is not set or
 	 * not there (startContainer runs after pivot_root). */
 	if (hook_cwd[0] == '\0' || chdir(hook_cwd) < 0) {
 		if (chdir("/") < 0)
 			goto fail;
 	}
-	execve(path, argv, envp);
+	if (hi[CHILD_BIN] >= 0)
+		exec_fd(BIN_FD, argv, envp);
+	else
+		execve(path, argv, envp);
 fail:
 	e = errno;
 	if (write(report, &e, sizeof(e)) < 0) {
@@ -152,8 +172,8 @@ fail:
 /* ---- setup ------------------------------------------------------------ */
 
 struct hook_pipes {
-	int child[CHILD_NFDS];	/* ends the child keeps */
-	int parent[CHILD_NFDS]; /* our ends, O_NONBLOCK */
+	int child[CHILD_NFDS];	/* ends the child keeps; [CHILD_BIN]: borrowed */
+	int parent[CHILD_NFDS]; /* our ends, O_NONBLOCK; [CHILD_BIN] unused */
 };
 
 static void pipes_init(struct hook_pipes *hp)
@@ -171,8 +191,9 @@ static void close_fd(int *fd)
 
 static void pipes_close_child(struct hook_pipes *hp)
 {
-	for (int i = 0; i < CHILD_NFDS; i++)
+	for (int i = 0; i < CHILD_PIPES; i++)
 		close_fd(&hp->child[i]);
+	hp->child[CHILD_BIN] = -1; /* the caller's */
 }
 
 static void pipes_close(struct hook_pipes *hp)
@@ -185,7 +206,7 @@ static void pipes_close(struct hook_pipes *hp)
 /* The child's ends stay blocking: a hook's `cat` must not see EAGAIN. */
 static int pipes_open(struct hook_pipes *hp)
 {
-	for (int i = 0; i < CHILD_NFDS; i++) {
+	for (int i = 0; i < CHILD_PIPES; i++) {
 		int p[2];
 		bool child_reads = i == CHILD_IN;
 
@@ -587,7 +608,7 @@ static void hook_io_init(struct hook_io *io, const struct hook_label *l,
 	io->out.fd = hp->parent[CHILD_OUT];
 	io->err.fd = hp->parent[CHILD_ERR];
 	io->exec_fd = hp->parent[CHILD_EXEC];
-	for (int i = 0; i < CHILD_NFDS; i++)
+	for (int i = 0; i < CHILD_PIPES; i++)
 		hp->parent[i] = -1; /* now owned by io */
 	io->out.name = "stdout";
 	io->err.name = "stderr";
@@ -623,7 +644,7 @@ static int hook_io_run(struct hook_io *io, int64_t timeout, struct error *err)
 }
 
 int hook_proc_run(struct hook_proc *p, const struct hook_label *l,
-		  char *const argv[], char *const envp[], const char *state_json,
+		  int bin_fd, char *const argv[], char *const envp[], const char *state_json,
 		  int64_t timeout, struct error *err)
 {
 	struct hook_pipes hp;
@@ -639,6 +660,7 @@ int hook_proc_run(struct hook_proc *p, const struct hook_label *l,
 		pipes_close(&hp);
 		return -1;
 	}
+	hp.child[CHILD_BIN] = bin_fd;
 	hook_io_init(&io, l, &hp, state_json);
 
 	sigpipe_block(&guard);

@@ -27,12 +27,13 @@ struct hook_proc {
 };
 
 /*
- * Run argv/envp as described in hooks.h and wait for it.  timeout is in
+ * Run argv/envp as described in hooks.h and wait for it: exec_fd (an O_PATH
+ * fd of the judged binary) when >= 0, else l->path.  timeout is in
  * seconds, 0 for none.  Returns 0 when the hook ran to an end of any kind
  * (the outcome is in *p), -1 with *err when it could not be run at all.
  */
 int hook_proc_run(struct hook_proc *p, const struct hook_label *l,
-		  char *const argv[], char *const envp[], const char *state_json,
+		  int exec_fd, char *const argv[], char *const envp[], const char *state_json,
 		  int64_t timeout, struct error *err);
 
 #endif

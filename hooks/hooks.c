@@ -8,10 +8,12 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include "hook_guard.h"
 #include "hook_proc.h"
 
 /* For `features`; hook_kind_name() (spec/names.c) is the same list. */
@@ -122,6 +124,8 @@ int hooks_run_one(const struct oci_hook *hook, enum hook_kind kind,
 	_cleanup_free_ char **envp = NULL;
 	struct hook_proc p;
 	int64_t timeout = hook_timeout(hook);
+	int exec_fd = -1, own_fd = -1;
+	int r;
 
 	if (!hook->path || hook->path[0] != '/')
 		return error_set(err, "%s hook %s (#%zu): path is not absolute",
@@ -131,11 +135,22 @@ int hooks_run_one(const struct oci_hook *hook, enum hook_kind kind,
 				 "%s hook %s (#%zu): SIGCHLD is ignored, the hook's exit status would be lost",
 				 l.kind, l.path, index);
 
+	if (hooks_guarded()) {
+		exec_fd = hooks_pinned_fd(hook, kind, index);
+		if (exec_fd < 0 &&
+		    hooks_open_judged(hook, kind, index, &own_fd, err) < 0)
+			return -1;
+		if (exec_fd < 0)
+			exec_fd = own_fd;
+	}
 	argv = build_argv(hook);
 	envp = build_envp(hook);
 	log_debug("running %s hook %s (#%zu)", l.kind, l.path, index);
 
-	if (hook_proc_run(&p, &l, argv, envp, state_json, timeout, err) < 0)
+	r = hook_proc_run(&p, &l, exec_fd, argv, envp, state_json, timeout, err);
+	if (own_fd >= 0)
+		close(own_fd);
+	if (r < 0)
 		return -1;
 	return hook_result(&p, &l, timeout, err);
 }

@@ -2,6 +2,7 @@
 #ifndef AGENTSBX_HOOKS_H
 #define AGENTSBX_HOOKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "../lib/error.h"
@@ -53,6 +54,27 @@ void hooks_run_warn(const struct oci_hook_list *list, enum hook_kind kind,
 /* Run one hook; index is its position in its list (for messages only). */
 int hooks_run_one(const struct oci_hook *hook, enum hook_kind kind,
 		  size_t index, const char *state_json, struct error *err);
+
+/*
+ * The policy's hooks rule (spec/policy_hooks.c, hooks/hook_guard.c).  With
+ * the rule in force, every hook's path is opened, the file it really is
+ * judged against the policy's hookPrefixes, and that fd executed; without
+ * it (policy off or audit) the path is execve()d as runc does.  Every hook
+ * runs with umask 022 either way.
+ */
+struct policy;
+/* From now on in this process: p in enforce mode judges, else none. */
+void hooks_guard_set(const struct policy *p);
+/* start, delete: load the policy file (NULL: the default) and set it. */
+void hooks_guard_load(const char *policy_path);
+/* Open and judge every hook of spec under p (all six kinds); with pin,
+ * keep the fds for hooks_run() here and in children forked after. */
+int hooks_judge_all(const struct policy *p, const struct oci_spec *spec,
+		    bool pin, struct error *err);
+/* create: hooks_judge_all() under the rule set by hooks_guard_set(), pinned. */
+int hooks_pin(const struct oci_spec *spec, struct error *err);
+/* Close the pinned fds (the container's init, once its hooks have run). */
+void hooks_unpin(void);
 
 /* The working directory hooks run in (the bundle); NULL: "/". */
 void hooks_set_cwd(const char *dir);

@@ -13,7 +13,9 @@
  * Names: dumpable (CVE-2019-5736: init and exec stay dumpable, and exec
  * container code directly, not through the sealed trampoline),
  * proc-target, resolve-in-root, cwd-in-root, devnull-check,
- * console-nofollow, proc-fstatfs, cgroup-ro, setsid.
+ * console-nofollow, proc-fstatfs, cgroup-ro, setsid, hook-prefixes (hooks
+ * not judged against the policy's hookPrefixes), watchdog-session (the
+ * sandbox watchdog stays in the caller's process group).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

@@ -76,7 +76,9 @@ int caps_prepare(const struct oci_capabilities *c, bool present,
 
 	memset(out, 0, sizeof(*out));
 	out->last_cap = read_last_cap();
-	out->set = present;
+	/* No process.capabilities at all is five empty sets, as runc and crun
+	 * do (a set left out is empty): never the runtime's own full set. */
+	out->set = true;
 	if (!present)
 		return 0;
 	own = own_bounding(out->last_cap);

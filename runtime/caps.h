@@ -10,7 +10,7 @@
 
 /* The five capability sets as bitmasks, computed once in the parent. */
 struct caps_plan {
-	bool set; /* process.capabilities was present */
+	bool set; /* always: absent process.capabilities means none */
 	uint64_t bounding;
 	uint64_t effective;
 	uint64_t permitted;

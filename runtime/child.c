@@ -82,11 +82,16 @@ static void container_side_state_json(struct container_ctx *c,
 
 static int step_create_container_hooks(struct container_ctx *c, struct error *err)
 {
-	if (!c->spec->hooks[HOOK_CREATE_CONTAINER].len)
-		return 0;
-	container_side_state_json(c, STATUS_CREATING);
-	return hooks_run(&c->spec->hooks[HOOK_CREATE_CONTAINER],
-			 HOOK_CREATE_CONTAINER, c->state_json, err);
+	int r = 0;
+
+	if (c->spec->hooks[HOOK_CREATE_CONTAINER].len) {
+		container_side_state_json(c, STATUS_CREATING);
+		r = hooks_run(&c->spec->hooks[HOOK_CREATE_CONTAINER],
+			      HOOK_CREATE_CONTAINER, c->state_json, err);
+	}
+	/* The host files create judged the hooks on: not the container's. */
+	hooks_unpin();
+	return r;
 }
 
 /* A session keyring of the container's own, so that keys of the caller's

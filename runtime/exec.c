@@ -172,6 +172,12 @@ static int load_exec_process(const struct exec_opts *o, struct oci_spec *spec,
 		return error_prefix(err, "--process");
 	if (spec_parse_process(buf, len, &p, err) < 0 || spec_validate_process(&p, err) < 0)
 		return error_prefix(err, "--process %s", o->process_file);
+	if (!p.has_capabilities) {
+		/* runc: a process without capabilities gets the container's. */
+		p.capabilities = spec->process.capabilities;
+		p.has_capabilities = spec->process.has_capabilities;
+		memset(&spec->process.capabilities, 0, sizeof(spec->process.capabilities));
+	}
 	process_free(&spec->process);
 	spec->process = p;
 	spec->has_process = true;

@@ -242,6 +242,7 @@ int container_start(const struct global_opts *g, const char *id,
 	r = 0;
 	json = state_to_json(&h.st, false);
 	hooks_set_cwd(h.st.bundle);
+	hooks_guard_load(g->policy_path); /* judged where they run */
 	/* runtime.md step 9: a failing poststart hook is an error and the
 	 * container is stopped; `delete` then runs the poststop hooks. */
 	if (hooks_run(&spec.hooks[HOOK_POSTSTART], HOOK_POSTSTART, json, err) < 0) {
@@ -337,6 +338,7 @@ int container_delete(const struct global_opts *g, const char *id, bool force,
 		handle_close(&h);
 		return -1;
 	}
+	hooks_guard_load(g->policy_path); /* poststop: judged where they run */
 	r = destroy_container(&h, err);
 	handle_close(&h);
 	return r;

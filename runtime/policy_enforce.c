@@ -12,6 +12,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include "../hooks/hooks.h"
 #include "internal.h"
 
 static void log_changes(const struct policy_changes *ch, bool audit)
@@ -39,6 +40,8 @@ static int audit_spec(struct container_ctx *c, struct error *err)
 	if (r == 0)
 		log_changes(&ch, true);
 	else
+		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
+	if (hooks_judge_all(&c->policy, &copy, false, err) < 0)
 		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
 	policy_changes_free(&ch);
 	spec_free(&copy);
@@ -111,6 +114,10 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0)
 		return -1;
 	if (c->decision.refuse_host_netns && joins_host_netns(c->spec, err))
+		return -1;
+	/* create: every hook judged (and its file kept open) now. */
+	hooks_guard_set(&c->policy);
+	if (c->config_json && hooks_pin(c->spec, err) < 0)
 		return -1;
 	log_changes(&ch, false);
 	policy_changes_free(&ch);

@@ -7,6 +7,11 @@
  * whose id says it was the parent's (sbx-PID-...).  The workspaces need no
  * help: they are mounts in the private mount namespace, which goes with
  * its last process.  On a normal exit the parent stops the watchdog first.
+ *
+ * Frameworks end a call with `kill -9 -PGID`, the caller's whole process
+ * group: so the watchdog leaves it at once (a session of its own), or it
+ * would die in the same instant as its parent and watch nothing.  The
+ * containers cannot reach it: they have pid namespaces of their own.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +26,7 @@
 
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include "../lib/weaken.h"
 #include "lifecycle.h"
 #include "sandbox_internal.h"
 
@@ -63,17 +69,31 @@ static void drop_fds(void)
 	sandbox_close_fds_but(log_get_fd(), log_get_fd());
 }
 
-__attribute__((noreturn)) static void watchdog_main(const struct global_opts *g, pid_t parent)
+/* Out of the caller's process group, armed for its death: then ready. */
+static void watchdog_arm(const sigset_t *set, int ready_fd)
+{
+	char b = 1;
+
+	sigprocmask(SIG_BLOCK, set, NULL);
+	if (!WEAKENED("watchdog-session") && setsid() < 0)
+		_exit(1);
+	if (prctl(PR_SET_PDEATHSIG, SIGUSR1, 0, 0, 0) < 0)
+		_exit(1);
+	if (write(ready_fd, &b, 1) != 1)
+		_exit(1);
+	close(ready_fd);
+}
+
+__attribute__((noreturn)) static void watchdog_main(const struct global_opts *g,
+						    pid_t parent, int ready_fd)
 {
 	sigset_t set;
 	int sig;
 
-	drop_fds();
 	sigemptyset(&set);
 	sigaddset(&set, SIGUSR1);
-	sigprocmask(SIG_BLOCK, &set, NULL);
-	if (prctl(PR_SET_PDEATHSIG, SIGUSR1, 0, 0, 0) < 0)
-		_exit(1);
+	watchdog_arm(&set, ready_fd);
+	drop_fds();
 	/* The parent may have died before the prctl. */
 	while (getppid() == parent)
 		if (sigwait(&set, &sig) == 0 && sig == SIGUSR1)
@@ -84,18 +104,37 @@ __attribute__((noreturn)) static void watchdog_main(const struct global_opts *g,
 	_exit(0);
 }
 
+/* The watchdog is armed before any container exists: a group kill right
+ * after this returns still finds it outside the group. */
 int sandbox_watchdog_start(const struct global_opts *g, struct error *err)
 {
 	pid_t parent = getpid(), pid;
+	int ready[2];
+	char b;
+	ssize_t n;
 
 	if (watchdog_pid > 0)
 		return 0;
+	if (pipe2(ready, O_CLOEXEC) < 0)
+		return error_sys(err, "sandbox: pipe for the watchdog");
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(ready[0]);
+		close(ready[1]);
 		return error_sys(err, "sandbox: fork the watchdog");
-	if (pid == 0)
-		watchdog_main(g, parent);
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		watchdog_main(g, parent, ready[1]);
+	}
+	close(ready[1]);
 	watchdog_pid = pid;
+	do
+		n = read(ready[0], &b, 1);
+	while (n < 0 && errno == EINTR);
+	close(ready[0]);
+	if (n != 1)
+		return error_set(err, "sandbox: the watchdog could not leave the process group (setsid) or watch for this process's death");
 	return 0;
 }
 

@@ -47,6 +47,20 @@ static const char *const default_bind_prefixes[] = {
 	"/run/libpod", "/var/lib/kubelet/pods", NULL,
 };
 
+/*
+ * The hook binaries the engines put in config.json themselves: Docker's
+ * libnetwork-setkey prestart hook (path /proc/<dockerd pid>/exe, which
+ * opens to the dockerd binary).  containerd/CRI add none; podman's come
+ * from descriptors in /usr/share/containers/oci/hooks.d and
+ * /etc/containers/oci/hooks.d and name binaries anywhere, so the operator
+ * lists those binaries (nvidia-container-runtime-hook, ...) here.  Each
+ * entry should name a binary, not a directory of general tools: config.json
+ * chooses the hook's argv, so /bin/sh -c would be anything.
+ */
+static const char *const default_hook_prefixes[] = {
+	"/usr/bin/dockerd", "/usr/sbin/dockerd", "/usr/local/bin/dockerd", NULL,
+};
+
 static void strv_set(struct str_array *a, const char *const *items)
 {
 	size_t n = 0;
@@ -73,6 +87,7 @@ void policy_default(struct policy *p)
 	strv_set(&p->masked_paths, default_masked);
 	strv_set(&p->readonly_paths, default_readonly);
 	strv_set(&p->bind_prefixes, default_bind_prefixes);
+	strv_set(&p->hook_prefixes, default_hook_prefixes);
 	p->capabilities.items = xcalloc(1, sizeof(char *));
 	p->no_new_privileges = true;
 	p->strict_seccomp = true;
@@ -105,6 +120,7 @@ void policy_free(struct policy *p)
 	strv_free(&p->masked_paths);
 	strv_free(&p->readonly_paths);
 	strv_free(&p->bind_prefixes);
+	strv_free(&p->hook_prefixes);
 	strv_free(&p->capabilities);
 	memset(p, 0, sizeof(*p));
 }
@@ -271,6 +287,8 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	    replace_strv(c, root, "readonlyPaths", &p->readonly_paths) < 0 ||
 	    replace_strv(c, root, "bindPrefixes", &p->bind_prefixes) < 0 ||
 	    replace_strv(c, root, "capabilities", &p->capabilities) < 0 ||
+	    replace_strv(c, root, "hookPrefixes", &p->hook_prefixes) < 0 ||
+	    check_abs_paths(c, "hookPrefixes", &p->hook_prefixes) < 0 ||
 	    check_abs_paths(c, "maskedPaths", &p->masked_paths) < 0 ||
 	    check_abs_paths(c, "readonlyPaths", &p->readonly_paths) < 0 ||
 	    check_abs_paths(c, "bindPrefixes", &p->bind_prefixes) < 0)
@@ -430,6 +448,7 @@ char *policy_to_json(const struct policy *p)
 	gkv_strv(g, "maskedPaths", &p->masked_paths);
 	gkv_strv(g, "readonlyPaths", &p->readonly_paths);
 	gkv_strv(g, "bindPrefixes", &p->bind_prefixes);
+	gkv_strv(g, "hookPrefixes", &p->hook_prefixes);
 	gkv_strv(g, "capabilities", &p->capabilities);
 	gkv_bool(g, "noNewPrivileges", p->no_new_privileges);
 	gkv_bool(g, "strictSeccomp", p->strict_seccomp);

@@ -55,6 +55,9 @@ struct policy {
 	struct str_array readonly_paths;
 	struct str_array bind_prefixes; /* host paths a bind mount may come from */
 
+	/* hooks (spec/policy_hooks.c): binaries an OCI hook may run */
+	struct str_array hook_prefixes;
+
 	/* privileges */
 	struct str_array capabilities; /* the allowed set (default: none) */
 	bool no_new_privileges;
@@ -120,6 +123,20 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 void policy_changes_free(struct policy_changes *c);
 /* source (absolute, lexically cleaned) is under one of prefixes. */
 bool policy_bind_allowed(const struct str_array *prefixes, const char *source);
+
+/*
+ * spec/policy_hooks.c: the hooks rule.  Under enforce, a hook runs only if
+ * the file its path opens to really lies (after every symlink and magic
+ * link: runtime/ judges the opened fd, not the string) under hookPrefixes;
+ * startContainer hooks, looked up in the container's own root (the image),
+ * are refused.  Off and audit: every hook runs, as runc runs them.
+ */
+bool policy_hook_allowed(const struct policy *p, const char *real_path);
+/* *err: the refusal for hook kind[index] (path), the file being real_path
+ * (NULL: startContainer, refused whatever it is). */
+int policy_hook_refuse(const struct policy *p, enum hook_kind kind,
+		       size_t index, const char *path, const char *real_path,
+		       struct error *err);
 
 /*
  * The strict agent seccomp profile, as filters stacked in this order:

@@ -30,6 +30,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
+#include "../../spec/policy.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -829,6 +830,102 @@ static void test_supported_names(void **state)
 		assert_string_equal(n[k], hook_kind_name((enum hook_kind)k));
 }
 
+/* ---- the policy's hooks rule (issue 12 row 14) ---------------------------- */
+
+/* A policy whose hookPrefixes is only dir (the rest: the built-in one). */
+static void guard_only(const char *dir)
+{
+	struct policy p;
+
+	policy_default(&p);
+	for (size_t i = 0; i < p.hook_prefixes.len; i++)
+		free(p.hook_prefixes.items[i]);
+	p.hook_prefixes.items[0] = xstrdup(dir);
+	p.hook_prefixes.len = 1;
+	hooks_guard_set(&p);
+	policy_free(&p);
+}
+
+static void test_rule_prefix_match(void **state)
+{
+	struct policy p;
+
+	policy_default(&p);
+	assert_true(policy_hook_allowed(&p, "/usr/bin/dockerd"));
+	assert_true(policy_hook_allowed(&p, "/usr/sbin/dockerd"));
+	assert_false(policy_hook_allowed(&p, "/usr/bin/dockerd-evil"));
+	assert_false(policy_hook_allowed(&p, "/usr/bin/dockerd/../../bin/sh"));
+	assert_false(policy_hook_allowed(&p, "/bin/sh"));
+	assert_false(policy_hook_allowed(&p, "usr/bin/dockerd"));
+	assert_false(policy_hook_allowed(&p, NULL));
+	policy_free(&p);
+}
+
+static void test_guard_refuses_outside(void **state)
+{
+	char *args[] = { "sh", "-c", "exit 0" };
+	struct oci_hook h = mk_hook("/bin/sh", args, 3, NULL, 0, 0);
+	struct error err;
+
+	guard_only(tmpdir);
+	assert_int_equal(run1(&h, "{}", &err), -1);
+	hooks_guard_set(NULL);
+	assert_contains(err.msg, "hooks.createRuntime[0] /bin/sh");
+	assert_contains(err.msg, "hookPrefixes");
+}
+
+/* Judged on the file, not the string: a symlink in the allowed dir to a
+ * shell outside it is refused. */
+static void test_guard_symlink_judged_on_target(void **state)
+{
+	_cleanup_free_ char *link = tmp_path("sh-link");
+	char *args[] = { "sh", "-c", "exit 0" };
+	struct oci_hook h = mk_hook(link, args, 3, NULL, 0, 0);
+	struct error err;
+
+	assert_int_equal(symlink("/bin/sh", link), 0);
+	guard_only(tmpdir);
+	assert_int_equal(run1(&h, "{}", &err), -1);
+	hooks_guard_set(NULL);
+	assert_contains(err.msg, "(the file /");
+}
+
+/* An allowed script runs from its fd (its interpreter reads /dev/fd/4)
+ * and makes files with umask 022. */
+static void test_guard_runs_allowed_script_umask(void **state)
+{
+	_cleanup_free_ char *out = tmp_path("guard.out");
+	_cleanup_free_ char *body = xasprintf("touch '%s'", out);
+	_cleanup_free_ char *path = script("guarded.sh", body);
+	struct oci_hook h = mk_hook(path, NULL, 0, NULL, 0, 0);
+	struct error err;
+	struct stat st;
+	mode_t old = umask(0);
+
+	guard_only(tmpdir);
+	assert_int_equal(run1(&h, "{}", &err), 0);
+	hooks_guard_set(NULL);
+	umask(old);
+	assert_int_equal(stat(out, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+}
+
+static void test_judge_all_refuses_start_container(void **state)
+{
+	struct oci_hook h = mk_hook("/bin/true", NULL, 0, NULL, 0, 0);
+	struct oci_spec spec;
+	struct policy p;
+	struct error err;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.hooks[HOOK_START_CONTAINER] = (struct oci_hook_list){ &h, 1 };
+	policy_default(&p);
+	error_clear(&err);
+	assert_int_equal(hooks_judge_all(&p, &spec, false, &err), -1);
+	assert_contains(err.msg, "hooks.startContainer[0] /bin/true");
+	policy_free(&p);
+}
+
 #define T(f) cmocka_unit_test_setup(f, test_setup)
 
 int main(void)
@@ -864,6 +961,11 @@ int main(void)
 		T(test_sigchld_ignored_refused),
 		T(test_without_pidfd),
 		T(test_supported_names),
+		T(test_rule_prefix_match),
+		T(test_guard_refuses_outside),
+		T(test_guard_symlink_judged_on_target),
+		T(test_guard_runs_allowed_script_umask),
+		T(test_judge_all_refuses_start_container),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

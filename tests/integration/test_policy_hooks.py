@@ -1,0 +1,230 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Issue 12, rows 14 and 17 (hooks and capabilities).
+
+Row 14: an OCI hook in config.json runs on the host as root with every
+capability and the argv config.json gives it.  Under the default (enforce)
+policy a hook runs only when the file its path opens to really lies under
+the policy's hookPrefixes (spec/policy_hooks.c, hooks/hook_guard.c): the
+runtime judges the opened fd (symlinks and /proc/PID/exe followed) and
+executes that fd.  startContainer hooks (looked up in the image) are
+refused.  Weak build "hook-prefixes": hooks are not judged, the attack runs.
+
+Row 17 (policy off, runc-compatible): no process.capabilities means no
+capabilities; hooks run with umask 022, also the container-side ones.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from conftest import Env, add_mount, make_spec, run_cmd
+from escape_helpers import BUILDS, pick_runtime
+
+pytestmark = pytest.mark.usefixtures("agentsbx_only")
+
+SH = "/bin/sh"
+
+
+@pytest.fixture
+def penv(runtime, base_rootfs, request):
+    """An Env with no --policy: the policy in force is the built-in one."""
+    if os.path.exists("/etc/agentsbx/policy.json"):
+        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
+    e = Env(runtime, base_rootfs, request, ())
+    yield e
+    left = e.cleanup()
+    if left:
+        e.force_clean()
+    subprocess.run(["rm", "-rf", e.tmp])
+    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
+
+
+def policy_file(env, content):
+    path = os.path.join(env.tmp, "policy-%s.json" % uuid.uuid4().hex[:6])
+    with open(path, "w") as f:
+        json.dump(content, f)
+    return path
+
+
+def hook_spec(kind, path, args, process=("true",)):
+    spec = make_spec(list(process))
+    spec["hooks"] = {kind: [{"path": path, "args": list(args)}]}
+    return spec
+
+
+def run_bundle(env, spec, runtime=None, extra=()):
+    bundle = env.make_bundle("b-" + uuid.uuid4().hex[:6], spec=spec)
+    cid = env.new_id()
+    argv = [runtime or env.runtime, "--root", env.root] + list(extra) + \
+        ["run", "--bundle", bundle, cid]
+    return run_cmd(argv, timeout=60)
+
+
+def allowed_dir(env):
+    """A directory of hook binaries for a test policy's hookPrefixes."""
+    d = os.path.join(env.tmp, "hookbin")
+    os.makedirs(d, exist_ok=True)
+    os.chmod(d, 0o755)
+    return d
+
+
+def marker_script(d, name="mark.sh"):
+    """#!/bin/sh script: touch "$1" (a script: executed from an O_PATH fd,
+    its interpreter reads it from /dev/fd/N)."""
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\ntouch "$1"\n')
+    os.chmod(path, 0o755)
+    return path
+
+
+# ---- row 14: the default policy --------------------------------------------------
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_prestart_shell_hook_refused_under_default_policy(penv, build):
+    runtime = pick_runtime(build, "hook-prefixes")
+    out = penv.hostdir("host")
+    pwned = os.path.join(out, "pwned")
+    spec = hook_spec("prestart", SH, ["sh", "-c", "touch %s" % pwned])
+    rc, _, err = run_bundle(penv, spec, runtime=runtime)
+    if build == "weak":
+        assert os.path.exists(pwned), (
+            "weak build (hook-prefixes): the hook did not run, the test proves "
+            "nothing: rc %d %s" % (rc, err))
+        return
+    assert rc != 0
+    assert not os.path.exists(pwned), "a config.json hook ran /bin/sh on the host"
+    assert "hooks.prestart[0]" in err and SH in err, err
+    assert "hookPrefixes" in err and "hooks rule" in err, err
+
+
+@pytest.mark.parametrize("kind", ["createRuntime", "createContainer", "poststart",
+                                  "poststop"])
+def test_every_host_hook_kind_refused_at_create(penv, kind):
+    out = penv.hostdir("host")
+    pwned = os.path.join(out, "pwned")
+    spec = hook_spec(kind, SH, ["sh", "-c", "touch %s" % pwned])
+    bundle = penv.make_bundle("b", spec=spec)
+    cid = penv.new_id()
+    rc, _, err = penv.rt("create", "--bundle", bundle, cid, check=False)
+    assert rc != 0
+    assert "hooks.%s[0]" % kind in err and "hookPrefixes" in err, err
+    assert not os.path.exists(pwned)
+    rc, _, _ = penv.rt("state", cid, check=False)
+    assert rc != 0, "a refused create left a container"
+
+
+def test_start_container_hook_refused_even_if_allowed(penv):
+    d = allowed_dir(penv)
+    pol = policy_file(penv, {"hookPrefixes": [d, "/bin", "/usr/bin"]})
+    spec = hook_spec("startContainer", "/bin/true", [])
+    rc, _, err = run_bundle(penv, spec, extra=["--policy", pol])
+    assert rc != 0
+    assert "hooks.startContainer[0]" in err and "startContainer hook" in err, err
+
+
+def test_hook_under_an_allowed_prefix_runs(penv):
+    d = allowed_dir(penv)
+    script = marker_script(d)
+    out = penv.hostdir("host")
+    mark = os.path.join(out, "ran")
+    pol = policy_file(penv, {"hookPrefixes": [d]})
+    spec = make_spec(["true"])
+    spec["hooks"] = {k: [{"path": script, "args": [script, mark + "-" + k]}]
+                     for k in ("prestart", "createRuntime", "createContainer",
+                               "poststart", "poststop")}
+    rc, _, err = run_bundle(penv, spec, extra=["--policy", pol])
+    assert rc == 0, err
+    for k in spec["hooks"]:
+        assert os.path.exists(mark + "-" + k), (k, err)
+        # row 17: hooks run with umask 022
+        assert os.stat(mark + "-" + k).st_mode & 0o777 == 0o644, k
+
+
+def test_symlink_in_allowed_prefix_to_outside_refused(penv):
+    d = allowed_dir(penv)
+    link = os.path.join(d, "sh")
+    os.symlink(SH, link)
+    out = penv.hostdir("host")
+    pwned = os.path.join(out, "pwned")
+    pol = policy_file(penv, {"hookPrefixes": [d]})
+    spec = hook_spec("prestart", link, ["sh", "-c", "touch %s" % pwned])
+    rc, _, err = run_bundle(penv, spec, extra=["--policy", pol])
+    assert rc != 0
+    assert not os.path.exists(pwned)
+    real = os.path.realpath(SH)
+    assert link in err and "(the file %s)" % real in err, err
+
+
+def test_proc_pid_exe_judged_on_the_binary(penv):
+    """/proc/<pid>/exe (Docker's libnetwork-setkey hook path) is allowed when
+    the binary it opens to is; the same string for a shell is refused."""
+    d = allowed_dir(penv)
+    mysh = os.path.join(d, "mysh")
+    shutil.copy2(os.path.realpath(SH), mysh)
+    out = penv.hostdir("host")
+    pol = policy_file(penv, {"hookPrefixes": [d]})
+    allowed = subprocess.Popen([mysh, "-c", "read x"], stdin=subprocess.PIPE)
+    other = subprocess.Popen([SH, "-c", "read x"], stdin=subprocess.PIPE)
+    try:
+        time.sleep(0.2)
+        mark = os.path.join(out, "via-exe")
+        spec = hook_spec("prestart", "/proc/%d/exe" % allowed.pid,
+                         ["mysh", "-c", "touch %s" % mark])
+        rc, _, err = run_bundle(penv, spec, extra=["--policy", pol])
+        assert rc == 0, err
+        assert os.path.exists(mark)
+        pwned = os.path.join(out, "pwned")
+        spec = hook_spec("prestart", "/proc/%d/exe" % other.pid,
+                         ["sh", "-c", "touch %s" % pwned])
+        rc, _, err = run_bundle(penv, spec, extra=["--policy", pol])
+        assert rc != 0 and not os.path.exists(pwned)
+        assert "/proc/%d/exe" % other.pid in err and "hookPrefixes" in err, err
+    finally:
+        for p in (allowed, other):
+            p.kill()
+            p.wait(10)
+
+
+def test_policy_show_lists_hook_prefixes(penv):
+    rc, out, err = penv.rt("policy", "show", check=False)
+    assert rc == 0, err
+    shown = json.loads(out)
+    assert "/usr/bin/dockerd" in shown["hookPrefixes"], shown
+    assert "/bin" not in shown["hookPrefixes"]
+
+
+# ---- row 17: policy off (runc-compatible) -------------------------------------------
+
+CAP_FIELDS = ("CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb")
+
+
+def test_no_capabilities_field_means_no_capabilities(env):
+    spec = make_spec(["cat", "/proc/self/status"])
+    del spec["process"]["capabilities"]
+    rc, out, err = run_bundle(env, spec, extra=env.policy_args)
+    assert rc == 0, err
+    caps = {l.split(":")[0]: int(l.split(":")[1], 16)
+            for l in out.splitlines() if l.split(":")[0] in CAP_FIELDS}
+    assert caps == {k: 0 for k in CAP_FIELDS}, caps
+
+
+@pytest.mark.parametrize("kind", ["createContainer", "startContainer"])
+def test_container_side_hook_files_are_0644(env, kind):
+    out = env.hostdir("out")
+    spec = make_spec(["true"])
+    add_mount(spec, "/out", "bind", out, ["rbind", "rw"])
+    # createContainer runs before pivot_root (host paths), startContainer
+    # inside the container (its /out).
+    target = os.path.join(out, "f") if kind == "createContainer" else "/out/f"
+    spec["hooks"] = {kind: [{"path": "/bin/sh",
+                             "args": ["sh", "-c", "touch %s" % target]}]}
+    rc, _, err = run_bundle(env, spec, extra=env.policy_args)
+    assert rc == 0, err
+    mode = os.stat(os.path.join(out, "f")).st_mode & 0o777
+    assert mode == 0o644, "%s hook made its file %o" % (kind, mode)

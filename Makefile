@@ -29,7 +29,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
             -Wshadow -Wformat=2 -Wmissing-prototypes -fno-strict-aliasing \
             -D_GNU_SOURCE -DAGENTSBX_VERSION='"$(VERSION)"' \
             -DAGENTSBX_COMMIT='"$(GITCOMMIT)"' $(PKG_CFLAGS)
-override LDLIBS += $(PKG_LIBS)
+override LDLIBS += $(PKG_LIBS) -pthread
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c runtime/*.c hooks/*.c))
 TRAMPOLINE_CFLAGS := -Os -ffreestanding -fno-builtin -static -nostdlib -fno-stack-protector \

@@ -249,7 +249,7 @@ static int print_result(const struct sandbox_flags *f, const struct sandbox_resu
 
 static int run_sandbox(const struct global_opts *g, int argc, char **argv)
 {
-	struct sandbox_flags f = { 0 };
+	struct sandbox_flags f = { .in.cancel_fd = -1 };
 	_cleanup_free_ char *rootfs = NULL, *code = NULL;
 	struct sandbox_result res;
 	struct error err;

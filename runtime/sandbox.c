@@ -34,7 +34,7 @@
 
 /* The signal mask the process had: what every container gets. */
 static sigset_t container_sigmask;
-static unsigned long call_counter;
+static unsigned long call_counter; /* atomic: calls run in threads */
 
 /* ---- the process ------------------------------------------------------------- */
 
@@ -93,6 +93,8 @@ static int block_signals(int *sigfd, struct error *err)
 
 int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err)
 {
+	struct error ignored;
+
 	if (open_std_fds(err) < 0)
 		return -1;
 	/* The container inits outlive their creating helper: they must be
@@ -101,7 +103,14 @@ int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err)
 		return error_sys(err, "sandbox: prctl(PR_SET_CHILD_SUBREAPER)");
 	if (private_mounts(err) < 0 || block_signals(sigfd, err) < 0)
 		return -1;
+	/* Cached on first use: fill the cache before any thread runs. */
+	(void)cg_host_get(&ignored);
 	return sandbox_watchdog_start(g, err);
+}
+
+const sigset_t *sandbox_container_sigmask(void)
+{
+	return &container_sigmask;
 }
 
 /* ---- creating ------------------------------------------------------------------- */
@@ -112,7 +121,8 @@ static void make_id(struct sandbox *sb)
 
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
 		rnd = (unsigned int)sandbox_now_ns();
-	snprintf(sb->id, sizeof(sb->id), "sbx-%d-%lu-%08x", getpid(), ++call_counter, rnd);
+	snprintf(sb->id, sizeof(sb->id), "sbx-%d-%lu-%08x", getpid(),
+		 __atomic_add_fetch(&call_counter, 1, __ATOMIC_RELAXED), rnd);
 }
 
 static void sandbox_init_struct(struct sandbox *sb, enum sandbox_lang lang)
@@ -134,13 +144,6 @@ static int make_pipe(int fds[2], bool ours_is_read, struct error *err)
 	return 0;
 }
 
-struct create_reply {
-	int ok;
-	pid_t pid;
-	char cgroup_path[PATH_MAX];
-	struct error err;
-};
-
 void sandbox_close_fds_but(int keep_a, int keep_b)
 {
 	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
@@ -155,96 +158,6 @@ void sandbox_close_fds_but(int keep_a, int keep_b)
 		from = (unsigned int)keep[i] + 1;
 	}
 	syscall(SYS_close_range, from, ~0U, 0);
-}
-
-/*
- * The container init inherits the stdio of the process that clones it.
- * So a forked helper puts the pipes on 0, 1 and 2, closes every other fd
- * of ours (the pipes of other sandboxes, the MCP client's channel), and
- * creates the container; the init is re-parented to us, the subreaper,
- * when the helper exits.  Our own 0, 1 and 2 are never touched.
- */
-__attribute__((noreturn)) static void create_helper(const struct global_opts *g,
-						    struct sandbox *sb,
-						    const int stdio[3], int reply_fd)
-{
-	struct create_opts o = { .id = sb->id, .bundle = sb->dir };
-	struct create_reply r;
-	struct container_ctx c;
-
-	memset(&r, 0, sizeof(r));
-	for (int i = 0; i < 3; i++)
-		if (stdio[i] != i && dup2(stdio[i], i) < 0) {
-			error_sys(&r.err, "sandbox: dup2 onto fd %d", i);
-			goto reply;
-		}
-	sandbox_close_fds_but(reply_fd, log_get_fd());
-	ctx_init(&c, g, &o);
-	c.restore_sigmask = true;
-	c.saved_sigmask = container_sigmask;
-	if (create_container(&c, &r.err) == 0) {
-		r.ok = 1;
-		r.pid = c.pid;
-		snprintf(r.cgroup_path, sizeof(r.cgroup_path), "%s",
-			 c.cgroup_path ? c.cgroup_path : "");
-	}
-reply:
-	if (write_all(reply_fd, &r, sizeof(r)) < 0)
-		_exit(1);
-	_exit(0);
-}
-
-static int read_reply(int fd, struct create_reply *r)
-{
-	size_t got = 0;
-
-	while (got < sizeof(*r)) {
-		ssize_t n = read(fd, (char *)r + got, sizeof(*r) - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	return 0;
-}
-
-static int create_with_helper(const struct global_opts *g, struct sandbox *sb,
-			      const int stdio[3], struct error *err)
-{
-	_cleanup_free_ struct create_reply *r = xcalloc(1, sizeof(*r));
-	_cleanup_close_ int rd = -1;
-	int rp[2], status = 0, got;
-	pid_t helper;
-
-	if (pipe2(rp, O_CLOEXEC) < 0)
-		return error_sys(err, "sandbox: pipe");
-	helper = fork();
-	if (helper < 0) {
-		close(rp[0]);
-		close(rp[1]);
-		return error_sys(err, "sandbox: fork");
-	}
-	if (helper == 0)
-		create_helper(g, sb, stdio, rp[1]);
-	rd = rp[0];
-	close(rp[1]);
-	got = read_reply(rd, r);
-	while (waitpid(helper, &status, 0) < 0 && errno == EINTR)
-		;
-	if (got < 0)
-		return error_set(err, "sandbox: the create helper died (status %d)", status);
-	if (!r->ok) {
-		*err = r->err;
-		return -1;
-	}
-	sb->pid = r->pid;
-	sb->created = true;
-	sb->cgroup_path = xstrdup(r->cgroup_path);
-	sb->pidfd = (int)syscall(SYS_pidfd_open, sb->pid, 0);
-	if (sb->pidfd < 0)
-		return error_sys(err, "sandbox: pidfd_open %d", sb->pid);
-	return 0;
 }
 
 static int make_pipes_and_create(const struct global_opts *g, const struct sandbox_config *cfg,
@@ -263,7 +176,7 @@ static int make_pipes_and_create(const struct global_opts *g, const struct sandb
 	sb->out_fd = take_fd(out[0]);
 	sb->err_fd = take_fd(errp[0]);
 	sb->in_fd = take_fd(in[1]);
-	r = create_with_helper(g, sb, stdio, err);
+	r = sandbox_create_container(g, sb, stdio, err);
 out:
 	/* The container's ends: only the container may hold them now. */
 	for (int i = 0; i < 2; i++) {
@@ -360,6 +273,10 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 		.in_data = in->stdin_data,
 		.in_len = in->stdin_data ? in->stdin_len : 0,
 		.sigfd = sigfd,
+		.cancel_fd = in->cancel_fd,
+		.on_output = in->on_output,
+		.on_tick = in->on_tick,
+		.cb_arg = in->cb_arg,
 		.timeout = in->timeout > 0 ? in->timeout : SANDBOX_TIMEOUT_DEFAULT,
 		.output_limit = in->output_limit,
 	};

@@ -37,6 +37,7 @@
 #define SANDBOX_DISK_DEFAULT (256ull * 1024 * 1024) /* the writable layer */
 #define SANDBOX_TIMEOUT_DEFAULT 30.0		     /* seconds */
 #define SANDBOX_DRAIN_MS 2000 /* reading output after the init is gone */
+#define SANDBOX_TICK_MS 200   /* on_tick's period */
 
 enum sandbox_lang {
 	SANDBOX_LANG_NONE, /* a command line */
@@ -74,6 +75,12 @@ struct sandbox_input {
 	size_t stdin_len;
 	double timeout;	     /* seconds, > 0 */
 	size_t output_limit; /* per stream; 0: SANDBOX_OUTPUT_LIMIT */
+	int cancel_fd;	     /* >= 0: once readable, the container is killed */
+	/* Optional: each piece of output as it arrives (stream 1 or 2), and a
+	 * tick at least every SANDBOX_TICK_MS while the program runs. */
+	void (*on_output)(void *arg, int stream, const char *buf, size_t n);
+	void (*on_tick)(void *arg);
+	void *cb_arg;
 };
 
 struct sandbox_result {
@@ -87,6 +94,7 @@ struct sandbox_result {
 	bool oom_killed;
 	double seconds; /* from start to the exit of the container's init */
 	int signal;	/* the sandbox itself was told to stop (SIGTERM...) */
+	bool cancelled; /* killed because cancel_fd became readable */
 };
 
 /* A created container waiting for its code (warm, or about to run). */
@@ -115,6 +123,11 @@ struct sandbox {
 int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err);
 /* Before a normal exit, every sandbox destroyed: stop the watchdog. */
 void sandbox_env_fini(void);
+/* For a process that will have threads: before the first thread, fork
+ * the single-threaded creator that sandbox_prepare() then asks to create
+ * containers (see sandbox_creator.c).  Stopped by sandbox_creator_stop(). */
+int sandbox_creator_start(const struct global_opts *g, struct error *err);
+void sandbox_creator_stop(void);
 
 /* The image directory for --image NAME under root (NULL: the environment
  * or SANDBOX_IMAGE_ROOT), or --rootfs DIR.  Heap string, absolute. */
@@ -149,6 +162,11 @@ void sandbox_result_free(struct sandbox_result *res);
 /* {"stdout","stderr","exit_code","timed_out","seconds","truncated",
  *  "oom_killed"} into g (strings made valid UTF-8). */
 void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res);
+/* CLOCK_MONOTONIC in nanoseconds. */
+long long sandbox_now_ns(void);
+/* s[0, n) with each byte that is not well-formed UTF-8 made U+FFFD;
+ * NUL-terminated heap string, its length in *out_len. */
+char *sandbox_utf8_clean(const char *s, size_t n, size_t *out_len);
 /* The same as one line of JSON (no newline).  Heap string. */
 char *sandbox_result_json(const struct sandbox_result *res);
 

@@ -40,6 +40,8 @@ static const char *const base_env[] = {
 	"HOME=/tmp",
 	"LANG=C.UTF-8",
 	"PYTHONDONTWRITEBYTECODE=1",
+	/* What a program printed before a timeout's SIGKILL is in its output. */
+	"PYTHONUNBUFFERED=1",
 	NULL,
 };
 

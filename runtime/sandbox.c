@@ -207,6 +207,20 @@ static int make_state_root(const struct global_opts *g, struct error *err)
 	return 0;
 }
 
+extern const unsigned char agentsbx_sandbox_init[];
+extern const size_t agentsbx_sandbox_init_len;
+
+/* /.agentsbx/init: the container's PID 1 (runtime/sandbox_init/init.c). */
+static int install_init(struct sandbox *sb, struct error *err)
+{
+	_cleanup_close_ int fd = openat(sb->code_dirfd, SANDBOX_INIT_FILE,
+					O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0555);
+
+	if (fd < 0 || write_all(fd, agentsbx_sandbox_init, agentsbx_sandbox_init_len) < 0)
+		return error_sys(err, "sandbox: write /%s/%s", SANDBOX_CODE_DIR, SANDBOX_INIT_FILE);
+	return 0;
+}
+
 int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cfg,
 		    struct sandbox *sb, struct error *err)
 {
@@ -222,7 +236,7 @@ int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cf
 		return error_set(err, "sandbox: no command to run");
 	json = sandbox_spec_json(cfg, interpreter, err);
 	if (!json || sandbox_workspace_make(sb, cfg->disk, err) < 0 ||
-	    sandbox_overlay_mount(sb, cfg->rootfs, err) < 0 ||
+	    sandbox_overlay_mount(sb, cfg->rootfs, err) < 0 || install_init(sb, err) < 0 ||
 	    sandbox_write_bundle_config(sb, json, err) < 0 ||
 	    make_pipes_and_create(g, cfg, sb, err) < 0) {
 		sandbox_destroy(g, sb);

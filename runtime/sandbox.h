@@ -33,6 +33,7 @@
 #define SANDBOX_IMAGE_ROOT "/var/lib/agentsbx/images"
 #define SANDBOX_IMAGE_ROOT_ENV "AGENTSBX_IMAGE_ROOT"
 #define SANDBOX_CODE_DIR ".agentsbx" /* in the container's root */
+#define SANDBOX_INIT_FILE "init"      /* our PID 1 (runtime/sandbox_init/) in it */
 #define SANDBOX_OUTPUT_LIMIT (1024u * 1024)	     /* bytes kept per stream */
 #define SANDBOX_DISK_DEFAULT (256ull * 1024 * 1024) /* the writable layer */
 #define SANDBOX_TIMEOUT_DEFAULT 30.0		     /* seconds */

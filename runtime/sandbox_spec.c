@@ -133,8 +133,12 @@ static void gen_env(yajl_gen g, const struct sandbox_config *cfg)
 static void gen_args(yajl_gen g, const struct sandbox_config *cfg,
 		     const char *interpreter)
 {
+	_cleanup_free_ char *init = xasprintf("/%s/%s", SANDBOX_CODE_DIR, SANDBOX_INIT_FILE);
+
 	gstr(g, "args");
 	yajl_gen_array_open(g);
+	/* PID 1 is our init; the program is its child. */
+	gstr(g, init);
 	if (cfg->lang != SANDBOX_LANG_NONE) {
 		_cleanup_free_ char *file = xasprintf("/%s/%s", SANDBOX_CODE_DIR,
 						      sandbox_code_file(cfg->lang));

@@ -29,6 +29,11 @@
 #include "mcp_internal.h"
 
 #define PROGRESS_MIN_MS 250
+/* A pause between the last notification and the response: the TypeScript
+ * SDK handles a notification in a microtask but a response at once, so a
+ * notification read in the same chunk as its response finds its handler
+ * gone ("progress notification for an unknown token"). */
+#define PROGRESS_SETTLE_US 10000
 #define PROGRESS_CHUNK 4096
 #define WAIT_TICK_MS 100
 
@@ -339,4 +344,10 @@ void mcp_progress_flush(struct mcp_call *c)
 		return;
 	flush_stream(c, 1);
 	flush_stream(c, 2);
+}
+
+void mcp_progress_settle(struct mcp_call *c)
+{
+	if (c->progress_token.text && c->progress)
+		usleep(PROGRESS_SETTLE_US);
 }

@@ -148,5 +148,7 @@ void mcp_progress_note(struct mcp_call *c, const char *message);
 void mcp_progress_output(void *call, int stream, const char *buf, size_t n);
 void mcp_progress_tick(void *call);
 void mcp_progress_flush(struct mcp_call *c);
+/* Before the response, after notifications: see PROGRESS_SETTLE_US. */
+void mcp_progress_settle(struct mcp_call *c);
 
 #endif

@@ -570,6 +570,7 @@ static void finish(struct mcp_call *c, const struct sandbox_result *res)
 	snprintf(note, sizeof(note), "finished: exit code %d in %.3f s%s", res->exit_code,
 		 res->seconds, res->timed_out ? " (timed out)" : "");
 	mcp_progress_note(c, note);
+	mcp_progress_settle(c);
 	reply_result(c, res);
 }
 

@@ -12,7 +12,8 @@
 #include "cmd.h"
 
 enum { OPT_IMAGE = 256, OPT_ROOTFS, OPT_IMAGE_ROOT, OPT_TIMEOUT, OPT_MAX_TIMEOUT, OPT_MEMORY,
-       OPT_CPUS, OPT_PIDS, OPT_OUTPUT_LIMIT, OPT_DISK, OPT_WARM, OPT_MAX_CONCURRENT };
+       OPT_CPUS, OPT_PIDS, OPT_OUTPUT_LIMIT, OPT_DISK, OPT_WARM, OPT_MAX_CONCURRENT,
+       OPT_MAX_SESSIONS, OPT_SESSION_IDLE, OPT_FILE_LIMIT };
 
 #define IMAGES_MAX 16
 
@@ -26,9 +27,12 @@ struct mcp_flags {
 
 static const char help_text[] =
 	"A Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message a\n"
-	"line, protocol " MCP_PROTOCOL_VERSION ") with one tool, run_code {code, language,\n"
+	"line, protocol " MCP_PROTOCOL_VERSION ") with the tool run_code {code, language,\n"
 	"timeout_seconds?, stdin?}, which runs the code as `agentsbx sandbox` does and\n"
-	"returns {stdout, stderr, exit_code, timed_out, seconds, truncated, oom_killed}.\n\n"
+	"returns {stdout, stderr, exit_code, timed_out, seconds, truncated, oom_killed},\n"
+	"and the session tools (session_create, session_run, session_write_file,\n"
+	"session_read_file, session_list_files, session_close): files under /workspace\n"
+	"persist between a session's runs.\n\n"
 	"  --image NAME        an image under the image root (repeatable: each language\n"
 	"                      is served by the first image that has its interpreter;\n"
 	"                      default: python)\n"
@@ -39,7 +43,10 @@ static const char help_text[] =
 	"  --warm N            keep N created, never-used sandboxes per language ready\n"
 	"                      (0 to %d; default 0)\n"
 	"  --max-concurrent N  calls running at once (default %d); the rest queue.\n"
-	"                      ping, tools/list and cancellation never wait for them\n\n"
+	"                      ping, tools/list and cancellation never wait for them\n"
+	"  --max-sessions N    sessions open at once (default 16; 0: no session tools)\n"
+	"  --session-idle S    an unused session is closed after S seconds (600)\n"
+	"  --file-limit N      bytes of a file written into or read from a session (10m)\n\n"
 	"An image that is missing or has no interpreter does not stop the server: its\n"
 	"languages are not offered, and with none at all each call is a tool error\n"
 	"(isError) that says why.\n\n"
@@ -101,6 +108,18 @@ static int take_flag(struct mcp_flags *f, int c, char *arg)
 			return bad_flag("--warm", arg, "expected a number from 0 to 16");
 		f->o.warm = (int)n;
 		return 0;
+	case OPT_MAX_SESSIONS:
+		if (parse_u64(arg, &n) < 0 || n > MCP_SESSIONS_MAX)
+			return bad_flag("--max-sessions", arg, "expected a number from 0 to 256");
+		f->o.max_sessions = (int)n;
+		return 0;
+	case OPT_SESSION_IDLE:
+		return sandbox_parse_seconds(arg, &f->o.session_idle) < 0 ?
+			       bad_flag("--session-idle", arg, "expected seconds") : 0;
+	case OPT_FILE_LIMIT:
+		return sandbox_parse_size(arg, &f->o.file_limit) < 0 || !f->o.file_limit ||
+				       f->o.file_limit > (64u << 20) ?
+			       bad_flag("--file-limit", arg, "expected a size from 1 to 64m") : 0;
 	case OPT_MAX_CONCURRENT:
 		if (parse_u64(arg, &n) < 0 || n < 1 || n > MCP_CONCURRENT_MAX)
 			return bad_flag("--max-concurrent", arg, "expected a number from 1 to 256");
@@ -125,6 +144,9 @@ static int parse_flags(int argc, char **argv, struct mcp_flags *f)
 		{ "output-limit", required_argument, NULL, OPT_OUTPUT_LIMIT },
 		{ "warm", required_argument, NULL, OPT_WARM },
 		{ "max-concurrent", required_argument, NULL, OPT_MAX_CONCURRENT },
+		{ "max-sessions", required_argument, NULL, OPT_MAX_SESSIONS },
+		{ "session-idle", required_argument, NULL, OPT_SESSION_IDLE },
+		{ "file-limit", required_argument, NULL, OPT_FILE_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -132,6 +154,9 @@ static int parse_flags(int argc, char **argv, struct mcp_flags *f)
 
 	f->o.timeout = SANDBOX_TIMEOUT_DEFAULT;
 	f->o.max_timeout = 300;
+	f->o.max_sessions = MCP_SESSIONS_DEFAULT;
+	f->o.session_idle = MCP_SESSION_IDLE_DEFAULT;
+	f->o.file_limit = MCP_FILE_LIMIT_DEFAULT;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {
 			cmd_usage(&cmd_mcp, true);

@@ -26,6 +26,7 @@
 #include "mcp_internal.h"
 
 #define READ_CHUNK (256 * 1024)
+#define SESSION_CHECK_MS 1000 /* idle sessions are looked for while idle */
 
 static const char *const protocol_versions[] = {
 	MCP_PROTOCOL_VERSION, "2025-03-26", "2024-11-05", NULL,
@@ -452,8 +453,12 @@ static int wait_input(struct mcp_server *s, struct line_reader *r, struct error 
 		{ .fd = s->sigfd, .events = POLLIN },
 	};
 
-	if (poll(p, 2, -1) < 0)
-		return errno == EINTR ? 0 : error_sys(err, "mcp: poll");
+	int n = poll(p, 2, SESSION_CHECK_MS);
+
+	if (n == 0)
+		mcp_sessions_expire(s, false);
+	if (n <= 0)
+		return n < 0 && errno != EINTR ? error_sys(err, "mcp: poll") : 0;
 	if (p[1].revents)
 		take_signals(s);
 	if (p[0].revents && !must_stop(s))
@@ -516,6 +521,7 @@ int mcp_serve(const struct global_opts *g, const struct mcp_opts *o, struct erro
 			mcp_calls_kill_all(&s);
 		mcp_calls_wait_all(&s);
 	}
+	mcp_sessions_expire(&s, true);
 	mcp_pools_stop(&s);
 	sandbox_creator_stop();
 	sandbox_env_fini();

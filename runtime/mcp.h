@@ -23,6 +23,10 @@
 #define MCP_WARM_MAX 16			   /* warm sandboxes per language */
 #define MCP_CONCURRENT_DEFAULT 8	   /* sandboxes running calls at once */
 #define MCP_CONCURRENT_MAX 256
+#define MCP_SESSIONS_DEFAULT 16
+#define MCP_SESSIONS_MAX 256
+#define MCP_SESSION_IDLE_DEFAULT 600.0	   /* seconds */
+#define MCP_FILE_LIMIT_DEFAULT (10u << 20) /* bytes */
 
 struct mcp_opts {
 	char **images; /* image directories (absolute), in order of preference */
@@ -37,6 +41,9 @@ struct mcp_opts {
 	int warm; /* created, never-used sandboxes kept ready per language */
 	int max_concurrent; /* calls running at once; 0: MCP_CONCURRENT_DEFAULT */
 	char *setup_errors; /* images that could not be resolved, or NULL */
+	int max_sessions;   /* open at once; 0: MCP_SESSIONS_DEFAULT */
+	double session_idle; /* seconds before an unused session is closed */
+	uint64_t file_limit; /* bytes of a file in or out of a session */
 };
 
 /* Serve until stdin ends or a termination signal; 0 then. */

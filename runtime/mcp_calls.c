@@ -141,7 +141,10 @@ static void *call_thread(void *arg)
 	struct mcp_server *s = c->s;
 	bool stopping;
 
-	if (take_slot(c, &stopping)) {
+	/* Only a run takes a sandbox slot; file and session calls do not. */
+	if (c->a.tool != TOOL_RUN_CODE && c->a.tool != TOOL_SESSION_RUN) {
+		mcp_tools_run(c);
+	} else if (take_slot(c, &stopping)) {
 		mcp_tools_run(c);
 		give_slot(s);
 	} else if (stopping) {

@@ -43,14 +43,43 @@ struct mcp_pool {
 	int n;
 };
 
-/* The arguments of a run_code call (owned copies). */
+enum mcp_tool {
+	TOOL_RUN_CODE,
+	TOOL_SESSION_CREATE,
+	TOOL_SESSION_RUN,
+	TOOL_SESSION_WRITE_FILE,
+	TOOL_SESSION_READ_FILE,
+	TOOL_SESSION_LIST_FILES,
+	TOOL_SESSION_CLOSE,
+	TOOL_MAX,
+};
+
+/* The arguments of a call (owned copies). */
 struct call_args {
+	enum mcp_tool tool;
 	enum sandbox_lang lang;
 	char *code;
 	size_t code_len;
 	char *stdin_data; /* NULL: none */
 	size_t stdin_len;
 	double timeout;
+	char *session_id; /* the session tools */
+	char *path;
+	char *content; /* write_file: decoded */
+	size_t content_len;
+	bool base64; /* read_file: encoding */
+};
+
+/* A session (mcp_sessions.c): used by one call at a time (lock), freed
+ * when closed and no call holds a reference. */
+struct mcp_session {
+	struct mcp_session *next;
+	char id[48];
+	struct sandbox_session ss;
+	pthread_mutex_t lock; /* one operation at a time */
+	int refs;	      /* under the server's lock */
+	bool closed;
+	long long last_used_ns;
 };
 
 /* One tools/call in flight: queued for a slot, or running. */
@@ -92,6 +121,8 @@ struct mcp_server {
 	bool warm_off[SANDBOX_LANG_MAX]; /* making a warm one failed: stop */
 	pthread_t pool_thread;
 	bool pool_thread_started;
+	struct mcp_session *sessions;
+	int n_sessions;
 };
 
 /* ---- mcp.c ------------------------------------------------------------------ */
@@ -129,6 +160,34 @@ void mcp_tools_run(struct mcp_call *c);
 /* The warm pools' thread and its end. */
 int mcp_pool_start(struct mcp_server *s, struct error *err);
 void mcp_pools_stop(struct mcp_server *s);
+
+/* ---- mcp_sessions.c ------------------------------------------------------------ */
+
+/* The session tools' entries of tools/list. */
+void mcp_sessions_list_tools(struct mcp_server *s, yajl_gen g);
+/* The tool's own arguments, after the common checks. */
+int mcp_sessions_parse(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		       struct call_args *a);
+void mcp_sessions_run(struct mcp_call *c);
+/* Close sessions idle for longer than --session-idle; all with all. */
+void mcp_sessions_expire(struct mcp_server *s, bool all);
+
+/* mcp_tools.c, for mcp_sessions.c */
+void mcp_reply_run_result(struct mcp_call *c, const struct sandbox_result *res);
+void mcp_reply_tool_error(struct mcp_call *c, const char *msg);
+/* A tool result: text, and structuredContent made by gen (may be NULL). */
+void mcp_reply_tool_result(struct mcp_call *c, const char *text,
+			   void (*gen)(yajl_gen g, void *arg), void *arg);
+void mcp_sandbox_config_for(const struct mcp_server *s, enum sandbox_lang lang,
+			    struct sandbox_config *cfg);
+void mcp_gen_prop(yajl_gen g, const char *name, const char *type, const char *desc);
+void mcp_gen_language_prop(const struct mcp_server *s, yajl_gen g);
+void mcp_gen_timeout_prop(const struct mcp_server *s, yajl_gen g);
+int mcp_parse_language(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		       struct call_args *a, bool required);
+int mcp_parse_timeout(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		      struct call_args *a);
+int mcp_bad_args(struct mcp_server *s, const struct mcp_id *id, const char *msg);
 
 /* ---- mcp_calls.c ----------------------------------------------------------------- */
 

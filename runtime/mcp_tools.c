@@ -31,7 +31,26 @@
 #define TOOL_NAME "run_code"
 #define TEXT_STREAM_MAX 8192 /* bytes of a stream in the text summary */
 
-static const char *const arg_names[] = { "code", "language", "timeout_seconds", "stdin", NULL };
+static const char *const tool_names[TOOL_MAX] = {
+	[TOOL_RUN_CODE] = TOOL_NAME,
+	[TOOL_SESSION_CREATE] = "session_create",
+	[TOOL_SESSION_RUN] = "session_run",
+	[TOOL_SESSION_WRITE_FILE] = "session_write_file",
+	[TOOL_SESSION_READ_FILE] = "session_read_file",
+	[TOOL_SESSION_LIST_FILES] = "session_list_files",
+	[TOOL_SESSION_CLOSE] = "session_close",
+};
+
+/* Each tool's arguments (its schema's properties), as a list for errors. */
+static const char *const tool_args[TOOL_MAX] = {
+	[TOOL_RUN_CODE] = "code, language, timeout_seconds, stdin",
+	[TOOL_SESSION_CREATE] = "language",
+	[TOOL_SESSION_RUN] = "session_id, code, language, timeout_seconds, stdin",
+	[TOOL_SESSION_WRITE_FILE] = "session_id, path, content, encoding",
+	[TOOL_SESSION_READ_FILE] = "session_id, path, encoding",
+	[TOOL_SESSION_LIST_FILES] = "session_id, path",
+	[TOOL_SESSION_CLOSE] = "session_id",
+};
 
 /* ---- set-up ---------------------------------------------------------------- */
 
@@ -70,8 +89,8 @@ static bool offered(const struct mcp_server *s, int lang)
 	return s->setup_error || s->image_for[lang];
 }
 
-static void sandbox_config_for(const struct mcp_server *s, enum sandbox_lang lang,
-			       struct sandbox_config *cfg)
+void mcp_sandbox_config_for(const struct mcp_server *s, enum sandbox_lang lang,
+			    struct sandbox_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->rootfs = s->image_for[lang];
@@ -85,7 +104,7 @@ static void sandbox_config_for(const struct mcp_server *s, enum sandbox_lang lan
 
 /* ---- tools/list -------------------------------------------------------------- */
 
-static void gen_prop(yajl_gen g, const char *name, const char *type, const char *desc)
+void mcp_gen_prop(yajl_gen g, const char *name, const char *type, const char *desc)
 {
 	mcp_gstr(g, name);
 	yajl_gen_map_open(g);
@@ -104,7 +123,7 @@ static void gen_required(yajl_gen g, const char *const *names)
 	yajl_gen_array_close(g);
 }
 
-static void gen_language_prop(const struct mcp_server *s, yajl_gen g)
+void mcp_gen_language_prop(const struct mcp_server *s, yajl_gen g)
 {
 	mcp_gstr(g, "language");
 	yajl_gen_map_open(g);
@@ -119,7 +138,7 @@ static void gen_language_prop(const struct mcp_server *s, yajl_gen g)
 	yajl_gen_map_close(g);
 }
 
-static void gen_timeout_prop(const struct mcp_server *s, yajl_gen g)
+void mcp_gen_timeout_prop(const struct mcp_server *s, yajl_gen g)
 {
 	char desc[160];
 
@@ -146,10 +165,10 @@ static void gen_input_schema(const struct mcp_server *s, yajl_gen g)
 	mcp_gkey_str(g, "type", "object");
 	mcp_gstr(g, "properties");
 	yajl_gen_map_open(g);
-	gen_prop(g, "code", "string", "The program to run.");
-	gen_language_prop(s, g);
-	gen_timeout_prop(s, g);
-	gen_prop(g, "stdin", "string", "Standard input for the program (default: empty).");
+	mcp_gen_prop(g, "code", "string", "The program to run.");
+	mcp_gen_language_prop(s, g);
+	mcp_gen_timeout_prop(s, g);
+	mcp_gen_prop(g, "stdin", "string", "Standard input for the program (default: empty).");
 	yajl_gen_map_close(g);
 	gen_required(g, required);
 	mcp_gkey_bool(g, "additionalProperties", false);
@@ -166,13 +185,13 @@ static void gen_output_schema(yajl_gen g)
 	mcp_gkey_str(g, "type", "object");
 	mcp_gstr(g, "properties");
 	yajl_gen_map_open(g);
-	gen_prop(g, "stdout", "string", "the whole standard output, up to the output limit");
-	gen_prop(g, "stderr", "string", "the whole standard error, up to the output limit");
-	gen_prop(g, "exit_code", "integer", "128+N when killed by signal N");
-	gen_prop(g, "timed_out", "boolean", NULL);
-	gen_prop(g, "seconds", "number", "from start to exit");
-	gen_prop(g, "truncated", "boolean", "stdout or stderr was over the limit and trimmed");
-	gen_prop(g, "oom_killed", "boolean", "the memory limit was hit");
+	mcp_gen_prop(g, "stdout", "string", "the whole standard output, up to the output limit");
+	mcp_gen_prop(g, "stderr", "string", "the whole standard error, up to the output limit");
+	mcp_gen_prop(g, "exit_code", "integer", "128+N when killed by signal N");
+	mcp_gen_prop(g, "timed_out", "boolean", NULL);
+	mcp_gen_prop(g, "seconds", "number", "from start to exit");
+	mcp_gen_prop(g, "truncated", "boolean", "stdout or stderr was over the limit and trimmed");
+	mcp_gen_prop(g, "oom_killed", "boolean", "the memory limit was hit");
 	yajl_gen_map_close(g);
 	gen_required(g, required);
 	yajl_gen_map_close(g);
@@ -204,6 +223,7 @@ void mcp_tools_list(struct mcp_server *s, const struct mcp_id *id)
 	mcp_gkey_bool(g, "openWorldHint", false);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
+	mcp_sessions_list_tools(s, g);
 	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
 	mcp_reply_send(s, g);
@@ -238,7 +258,7 @@ static void *pool_thread(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&s->lock);
-		sandbox_config_for(s, (enum sandbox_lang)lang, &cfg);
+		mcp_sandbox_config_for(s, (enum sandbox_lang)lang, &cfg);
 		r = sandbox_prepare(s->g, &cfg, &sb, &err);
 		pthread_mutex_lock(&s->lock);
 		if (r < 0) {
@@ -316,7 +336,7 @@ static bool pool_take(struct mcp_server *s, enum sandbox_lang lang, struct sandb
 
 /* ---- tools/call: the arguments ------------------------------------------------------ */
 
-static int bad_args(struct mcp_server *s, const struct mcp_id *id, const char *msg)
+int mcp_bad_args(struct mcp_server *s, const struct mcp_id *id, const char *msg)
 {
 	mcp_reply_error(s, id, RPC_INVALID_PARAMS, "Invalid params", msg);
 	return -1;
@@ -328,16 +348,22 @@ static char *string_copy(yajl_val v, size_t *len)
 	return xstrndup(v->u.string, *len);
 }
 
-static int parse_language(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
-			  struct call_args *a)
+int mcp_parse_language(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		       struct call_args *a, bool required)
 {
-	yajl_val v = jmember(args, "language");
+	yajl_val v = args ? jmember(args, "language") : NULL;
 	_cleanup_free_ char *msg = NULL;
 	char names[64] = "";
 	int lang;
 
+	if (!v && !required) {
+		for (lang = SANDBOX_LANG_PYTHON; lang < SANDBOX_LANG_MAX && !offered(s, lang); lang++)
+			;
+		a->lang = lang < SANDBOX_LANG_MAX ? (enum sandbox_lang)lang : SANDBOX_LANG_PYTHON;
+		return 0;
+	}
 	if (!v || !YAJL_IS_STRING(v))
-		return bad_args(s, id, "arguments.language: required, a string");
+		return mcp_bad_args(s, id, "arguments.language: required, a string");
 	lang = sandbox_lang_from_name(v->u.string);
 	if (lang >= 0 && offered(s, lang)) {
 		a->lang = (enum sandbox_lang)lang;
@@ -349,11 +375,11 @@ static int parse_language(struct mcp_server *s, const struct mcp_id *id, yajl_va
 				 *names ? ", " : "", sandbox_lang_name((enum sandbox_lang)l));
 	msg = xasprintf("arguments.language: must be one of %s (this server has no image for \"%.40s\")",
 			names, v->u.string);
-	return bad_args(s, id, msg);
+	return mcp_bad_args(s, id, msg);
 }
 
-static int parse_timeout(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
-			 struct call_args *a)
+int mcp_parse_timeout(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		      struct call_args *a)
 {
 	yajl_val v = jmember(args, "timeout_seconds");
 	_cleanup_free_ char *msg = NULL;
@@ -363,34 +389,37 @@ static int parse_timeout(struct mcp_server *s, const struct mcp_id *id, yajl_val
 	if (!v || YAJL_IS_NULL(v))
 		return 0;
 	if (!YAJL_IS_NUMBER(v))
-		return bad_args(s, id, "arguments.timeout_seconds: must be a number");
+		return mcp_bad_args(s, id, "arguments.timeout_seconds: must be a number");
 	t = strtod(v->u.number.r, NULL);
 	if (!isfinite(t) || t <= 0)
-		return bad_args(s, id, "arguments.timeout_seconds: must be above 0");
+		return mcp_bad_args(s, id, "arguments.timeout_seconds: must be above 0");
 	if (t > s->o->max_timeout) {
 		msg = xasprintf("arguments.timeout_seconds: at most %g (the schema's maximum)",
 				s->o->max_timeout);
-		return bad_args(s, id, msg);
+		return mcp_bad_args(s, id, msg);
 	}
 	a->timeout = t;
 	return 0;
 }
 
 /* additionalProperties: false. */
-static int check_known(struct mcp_server *s, const struct mcp_id *id, yajl_val args)
+static int check_known(struct mcp_server *s, const struct mcp_id *id, enum mcp_tool tool,
+		       yajl_val args)
 {
 	for (size_t i = 0; i < args->u.object.len; i++) {
-		const char *key = args->u.object.keys[i];
+		const char *key = args->u.object.keys[i], *list = tool_args[tool];
 		_cleanup_free_ char *msg = NULL;
-		bool known = false;
+		size_t n = strlen(key);
+		const char *p;
 
-		for (const char *const *n = arg_names; *n && !known; n++)
-			known = !strcmp(*n, key);
-		if (known)
+		for (p = list; (p = strstr(p, key)); p += n)
+			if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+				break;
+		if (p)
 			continue;
-		msg = xasprintf("arguments.%.64s: unknown argument (run_code takes code, language, timeout_seconds, stdin)",
-				key);
-		return bad_args(s, id, msg);
+		msg = xasprintf("arguments.%.64s: unknown argument (%s takes %s)", key,
+				tool_names[tool], list);
+		return mcp_bad_args(s, id, msg);
 	}
 	return 0;
 }
@@ -402,38 +431,59 @@ static void progress_token(yajl_val params, struct mcp_id *token)
 	mcp_id_from(token, meta && YAJL_IS_OBJECT(meta) ? jmember(meta, "progressToken") : NULL);
 }
 
+/* run_code's arguments, and session_run's but for session_id. */
+static int parse_run(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		     struct call_args *a)
+{
+	yajl_val v = jmember(args, "code");
+
+	if (!v || !YAJL_IS_STRING(v))
+		return mcp_bad_args(s, id, "arguments.code: required, a string");
+	v = jmember(args, "stdin");
+	if (v && !YAJL_IS_NULL(v) && !YAJL_IS_STRING(v))
+		return mcp_bad_args(s, id, "arguments.stdin: must be a string");
+	if (mcp_parse_language(s, id, args, a, true) < 0 || mcp_parse_timeout(s, id, args, a) < 0)
+		return -1;
+	a->code = string_copy(jmember(args, "code"), &a->code_len);
+	if (v && YAJL_IS_STRING(v))
+		a->stdin_data = string_copy(v, &a->stdin_len);
+	return 0;
+}
+
 int mcp_tools_parse_call(struct mcp_server *s, const struct mcp_id *id, yajl_val params,
 			 struct call_args *a, struct mcp_id *token)
 {
-	yajl_val name = params ? jmember(params, "name") : NULL, args, v;
+	yajl_val name = params ? jmember(params, "name") : NULL, args;
+	int tool = 0;
 	struct error e;
 	struct jctx c;
 
 	memset(a, 0, sizeof(*a));
 	token->text = NULL;
 	if (!name || !YAJL_IS_STRING(name))
-		return bad_args(s, id, "params.name: required, a string");
-	if (strcmp(name->u.string, TOOL_NAME))
-		return bad_args(s, id, "params.name: unknown tool (this server has run_code)");
+		return mcp_bad_args(s, id, "params.name: required, a string");
+	while (tool < TOOL_MAX && strcmp(name->u.string, tool_names[tool]))
+		tool++;
+	if (tool == TOOL_MAX || (tool != TOOL_RUN_CODE && !s->o->max_sessions))
+		return mcp_bad_args(s, id, "params.name: unknown tool (see tools/list)");
+	a->tool = (enum mcp_tool)tool;
 	args = jmember(params, "arguments");
 	jctx_init(&c, "arguments", &e);
-	if (!args || !YAJL_IS_OBJECT(args))
-		return bad_args(s, id, "params.arguments: required, an object");
-	if (jcheck_object(&c, args) < 0)
-		return bad_args(s, id, e.msg);
-	if (check_known(s, id, args) < 0)
+	/* session_create needs no arguments at all. */
+	if ((args || tool != TOOL_SESSION_CREATE) && (!args || !YAJL_IS_OBJECT(args)))
+		return mcp_bad_args(s, id, "params.arguments: required, an object");
+	if (args && (jcheck_object(&c, args) < 0))
+		return mcp_bad_args(s, id, e.msg);
+	if (args && check_known(s, id, a->tool, args) < 0)
 		return -1;
-	v = jmember(args, "code");
-	if (!v || !YAJL_IS_STRING(v))
-		return bad_args(s, id, "arguments.code: required, a string");
-	v = jmember(args, "stdin");
-	if (v && !YAJL_IS_NULL(v) && !YAJL_IS_STRING(v))
-		return bad_args(s, id, "arguments.stdin: must be a string");
-	if (parse_language(s, id, args, a) < 0 || parse_timeout(s, id, args, a) < 0)
+	if (tool == TOOL_RUN_CODE && parse_run(s, id, args, a) < 0)
 		return -1;
-	a->code = string_copy(jmember(args, "code"), &a->code_len);
-	if (v && YAJL_IS_STRING(v))
-		a->stdin_data = string_copy(v, &a->stdin_len);
+	if (tool == TOOL_SESSION_RUN && parse_run(s, id, args, a) < 0)
+		return -1;
+	if (tool != TOOL_RUN_CODE && mcp_sessions_parse(s, id, args, a) < 0) {
+		mcp_call_args_free(a);
+		return -1;
+	}
 	progress_token(params, token);
 	return 0;
 }
@@ -442,6 +492,9 @@ void mcp_call_args_free(struct call_args *a)
 {
 	free(a->code);
 	free(a->stdin_data);
+	free(a->session_id);
+	free(a->path);
+	free(a->content);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -486,7 +539,7 @@ static char *summary_text(const struct sandbox_result *res)
 	return sandbox_utf8_clean(raw, strlen(raw), &len);
 }
 
-static void reply_result(struct mcp_call *c, const struct sandbox_result *res)
+void mcp_reply_run_result(struct mcp_call *c, const struct sandbox_result *res)
 {
 	_cleanup_free_ char *text = summary_text(res);
 	yajl_gen g;
@@ -511,7 +564,7 @@ static void reply_result(struct mcp_call *c, const struct sandbox_result *res)
 }
 
 /* The sandbox itself failed: a tool error the model can read. */
-static void reply_tool_error(struct mcp_call *c, const char *msg)
+void mcp_reply_tool_error(struct mcp_call *c, const char *msg)
 {
 	_cleanup_free_ char *text = xasprintf("sandbox error: %s", msg);
 	yajl_gen g;
@@ -533,6 +586,32 @@ static void reply_tool_error(struct mcp_call *c, const char *msg)
 	mcp_reply_send(c->s, g);
 }
 
+void mcp_reply_tool_result(struct mcp_call *c, const char *text,
+			   void (*gen)(yajl_gen g, void *arg), void *arg)
+{
+	yajl_gen g;
+
+	if (!mcp_call_may_reply(c))
+		return;
+	g = mcp_reply_begin(&c->id);
+	mcp_gstr(g, "result");
+	yajl_gen_map_open(g);
+	mcp_gstr(g, "content");
+	yajl_gen_array_open(g);
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "type", "text");
+	mcp_gkey_str(g, "text", text);
+	yajl_gen_map_close(g);
+	yajl_gen_array_close(g);
+	if (gen) {
+		mcp_gstr(g, "structuredContent");
+		gen(g, arg);
+	}
+	mcp_gkey_bool(g, "isError", false);
+	yajl_gen_map_close(g);
+	mcp_reply_send(c->s, g);
+}
+
 /* ---- tools/call: the run ------------------------------------------------------------------ */
 
 /* A warm sandbox of the language, or a new one. */
@@ -543,7 +622,7 @@ static int get_sandbox(struct mcp_server *s, enum sandbox_lang lang, struct sand
 
 	if (pool_take(s, lang, sb))
 		return 0;
-	sandbox_config_for(s, lang, &cfg);
+	mcp_sandbox_config_for(s, lang, &cfg);
 	return sandbox_prepare(s->g, &cfg, sb, err);
 }
 
@@ -563,7 +642,7 @@ static void finish(struct mcp_call *c, const struct sandbox_result *res)
 
 	if (res->cancelled) {
 		/* By the client: no reply.  Else the server is stopping. */
-		reply_tool_error(c, "the server is stopping; the program was killed");
+		mcp_reply_tool_error(c, "the server is stopping; the program was killed");
 		return;
 	}
 	mcp_progress_flush(c);
@@ -571,7 +650,7 @@ static void finish(struct mcp_call *c, const struct sandbox_result *res)
 		 res->seconds, res->timed_out ? " (timed out)" : "");
 	mcp_progress_note(c, note);
 	mcp_progress_settle(c);
-	reply_result(c, res);
+	mcp_reply_run_result(c, res);
 }
 
 /* The reply goes out before the sandbox is deleted: the deletion is not
@@ -595,22 +674,26 @@ void mcp_tools_run(struct mcp_call *c)
 	struct sandbox sb;
 	struct error err;
 
+	if (c->a.tool != TOOL_RUN_CODE) {
+		mcp_sessions_run(c);
+		return;
+	}
 	if (s->setup_error) {
-		reply_tool_error(c, s->setup_error);
+		mcp_reply_tool_error(c, s->setup_error);
 		return;
 	}
 	if (get_sandbox(s, c->a.lang, &sb, &err) < 0) {
 		log_warn("mcp: run_code: %s", err.msg);
-		reply_tool_error(c, err.msg);
+		mcp_reply_tool_error(c, err.msg);
 		return;
 	}
 	if (cancelled(c)) {
-		reply_tool_error(c, "the server is stopping; the program did not run");
+		mcp_reply_tool_error(c, "the server is stopping; the program did not run");
 	} else {
 		mcp_progress_note(c, "started");
 		if (sandbox_run(s->g, &sb, &in, -1, &res, &err) < 0) {
 			log_warn("mcp: run_code: %s", err.msg);
-			reply_tool_error(c, err.msg);
+			mcp_reply_tool_error(c, err.msg);
 		} else {
 			finish(c, &res);
 		}

@@ -115,7 +115,7 @@ const sigset_t *sandbox_container_sigmask(void)
 
 /* ---- creating ------------------------------------------------------------------- */
 
-static void make_id(struct sandbox *sb)
+void sandbox_new_id(struct sandbox *sb)
 {
 	unsigned int rnd = 0;
 
@@ -125,12 +125,12 @@ static void make_id(struct sandbox *sb)
 		 __atomic_add_fetch(&call_counter, 1, __ATOMIC_RELAXED), rnd);
 }
 
-static void sandbox_init_struct(struct sandbox *sb, enum sandbox_lang lang)
+void sandbox_init_struct(struct sandbox *sb, enum sandbox_lang lang)
 {
 	memset(sb, 0, sizeof(*sb));
 	sb->code_dirfd = sb->out_fd = sb->err_fd = sb->in_fd = sb->pidfd = -1;
 	sb->lang = lang;
-	make_id(sb);
+	sandbox_new_id(sb);
 }
 
 /* A pipe whose read end (ours when out) is non-blocking. */
@@ -160,8 +160,8 @@ void sandbox_close_fds_but(int keep_a, int keep_b)
 	syscall(SYS_close_range, from, ~0U, 0);
 }
 
-static int make_pipes_and_create(const struct global_opts *g, const struct sandbox_config *cfg,
-				 struct sandbox *sb, struct error *err)
+int sandbox_create_with_pipes(const struct global_opts *g, const struct sandbox_config *cfg,
+			      struct sandbox *sb, struct error *err)
 {
 	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in[2] = { -1, -1 };
 	int stdio[3], r = -1;
@@ -193,7 +193,7 @@ out:
 /* The create helper's log goes to the container's stderr, so the runtime
  * must have nothing to warn about: the seccomp cache it keeps under the
  * state root needs the root to exist before the first create. */
-static int make_state_root(const struct global_opts *g, struct error *err)
+int sandbox_make_state_root(const struct global_opts *g, struct error *err)
 {
 	static bool made;
 	int fd;
@@ -211,7 +211,7 @@ extern const unsigned char agentsbx_sandbox_init[];
 extern const size_t agentsbx_sandbox_init_len;
 
 /* /.agentsbx/init: the container's PID 1 (runtime/sandbox_init/init.c). */
-static int install_init(struct sandbox *sb, struct error *err)
+int sandbox_install_init(struct sandbox *sb, struct error *err)
 {
 	_cleanup_close_ int fd = openat(sb->code_dirfd, SANDBOX_INIT_FILE,
 					O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0555);
@@ -227,7 +227,7 @@ int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cf
 	_cleanup_free_ char *interpreter = NULL, *json = NULL;
 
 	sandbox_init_struct(sb, cfg->lang);
-	if (make_state_root(g, err) < 0)
+	if (sandbox_make_state_root(g, err) < 0)
 		return -1;
 	if (cfg->lang != SANDBOX_LANG_NONE &&
 	    sandbox_find_interpreter(cfg->rootfs, cfg->lang, &interpreter, err) < 0)
@@ -236,9 +236,9 @@ int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cf
 		return error_set(err, "sandbox: no command to run");
 	json = sandbox_spec_json(cfg, interpreter, err);
 	if (!json || sandbox_workspace_make(sb, cfg->disk, err) < 0 ||
-	    sandbox_overlay_mount(sb, cfg->rootfs, err) < 0 || install_init(sb, err) < 0 ||
+	    sandbox_overlay_mount(sb, cfg->rootfs, err) < 0 || sandbox_install_init(sb, err) < 0 ||
 	    sandbox_write_bundle_config(sb, json, err) < 0 ||
-	    make_pipes_and_create(g, cfg, sb, err) < 0) {
+	    sandbox_create_with_pipes(g, cfg, sb, err) < 0) {
 		sandbox_destroy(g, sb);
 		return -1;
 	}
@@ -349,7 +349,7 @@ static void kill_and_reap(struct sandbox *sb)
 	sb->reaped = true;
 }
 
-void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)
+void sandbox_release_container(const struct global_opts *g, struct sandbox *sb)
 {
 	struct error e;
 
@@ -363,9 +363,16 @@ void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)
 	close_fd(&sb->err_fd);
 	close_fd(&sb->in_fd);
 	close_fd(&sb->pidfd);
-	sandbox_workspace_remove(sb);
 	free(sb->cgroup_path);
 	sb->cgroup_path = NULL;
+	sb->pid = 0;
+	sb->reaped = false;
+}
+
+void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)
+{
+	sandbox_release_container(g, sb);
+	sandbox_workspace_remove(sb);
 }
 
 /* A command that is not in the image is the code's failure, not the

@@ -34,6 +34,8 @@
 #define SANDBOX_IMAGE_ROOT_ENV "AGENTSBX_IMAGE_ROOT"
 #define SANDBOX_CODE_DIR ".agentsbx" /* in the container's root */
 #define SANDBOX_INIT_FILE "init"      /* our PID 1 (runtime/sandbox_init/) in it */
+#define SANDBOX_SESSION_DIR "/workspace" /* a session's files, kept between runs */
+#define SANDBOX_FILES_DIR "files"	   /* ... in the workspace */
 #define SANDBOX_OUTPUT_LIMIT (1024u * 1024)	     /* bytes kept per stream */
 #define SANDBOX_DISK_DEFAULT (256ull * 1024 * 1024) /* the writable layer */
 #define SANDBOX_TIMEOUT_DEFAULT 30.0		     /* seconds */
@@ -66,6 +68,7 @@ struct sandbox_config {
 	bool netns_annotate;	/* ask the policy to allow it (annotation) */
 	uint64_t disk;		/* bytes of the writable layer; 0: default */
 	int stdin_fd;		/* >= 0: the container's stdin; else a pipe */
+	bool session;		/* bind the workspace's files/ on SANDBOX_SESSION_DIR */
 };
 
 /* What one call brings (may come after create: the warm pool). */
@@ -153,6 +156,36 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 void sandbox_destroy(const struct global_opts *g, struct sandbox *sb);
 /* A warm sandbox is still usable (its init waits for start). */
 bool sandbox_is_alive(const struct sandbox *sb);
+
+/* ---- sessions (sandbox_session.c) ------------------------------------------
+ * A workspace kept between runs: files/ in it is SANDBOX_SESSION_DIR,
+ * read-write, in each run's container; each run is a new container. */
+struct sandbox_session {
+	struct sandbox sb; /* the workspace; a container only during a run */
+	struct sandbox_config cfg;
+	int files_fd;
+};
+
+struct sandbox_dirent {
+	char name[256];
+	const char *type; /* "file", "directory", "symlink", "other" */
+	unsigned long long size;
+};
+
+int sandbox_session_open(const struct global_opts *g, const struct sandbox_config *cfg,
+			 struct sandbox_session *ss, struct error *err);
+int sandbox_session_run(const struct global_opts *g, struct sandbox_session *ss,
+			enum sandbox_lang lang, const struct sandbox_input *in,
+			struct sandbox_result *res, struct error *err);
+void sandbox_session_close(const struct global_opts *g, struct sandbox_session *ss);
+/* Paths are SANDBOX_SESSION_DIR/REL or REL, resolved inside files/. */
+const char *sandbox_session_rel(const char *path);
+int sandbox_session_write_file(struct sandbox_session *ss, const char *path, const char *data,
+			       size_t len, struct error *err);
+int sandbox_session_read_file(struct sandbox_session *ss, const char *path, size_t max,
+			      char **out, size_t *len, struct error *err);
+int sandbox_session_list(struct sandbox_session *ss, const char *path,
+			 struct sandbox_dirent **out, size_t *n, size_t max, struct error *err);
 
 /* prepare + run + destroy. */
 int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,

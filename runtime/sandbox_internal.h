@@ -58,6 +58,17 @@ int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 
 /* ---- sandbox.c, sandbox_creator.c, sandbox_watchdog.c ---------------------- */
 
+/* sandbox.c's steps, for sandbox_session.c. */
+void sandbox_init_struct(struct sandbox *sb, enum sandbox_lang lang);
+void sandbox_new_id(struct sandbox *sb);
+int sandbox_make_state_root(const struct global_opts *g, struct error *err);
+int sandbox_install_init(struct sandbox *sb, struct error *err);
+int sandbox_create_with_pipes(const struct global_opts *g, const struct sandbox_config *cfg,
+			      struct sandbox *sb, struct error *err);
+/* Kill, reap and delete the container, close its fds; the workspace
+ * stays. */
+void sandbox_release_container(const struct global_opts *g, struct sandbox *sb);
+
 /* The signal mask the process had before sandbox_env_init blocked the
  * termination signals: what every container gets. */
 const sigset_t *sandbox_container_sigmask(void);

@@ -117,7 +117,9 @@ def test_conversation(client):
     assert client.no_reply()  # notifications get none
 
     tools = client.request("tools/list")["result"]["tools"]
-    assert [t["name"] for t in tools] == ["run_code"]
+    assert [t["name"] for t in tools] == ["run_code", "session_create", "session_run",
+                                          "session_write_file", "session_read_file",
+                                          "session_list_files", "session_close"]
     schema = tools[0]["inputSchema"]
     assert schema["type"] == "object" and set(schema["required"]) == {"code", "language"}
     assert set(schema["properties"]) == {"code", "language", "timeout_seconds", "stdin"}
@@ -401,3 +403,75 @@ def sandbox_processes_of(server_pid):
             except OSError:
                 pass
     return found
+
+
+# ---- sessions ------------------------------------------------------------------
+
+def tool(c, name, **args):
+    return c.request("tools/call", {"name": name, "arguments": args})["result"]
+
+
+def test_a_session_keeps_its_files_and_nothing_else(client, state_root):
+    sid = tool(client, "session_create")["structuredContent"]["session_id"]
+    assert tool(client, "session_write_file", session_id=sid, path="in/a.txt",
+                content="aGVsbG8=", encoding="base64")["isError"] is False
+    r = tool(client, "session_run", session_id=sid, language="python",
+             code="import os\nprint(open('in/a.txt').read(), os.getcwd())\n"
+                  "open('/workspace/out.txt', 'w').write('made')\n"
+                  "open('/tmp/gone', 'w').write('x')\n")
+    assert r["structuredContent"]["stdout"] == "hello /workspace\n", r
+    r = tool(client, "session_run", session_id=sid, language="sh",
+             code="cat /workspace/out.txt; test -e /tmp/gone || echo ' no /tmp/gone'")
+    assert r["structuredContent"]["stdout"] == "made no /tmp/gone\n", r
+    r = tool(client, "session_read_file", session_id=sid, path="/workspace/out.txt")
+    assert r["structuredContent"]["content"] == "made"
+    assert sandboxes(state_root) == []  # no container between runs
+    assert tool(client, "session_close", session_id=sid)["isError"] is False
+    assert tool(client, "session_list_files", session_id=sid)["isError"] is True
+
+
+def test_session_files_stay_inside_the_workspace(client):
+    sid = tool(client, "session_create")["structuredContent"]["session_id"]
+    r = tool(client, "session_run", session_id=sid, language="sh",
+             code="ln -s /etc/passwd /workspace/link; ln -s ../../../../etc /workspace/up; "
+                  "mkdir -p /workspace/d && ln -s / /workspace/d/root")
+    assert r["structuredContent"]["exit_code"] == 0, r
+    for path in ("link", "up/passwd", "d/root/etc/passwd"):
+        r = tool(client, "session_read_file", session_id=sid, path=path)
+        assert r["isError"] is True, (path, r)
+    r = tool(client, "session_write_file", session_id=sid, path="up/evil", content="x")
+    assert r["isError"] is True
+    r = client.request("tools/call", {"name": "session_read_file",
+                                      "arguments": {"session_id": sid, "path": "/etc/passwd"}})
+    assert "must be under /workspace" in r["error"]["message"]
+    tool(client, "session_close", session_id=sid)
+
+
+def test_idle_sessions_expire_and_the_limit_holds(make_client, python_image, state_root):
+    c = make_client("--session-idle", "1", "--max-sessions", "2", images=(python_image,))
+    c.initialize()
+    a = tool(c, "session_create")["structuredContent"]["session_id"]
+    tool(c, "session_create")
+    r = tool(c, "session_create")
+    assert r["isError"] is True and "--max-sessions" in r["content"][0]["text"]
+    time.sleep(2.5)
+    r = tool(c, "session_run", session_id=a, language="python", code="print(1)")
+    assert r["isError"] is True and "no session" in r["content"][0]["text"]
+    assert tool(c, "session_create")["isError"] is False
+
+
+def test_sigkill_of_the_server_leaves_no_session_behind(make_client, python_image,
+                                                         state_root):
+    c = make_client(images=(python_image,))
+    c.initialize()
+    sid = tool(c, "session_create")["structuredContent"]["session_id"]
+    call_session = {"name": "session_run", "arguments": {
+        "session_id": sid, "language": "python", "code": "import time; time.sleep(60)"}}
+    c.send({"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": call_session})
+    deadline = time.monotonic() + 10
+    while not sandbox_processes_of(c.p.pid):
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    c.p.kill()
+    c.p.wait(10)
+    assert wait_no_leftovers(state_root, 5.0) == {}

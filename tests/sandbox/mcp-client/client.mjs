@@ -52,7 +52,7 @@ const run = (client, code, extra = {}, options = {}) =>
 const transport = new StdioClientTransport({
   command: env.AGENTSBX,
   args: ["--root", env.STATE_ROOT, "mcp", "--image-root", env.IMAGE_ROOT, "--image", "python",
-         "--image", "busybox"],
+         "--image", "busybox", "--max-sessions", "24"],
   stderr: "inherit",
 });
 const client = new Client({ name: "agentsbx-sdk-test", version: "1.0.0" });
@@ -66,7 +66,10 @@ const serverPid = transport.pid;
 
 // tools/list, validated against what the tool promises
 const { tools } = await client.listTools();
-assert.deepEqual(tools.map((t) => t.name), ["run_code"]);
+assert.deepEqual(tools.map((t) => t.name),
+                 ["run_code", "session_create", "session_run", "session_write_file",
+                  "session_read_file", "session_list_files", "session_close"]);
+for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false);
 const schema = tools[0].inputSchema;
 assert.equal(schema.type, "object");
 assert.deepEqual([...schema.required].sort(), ["code", "language"]);
@@ -167,6 +170,59 @@ r = await run(client, "import time\nprint('before')\ntime.sleep(10)", { timeout_
 assert.equal(r.isError, true);
 assert.equal(r.structuredContent.timed_out, true);
 assert.equal(r.structuredContent.stdout, "before\n");
+
+// a session: write a CSV, run Python that reads it and writes a PNG, read it back, close
+const call = (name, args) => client.callTool({ name, arguments: args }, undefined, { timeout: 60000 });
+let res = await call("session_create", {});
+assert.equal(res.isError, false);
+const sid = res.structuredContent.session_id;
+res = await call("session_write_file", { session_id: sid, path: "data/points.csv",
+                                         content: "x,y\n0,0\n1,1\n2,4\n3,9\n" });
+assert.equal(res.isError, false);
+const plot = `
+import csv, struct, zlib
+rows = [(int(r["x"]), int(r["y"])) for r in csv.DictReader(open("data/points.csv"))]
+w, h = 4, 10
+pixels = [[255] * w for _ in range(h)]
+for x, y in rows:
+    pixels[h - 1 - y][x] = 0
+raw = b"".join(b"\\x00" + bytes(row) for row in pixels)
+def chunk(kind, data):
+    return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+png = (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+       + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+open("/workspace/plot.png", "wb").write(png)
+print(len(rows), "points,", len(png), "bytes")
+`;
+res = await call("session_run", { session_id: sid, code: plot, language: "python" });
+assert.equal(res.isError, false, JSON.stringify(res));
+assert.match(res.structuredContent.stdout, /^4 points, \d+ bytes\n$/);
+res = await call("session_list_files", { session_id: sid });
+assert.deepEqual(res.structuredContent.entries.map((e) => e.name).sort(), ["data", "plot.png"]);
+res = await call("session_read_file", { session_id: sid, path: "/workspace/plot.png" });
+assert.equal(res.structuredContent.encoding, "base64");
+const png = Buffer.from(res.structuredContent.content, "base64");
+assert.equal(png.subarray(0, 8).toString("binary"), "\x89PNG\r\n\x1a\n");
+assert.equal(png.length, res.structuredContent.size);
+report.session_png_bytes = png.length;
+res = await call("session_close", { session_id: sid });
+assert.equal(res.isError, false);
+res = await call("session_run", { session_id: sid, code: "print(1)", language: "python" });
+assert.equal(res.isError, true);
+
+// 20 sessions opened and closed: nothing left
+t = now();
+const ids = [];
+for (let i = 0; i < 20; i++) {
+  res = await call("session_create", {});
+  assert.equal(res.isError, false, JSON.stringify(res));
+  ids.push(res.structuredContent.session_id);
+}
+await Promise.all(ids.map((id) => call("session_write_file", { session_id: id, path: "f", content: id })));
+for (const id of ids) assert.equal((await call("session_close", { session_id: id })).isError, false);
+report.twenty_sessions_s = now() - t;
+assert.ok(await waitUntil(() => stateEntries().length === 0 && sandboxProcesses(serverPid).length === 0, 2),
+          "something is left after 20 sessions");
 
 assert.equal(lateError, null, `the SDK saw an error: ${lateError}`);
 await client.close();

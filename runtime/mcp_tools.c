@@ -5,7 +5,7 @@
  * timeout's maximum, no unknown argument), a run in a call's thread (a
  * warm sandbox or a new one), the result, and the warm pools: per
  * language, up to --warm created sandboxes whose init waits for start,
- * kept full by a thread of their own.  A warm sandbox runs at most one
+ * kept full by a thread of their own while no call is in flight.  A warm sandbox runs at most one
  * program and is deleted after it.
  *
  * The result: structuredContent has the whole streams (each up to the
@@ -253,7 +253,9 @@ static void *pool_thread(void *arg)
 		struct error err;
 		int r;
 
-		if (lang < 0) {
+		/* Only while no call is in flight: a create competes with the
+		 * runs for the CPU. */
+		if (lang < 0 || s->threads > 0) {
 			pthread_cond_wait(&s->cond, &s->lock);
 			continue;
 		}

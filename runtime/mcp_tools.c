@@ -192,6 +192,18 @@ static void gen_output_schema(yajl_gen g)
 	mcp_gen_prop(g, "seconds", "number", "from start to exit");
 	mcp_gen_prop(g, "truncated", "boolean", "stdout or stderr was over the limit and trimmed");
 	mcp_gen_prop(g, "oom_killed", "boolean", "the memory limit was hit");
+	mcp_gstr(g, "error");
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "type", "object");
+	mcp_gkey_str(g, "description",
+		     "Python only: the uncaught exception, parsed from stderr (name, value, traceback)");
+	mcp_gstr(g, "properties");
+	yajl_gen_map_open(g);
+	mcp_gen_prop(g, "name", "string", NULL);
+	mcp_gen_prop(g, "value", "string", NULL);
+	mcp_gen_prop(g, "traceback", "string", NULL);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 	gen_required(g, required);
 	yajl_gen_map_close(g);

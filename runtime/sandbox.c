@@ -319,6 +319,7 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 		return -1;
 	sb->reaped = true;
 	res->oom_killed = read_oom_killed(sb->cgroup_path);
+	res->python = sb->lang == SANDBOX_LANG_PYTHON;
 	return 0;
 }
 

@@ -99,7 +99,19 @@ struct sandbox_result {
 	double seconds; /* from start to the exit of the container's init */
 	int signal;	/* the sandbox itself was told to stop (SIGTERM...) */
 	bool cancelled; /* killed because cancel_fd became readable */
+	bool python;	/* the program was Python: look for its exception */
 };
+
+/* A Python program's uncaught exception, parsed from its stderr
+ * (sandbox_pyerror.c). */
+struct sandbox_pyerror {
+	char *name;	 /* "ZeroDivisionError" */
+	char *value;	 /* "division by zero" */
+	char *traceback; /* from "Traceback (most recent call last):" */
+};
+
+bool sandbox_python_error(const struct sandbox_result *res, struct sandbox_pyerror *out);
+void sandbox_pyerror_free(struct sandbox_pyerror *e);
 
 /* A created container waiting for its code (warm, or about to run). */
 struct sandbox {
@@ -194,7 +206,9 @@ int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,
 void sandbox_result_free(struct sandbox_result *res);
 
 /* {"stdout","stderr","exit_code","timed_out","seconds","truncated",
- *  "oom_killed"} into g (strings made valid UTF-8). */
+ *  "oom_killed"} into g (strings made valid UTF-8), and "error":
+ *  {"name","value","traceback"} when a Python program died of an uncaught
+ *  exception. */
 void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res);
 /* CLOCK_MONOTONIC in nanoseconds. */
 long long sandbox_now_ns(void);

@@ -457,6 +457,19 @@ void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res)
 	yajl_gen_number(g, secs, strlen(secs));
 	gen_bool(g, "truncated", res->truncated);
 	gen_bool(g, "oom_killed", res->oom_killed);
+	if (res->python) {
+		struct sandbox_pyerror e;
+
+		if (sandbox_python_error(res, &e)) {
+			gen_key(g, "error");
+			yajl_gen_map_open(g);
+			gen_text(g, "name", e.name, strlen(e.name));
+			gen_text(g, "value", e.value, strlen(e.value));
+			gen_text(g, "traceback", e.traceback, strlen(e.traceback));
+			yajl_gen_map_close(g);
+			sandbox_pyerror_free(&e);
+		}
+	}
 	yajl_gen_map_close(g);
 }
 

@@ -375,3 +375,21 @@ def test_runtime_log_never_lands_in_the_programs_stderr(sbx, tmp_path):
     r = json.loads(p.stdout)
     assert (r["stdout"], r["stderr"]) == ("out\n", "err\n")
     assert b"agentsbx" in p.stderr  # the log went to the runtime's own stderr
+
+
+def test_a_python_exception_comes_back_structured(sbx, python_image):
+    code = "def f():\n    return 1 / 0\nprint('before')\nf()\n"
+    r = sbx.run("--lang", "python", "--code", "-", image=python_image, input=code)
+    assert r["exit_code"] == 1 and r["stdout"] == "before\n"
+    e = r["error"]
+    assert (e["name"], e["value"]) == ("ZeroDivisionError", "division by zero")
+    assert e["traceback"].startswith("Traceback (most recent call last):\n")
+    assert "line 2, in f" in e["traceback"]
+    r = sbx.run("--lang", "python", "--code", "-", image=python_image, input="x x\n")
+    assert r["error"]["name"] == "SyntaxError"
+    # No exception, no error member; nor for a program that is not Python.
+    r = sbx.run("--lang", "python", "--code", "-", image=python_image,
+                input="import sys; sys.exit(1)")
+    assert "error" not in r and r["exit_code"] == 1
+    r = sbx.run("--", "sh", "-c", "echo 'ValueError: no' >&2; exit 1")
+    assert "error" not in r

@@ -98,6 +98,12 @@ report.print1_median_ms = warm[2];
 r = await run(client, "import sys; print('bye'); sys.exit(3)");
 assert.equal(r.isError, false);
 assert.equal(r.structuredContent.exit_code, 3);
+// an uncaught exception comes back structured (and passes the output schema)
+r = await run(client, "{}['missing']");
+assert.equal(r.isError, false);
+assert.equal(r.structuredContent.error.name, "KeyError");
+assert.equal(r.structuredContent.error.value, "'missing'");
+assert.match(r.structuredContent.error.traceback, /^Traceback \(most recent call last\):/);
 
 // 5 concurrent 1-second runs
 t = now();

@@ -29,7 +29,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
             -Wshadow -Wformat=2 -Wmissing-prototypes -fno-strict-aliasing \
             -D_GNU_SOURCE -DAGENTSBX_VERSION='"$(VERSION)"' \
             -DAGENTSBX_COMMIT='"$(GITCOMMIT)"' $(PKG_CFLAGS)
-override LDLIBS += $(PKG_LIBS)
+override LDLIBS += $(PKG_LIBS) -pthread
 
 LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c runtime/*.c hooks/*.c))
 TRAMPOLINE_CFLAGS := -Os -ffreestanding -fno-builtin -static -nostdlib -fno-stack-protector \
@@ -38,7 +38,7 @@ TRAMPOLINE_CFLAGS := -Os -ffreestanding -fno-builtin -static -nostdlib -fno-stac
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
 EMBED_JSON := agent-seccomp agent-seccomp-ioctl
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(EMBED_JSON:%=$(BUILD)/spec/embed-%.o) \
-	$(BUILD)/runtime/embed-trampoline.o
+	$(BUILD)/runtime/embed-trampoline.o $(BUILD)/runtime/embed-sandbox-init.o
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 DEPS      := $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)
 
@@ -93,6 +93,23 @@ $(BUILD)/runtime/embed-trampoline.c: $(BUILD)/runtime/trampoline.bin
 	   od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	   echo '};'; \
 	   echo "const size_t agentsbx_trampoline_len = sizeof(agentsbx_trampoline);"; } > $@
+
+# The sandbox's PID 1 (runtime/sandbox_init/init.c): the same kind of
+# freestanding binary, written into each sandbox as /.agentsbx/init.
+$(BUILD)/runtime/sandbox-init.bin: runtime/sandbox_init/init.c
+	@mkdir -p $(dir $@)
+	@echo "  CC $<"; $(CC) $(TRAMPOLINE_CFLAGS) -o $@.elf $< && strip -o $@ $@.elf
+
+$(BUILD)/runtime/embed-sandbox-init.c: $(BUILD)/runtime/sandbox-init.bin
+	@{ echo '/* Generated from runtime/sandbox_init/init.c by the Makefile. */'; \
+	   echo '#include <stddef.h>'; \
+	   echo 'const unsigned char agentsbx_sandbox_init[] = {'; \
+	   od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
+	   echo '};'; \
+	   echo "const size_t agentsbx_sandbox_init_len = sizeof(agentsbx_sandbox_init);"; } > $@
+
+$(BUILD)/runtime/embed-sandbox-init.o: $(BUILD)/runtime/embed-sandbox-init.c
+	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
 
 $(BUILD)/runtime/embed-trampoline.o: $(BUILD)/runtime/embed-trampoline.c
 	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<

@@ -5,13 +5,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lib/log.h"
 #include "../lib/util.h"
 #include "../runtime/mcp.h"
 #include "../runtime/sandbox.h"
 #include "cmd.h"
 
 enum { OPT_IMAGE = 256, OPT_ROOTFS, OPT_IMAGE_ROOT, OPT_TIMEOUT, OPT_MAX_TIMEOUT, OPT_MEMORY,
-       OPT_CPUS, OPT_PIDS, OPT_OUTPUT_LIMIT, OPT_DISK, OPT_WARM };
+       OPT_CPUS, OPT_PIDS, OPT_OUTPUT_LIMIT, OPT_DISK, OPT_WARM, OPT_MAX_CONCURRENT,
+       OPT_MAX_SESSIONS, OPT_SESSION_IDLE, OPT_FILE_LIMIT };
 
 #define IMAGES_MAX 16
 
@@ -25,9 +27,12 @@ struct mcp_flags {
 
 static const char help_text[] =
 	"A Model Context Protocol server on stdin/stdout (JSON-RPC 2.0, one message a\n"
-	"line, protocol " MCP_PROTOCOL_VERSION ") with one tool, run_code {code, language,\n"
+	"line, protocol " MCP_PROTOCOL_VERSION ") with the tool run_code {code, language,\n"
 	"timeout_seconds?, stdin?}, which runs the code as `agentsbx sandbox` does and\n"
-	"returns {stdout, stderr, exit_code, timed_out, seconds, truncated, oom_killed}.\n\n"
+	"returns {stdout, stderr, exit_code, timed_out, seconds, truncated, oom_killed},\n"
+	"and the session tools (session_create, session_run, session_write_file,\n"
+	"session_read_file, session_list_files, session_close): files under /workspace\n"
+	"persist between a session's runs.\n\n"
 	"  --image NAME        an image under the image root (repeatable: each language\n"
 	"                      is served by the first image that has its interpreter;\n"
 	"                      default: python)\n"
@@ -36,7 +41,15 @@ static const char help_text[] =
 	"  --timeout S         per call unless asked (default 30); --max-timeout S (300)\n"
 	"  --memory M, --cpus N, --pids N, --disk N, --output-limit N  as for sandbox\n"
 	"  --warm N            keep N created, never-used sandboxes per language ready\n"
-	"                      (0 to %d; default 0)\n\n"
+	"                      (0 to %d; default 0)\n"
+	"  --max-concurrent N  calls running at once (default %d); the rest queue.\n"
+	"                      ping, tools/list and cancellation never wait for them\n"
+	"  --max-sessions N    sessions open at once (default 16; 0: no session tools)\n"
+	"  --session-idle S    an unused session is closed after S seconds (600)\n"
+	"  --file-limit N      bytes of a file written into or read from a session (10m)\n\n"
+	"An image that is missing or has no interpreter does not stop the server: its\n"
+	"languages are not offered, and with none at all each call is a tool error\n"
+	"(isError) that says why.\n\n"
 	"Client configuration (Claude Desktop, and most MCP clients):\n"
 	"  {\"mcpServers\": {\"sandbox\": {\"command\": \"agentsbx\",\n"
 	"                              \"args\": [\"mcp\", \"--image\", \"python\"]}}}\n";
@@ -95,6 +108,23 @@ static int take_flag(struct mcp_flags *f, int c, char *arg)
 			return bad_flag("--warm", arg, "expected a number from 0 to 16");
 		f->o.warm = (int)n;
 		return 0;
+	case OPT_MAX_SESSIONS:
+		if (parse_u64(arg, &n) < 0 || n > MCP_SESSIONS_MAX)
+			return bad_flag("--max-sessions", arg, "expected a number from 0 to 256");
+		f->o.max_sessions = (int)n;
+		return 0;
+	case OPT_SESSION_IDLE:
+		return sandbox_parse_seconds(arg, &f->o.session_idle) < 0 ?
+			       bad_flag("--session-idle", arg, "expected seconds") : 0;
+	case OPT_FILE_LIMIT:
+		return sandbox_parse_size(arg, &f->o.file_limit) < 0 || !f->o.file_limit ||
+				       f->o.file_limit > (64u << 20) ?
+			       bad_flag("--file-limit", arg, "expected a size from 1 to 64m") : 0;
+	case OPT_MAX_CONCURRENT:
+		if (parse_u64(arg, &n) < 0 || n < 1 || n > MCP_CONCURRENT_MAX)
+			return bad_flag("--max-concurrent", arg, "expected a number from 1 to 256");
+		f->o.max_concurrent = (int)n;
+		return 0;
 	}
 	return -1;
 }
@@ -113,6 +143,10 @@ static int parse_flags(int argc, char **argv, struct mcp_flags *f)
 		{ "disk", required_argument, NULL, OPT_DISK },
 		{ "output-limit", required_argument, NULL, OPT_OUTPUT_LIMIT },
 		{ "warm", required_argument, NULL, OPT_WARM },
+		{ "max-concurrent", required_argument, NULL, OPT_MAX_CONCURRENT },
+		{ "max-sessions", required_argument, NULL, OPT_MAX_SESSIONS },
+		{ "session-idle", required_argument, NULL, OPT_SESSION_IDLE },
+		{ "file-limit", required_argument, NULL, OPT_FILE_LIMIT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -120,11 +154,14 @@ static int parse_flags(int argc, char **argv, struct mcp_flags *f)
 
 	f->o.timeout = SANDBOX_TIMEOUT_DEFAULT;
 	f->o.max_timeout = 300;
+	f->o.max_sessions = MCP_SESSIONS_DEFAULT;
+	f->o.session_idle = MCP_SESSION_IDLE_DEFAULT;
+	f->o.file_limit = MCP_FILE_LIMIT_DEFAULT;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		if (c == 'h') {
 			cmd_usage(&cmd_mcp, true);
 			printf("\n");
-			printf(help_text, MCP_WARM_MAX);
+			printf(help_text, MCP_WARM_MAX, MCP_CONCURRENT_DEFAULT);
 			return 1;
 		}
 		if (c == '?' || take_flag(f, c, optarg) < 0)
@@ -139,18 +176,24 @@ static int parse_flags(int argc, char **argv, struct mcp_flags *f)
 	return 0;
 }
 
-static int resolve_images(struct mcp_flags *f, struct error *err)
+/* An image that cannot be resolved is left out (NULL) and its reason
+ * kept: the server serves what it has, and calls say what is missing. */
+static void resolve_images(struct mcp_flags *f)
 {
 	f->o.images = xcalloc(f->n + 1, sizeof(char *));
+	f->o.n_images = f->n;
 	for (size_t i = 0; i < f->n; i++) {
-		int r = f->is_path[i] ? sandbox_rootfs_path(f->names[i], &f->o.images[i], err)
+		struct error err;
+		char *old = f->o.setup_errors;
+		int r = f->is_path[i] ? sandbox_rootfs_path(f->names[i], &f->o.images[i], &err)
 				      : sandbox_image_path(f->image_root, f->names[i],
-							   &f->o.images[i], err);
-		if (r < 0)
-			return -1;
-		f->o.n_images++;
+							   &f->o.images[i], &err);
+		if (r == 0)
+			continue;
+		log_warn("mcp: %s", err.msg);
+		f->o.setup_errors = xasprintf("%s%s%s", old ? old : "", old ? "; " : "", err.msg);
+		free(old);
 	}
-	return 0;
 }
 
 static void free_images(struct mcp_flags *f)
@@ -158,6 +201,7 @@ static void free_images(struct mcp_flags *f)
 	for (size_t i = 0; i < f->o.n_images; i++)
 		free(f->o.images[i]);
 	free(f->o.images);
+	free(f->o.setup_errors);
 }
 
 static int run_mcp(const struct global_opts *g, int argc, char **argv)
@@ -168,9 +212,8 @@ static int run_mcp(const struct global_opts *g, int argc, char **argv)
 
 	if (r)
 		return r > 0 ? 0 : cmd_usage(&cmd_mcp, false);
-	r = resolve_images(&f, &err);
-	if (r == 0)
-		r = mcp_serve(g, &f.o, &err);
+	resolve_images(&f);
+	r = mcp_serve(g, &f.o, &err);
 	free_images(&f);
 	return r < 0 ? cmd_fail(&err) : 0;
 }
@@ -179,6 +222,6 @@ const struct command cmd_mcp = {
 	.name = "mcp",
 	.summary = "serve the run_code tool over the Model Context Protocol (stdio)",
 	.usage = "[--image NAME | --rootfs DIR]... [--image-root DIR] [--timeout S] "
-		 "[--max-timeout S] [--memory M] [--cpus N] [--pids N] [--warm N]",
+		 "[--max-timeout S] [--memory M] [--cpus N] [--pids N] [--warm N] [--max-concurrent N]",
 	.run = run_mcp,
 };

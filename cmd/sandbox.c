@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <yajl/yajl_gen.h>
+
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
 #include "../runtime/sandbox.h"
@@ -36,6 +38,8 @@ static const char help_text[] =
 	"changes), a writable /tmp, no capabilities, limits.  Everything is deleted\n"
 	"at the end.  With --json the result is one line of JSON:\n"
 	"  {\"stdout\",\"stderr\",\"exit_code\",\"timed_out\",\"seconds\",\"truncated\",\"oom_killed\"}\n"
+	"and when the sandbox itself fails (a missing image, a bad flag), the one line\n"
+	"is {\"error\": {\"message\": ...}} with exit status 125;\n"
 	"otherwise the output is passed on and the exit status is the command's\n"
 	"(124 when it timed out, 125 when the sandbox itself failed).\n\n"
 	"  --image NAME        the directory NAME under the image root\n"
@@ -247,17 +251,55 @@ static int print_result(const struct sandbox_flags *f, const struct sandbox_resu
 	return res->timed_out ? EXIT_TIMED_OUT : res->exit_code;
 }
 
+/* --json: the sandbox itself failed; one line {"error":{"message"}} too. */
+static void print_error_json(const char *msg)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	const unsigned char *buf;
+	size_t len, clean_len;
+	_cleanup_free_ char *clean = sandbox_utf8_clean(msg, strlen(msg), &clean_len);
+
+	if (!g)
+		abort();
+	yajl_gen_map_open(g);
+	yajl_gen_string(g, (const unsigned char *)"error", 5);
+	yajl_gen_map_open(g);
+	yajl_gen_string(g, (const unsigned char *)"message", 7);
+	yajl_gen_string(g, (const unsigned char *)clean, clean_len);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	yajl_gen_get_buf(g, &buf, &len);
+	printf("%.*s\n", (int)len, buf);
+	fflush(stdout);
+	yajl_gen_free(g);
+}
+
+static int fail(const struct sandbox_flags *f, struct error *err, int status)
+{
+	if (f->json)
+		print_error_json(err->msg);
+	free(f->env);
+	cmd_fail(err);
+	return status;
+}
+
 static int run_sandbox(const struct global_opts *g, int argc, char **argv)
 {
-	struct sandbox_flags f = { 0 };
+	struct sandbox_flags f = { .in.cancel_fd = -1 };
 	_cleanup_free_ char *rootfs = NULL, *code = NULL;
 	struct sandbox_result res;
 	struct error err;
 	int r, sigfd = -1, status;
 
 	r = parse_flags(argc, argv, &f);
-	if (r)
-		return r > 0 ? 0 : cmd_usage(&cmd_sandbox, false);
+	if (r > 0)
+		return 0;
+	if (r < 0 && f.json) {
+		error_set(&err, "sandbox: bad usage (see agentsbx sandbox --help)");
+		print_error_json(err.msg);
+	}
+	if (r < 0)
+		return cmd_usage(&cmd_sandbox, false);
 	if (resolve_image(&f, &rootfs, &err) < 0 || resolve_lang(&f, &code, &err) < 0 ||
 	    resolve_network(g, &f, &err) < 0 || open_stdin(&f, &err) < 0)
 		goto fail;
@@ -271,19 +313,15 @@ static int run_sandbox(const struct global_opts *g, int argc, char **argv)
 	if (res.signal) {
 		int sig = res.signal;
 		sandbox_result_free(&res);
-		free(f.env);
 		error_set(&err, "sandbox: stopped by signal %d; the container was removed", sig);
-		cmd_fail(&err);
-		return 128 + sig;
+		return fail(&f, &err, 128 + sig);
 	}
 	status = print_result(&f, &res);
 	sandbox_result_free(&res);
 	free(f.env);
 	return status;
 fail:
-	free(f.env);
-	cmd_fail(&err);
-	return EXIT_SANDBOX_FAILED;
+	return fail(&f, &err, EXIT_SANDBOX_FAILED);
 }
 
 const struct command cmd_sandbox = {

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 static int log_fd = STDERR_FILENO;
+static bool log_to_stderr = true;
 static bool log_json;
 static bool log_debug_on;
 
@@ -34,7 +35,13 @@ int log_init(const char *path, bool json, bool debug)
 		return -1;
 	}
 	log_fd = fd;
+	log_to_stderr = false;
 	return 0;
+}
+
+void log_redirect(int fd)
+{
+	log_fd = fd;
 }
 
 bool log_debug_enabled(void)
@@ -83,7 +90,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 
 	/* On a terminal's stderr, info lines (policy changes and the like) are
 	 * noise unless asked for; with --log they are all kept. */
-	if (level == LOG_LVL_INFO && log_fd == STDERR_FILENO && !log_debug_on)
+	if (level == LOG_LVL_INFO && log_to_stderr && !log_debug_on)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -103,7 +110,7 @@ void log_msg(enum log_level level, const char *fmt, ...)
 		n = snprintf(line, sizeof(line),
 			     "{\"level\":\"%s\",\"msg\":\"%s\",\"time\":\"%s\"}\n",
 			     level_names[level], esc, ts);
-	} else if (log_fd == STDERR_FILENO && level == LOG_LVL_ERROR) {
+	} else if (log_to_stderr && level == LOG_LVL_ERROR) {
 		n = snprintf(line, sizeof(line), "agentsbx: %s\n", msg);
 	} else {
 		n = snprintf(line, sizeof(line), "agentsbx: %s: %s\n",

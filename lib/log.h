@@ -25,6 +25,9 @@ void log_msg(enum log_level level, const char *fmt, ...)
 bool log_debug_enabled(void);
 /* The fd log lines go to (for children that must keep logging). */
 int log_get_fd(void);
+/* Write log lines to fd from now on, formatted as they were (a copy of
+ * stderr moved off fd 2 stays "stderr"). */
+void log_redirect(int fd);
 
 #define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_LVL_WARN, __VA_ARGS__)

@@ -5,11 +5,13 @@
  * dropped with a parse error), load each with the same hardened loader as
  * config.json (strict UTF-8, bounded depth and size, no duplicate keys),
  * dispatch initialize, ping, tools/list and tools/call, and write one reply
- * per request as one line on stdout.  Notifications get no reply; batches
- * are refused (MCP 2025-06-18 has none).  While idle, warm sandboxes are
- * made for the next calls.
+ * per request as one line on stdout.  Notifications get no reply (but
+ * notifications/cancelled kills the run it names); batches are refused
+ * (MCP 2025-06-18 has none).  tools/call runs in a thread of its own
+ * (mcp_calls.c); everything else is answered at once by this thread.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,7 @@
 #include "mcp_internal.h"
 
 #define READ_CHUNK (256 * 1024)
+#define SESSION_CHECK_MS 1000 /* idle sessions are looked for while idle */
 
 static const char *const protocol_versions[] = {
 	MCP_PROTOCOL_VERSION, "2025-03-26", "2024-11-05", NULL,
@@ -48,7 +51,40 @@ void mcp_gkey_bool(yajl_gen g, const char *key, bool value)
 	yajl_gen_bool(g, value);
 }
 
-yajl_gen mcp_reply_begin(yajl_val id)
+void mcp_id_from(struct mcp_id *out, yajl_val v)
+{
+	out->text = NULL;
+	out->is_string = false;
+	if (v && YAJL_IS_STRING(v)) {
+		out->text = xstrdup(v->u.string);
+		out->is_string = true;
+	} else if (v && YAJL_IS_NUMBER(v)) {
+		out->text = xstrdup(v->u.number.r);
+	}
+}
+
+void mcp_id_free(struct mcp_id *id)
+{
+	free(id->text);
+	id->text = NULL;
+}
+
+bool mcp_id_equal(const struct mcp_id *a, const struct mcp_id *b)
+{
+	return a->text && b->text && a->is_string == b->is_string && !strcmp(a->text, b->text);
+}
+
+void mcp_id_gen(yajl_gen g, const struct mcp_id *id)
+{
+	if (id && id->text && id->is_string)
+		mcp_gstr(g, id->text);
+	else if (id && id->text) /* the loader's own text of a number */
+		yajl_gen_number(g, id->text, strlen(id->text));
+	else
+		yajl_gen_null(g);
+}
+
+yajl_gen mcp_reply_begin(const struct mcp_id *id)
 {
 	yajl_gen g = yajl_gen_alloc(NULL);
 
@@ -57,12 +93,7 @@ yajl_gen mcp_reply_begin(yajl_val id)
 	yajl_gen_map_open(g);
 	mcp_gkey_str(g, "jsonrpc", "2.0");
 	mcp_gstr(g, "id");
-	if (id && YAJL_IS_STRING(id))
-		mcp_gstr(g, id->u.string);
-	else if (id && YAJL_IS_NUMBER(id))
-		yajl_gen_number(g, id->u.number.r, strlen(id->u.number.r));
-	else
-		yajl_gen_null(g);
+	mcp_id_gen(g, id);
 	return g;
 }
 
@@ -82,23 +113,27 @@ void mcp_reply_send(struct mcp_server *s, yajl_gen g)
 	memcpy(line, buf, len);
 	line[len] = '\n';
 	yajl_gen_free(g);
-	/* One write per message: the client reads whole lines. */
+	/* One write per message, one writer at a time: the client reads
+	 * whole lines. */
+	pthread_mutex_lock(&s->out_lock);
 	if (!s->output_gone && write_all(STDOUT_FILENO, line, len + 1) < 0) {
 		log_error("mcp: write to stdout: %s", strerror(errno));
 		s->output_gone = true;
 	}
+	pthread_mutex_unlock(&s->out_lock);
 }
 
-void mcp_reply_error(struct mcp_server *s, yajl_val id, int code,
+void mcp_reply_error(struct mcp_server *s, const struct mcp_id *id, int code,
 		     const char *message, const char *data)
 {
+	_cleanup_free_ char *full = data ? xasprintf("%s: %s", message, data) : NULL;
 	yajl_gen g = mcp_reply_begin(id);
 
 	mcp_gstr(g, "error");
 	yajl_gen_map_open(g);
 	mcp_gstr(g, "code");
 	yajl_gen_integer(g, code);
-	mcp_gkey_str(g, "message", message);
+	mcp_gkey_str(g, "message", full ? full : message);
 	if (data)
 		mcp_gkey_str(g, "data", data);
 	yajl_gen_map_close(g);
@@ -117,7 +152,7 @@ static const char *negotiate_version(yajl_val params)
 	return MCP_PROTOCOL_VERSION;
 }
 
-static void handle_initialize(struct mcp_server *s, yajl_val id, yajl_val params)
+static void handle_initialize(struct mcp_server *s, const struct mcp_id *id, yajl_val params)
 {
 	yajl_gen g = mcp_reply_begin(id);
 
@@ -141,12 +176,13 @@ static void handle_initialize(struct mcp_server *s, yajl_val id, yajl_val params
 		     "run_code runs a program in a new, isolated sandbox: no network, a "
 		     "read-only filesystem but for /tmp, limited memory, CPU and time. "
 		     "Nothing persists between calls: pass everything a program needs "
-		     "in its code or stdin.");
+		     "in its code or stdin.  Calls run concurrently; a cancelled call's "
+		     "program is killed.");
 	yajl_gen_map_close(g);
 	mcp_reply_send(s, g);
 }
 
-static void handle_ping(struct mcp_server *s, yajl_val id)
+static void handle_ping(struct mcp_server *s, const struct mcp_id *id)
 {
 	yajl_gen g = mcp_reply_begin(id);
 
@@ -156,7 +192,16 @@ static void handle_ping(struct mcp_server *s, yajl_val id)
 	mcp_reply_send(s, g);
 }
 
-static void dispatch_method(struct mcp_server *s, yajl_val id, const char *method,
+static void tools_call(struct mcp_server *s, const struct mcp_id *id, yajl_val params)
+{
+	struct call_args a;
+	struct mcp_id token;
+
+	if (mcp_tools_parse_call(s, id, params, &a, &token) == 0)
+		mcp_calls_start(s, id, &a, &token);
+}
+
+static void dispatch_method(struct mcp_server *s, const struct mcp_id *id, const char *method,
 			    yajl_val params)
 {
 	if (!strcmp(method, "initialize"))
@@ -166,9 +211,22 @@ static void dispatch_method(struct mcp_server *s, yajl_val id, const char *metho
 	else if (!strcmp(method, "tools/list"))
 		mcp_tools_list(s, id);
 	else if (!strcmp(method, "tools/call"))
-		mcp_tools_call(s, id, params);
+		tools_call(s, id, params);
 	else
 		mcp_reply_error(s, id, RPC_METHOD_NOT_FOUND, "Method not found", method);
+}
+
+/* notifications/cancelled {requestId, reason?}: kill that run. */
+static void dispatch_notification(struct mcp_server *s, const char *method, yajl_val params)
+{
+	struct mcp_id rid;
+
+	if (strcmp(method, "notifications/cancelled") || !params || !YAJL_IS_OBJECT(params))
+		return;
+	mcp_id_from(&rid, jmember(params, "requestId"));
+	if (rid.text)
+		mcp_calls_cancel(s, &rid);
+	mcp_id_free(&rid);
 }
 
 /* ---- one message ------------------------------------------------------------ */
@@ -205,7 +263,7 @@ static int rpc_fail(struct rpc_error *e, int code, const char *data)
 }
 
 /* The envelope of one message.  0: a request to dispatch; 1: nothing to
- * answer (a notification, or a response to us); -1: answer with *e (to
+ * answer (a response to us); 2: a notification; -1: answer with *e (to
  * *id once it is known to be valid, else to null). */
 static int check_envelope(yajl_val msg, struct jctx *c, yajl_val *id, yajl_val *method,
 			  yajl_val *params, struct rpc_error *e)
@@ -232,9 +290,9 @@ static int check_envelope(yajl_val msg, struct jctx *c, yajl_val *id, yajl_val *
 		return 1;
 	if (!*method || !YAJL_IS_STRING(*method))
 		return rpc_fail(e, RPC_INVALID_REQUEST, "method: must be a string");
-	if (!*id)
-		return 1; /* notifications/initialized, cancelled, ...: nothing to say */
 	*params = jmember(msg, "params");
+	if (!*id)
+		return 2; /* notifications/initialized, cancelled, ...: nothing to say */
 	if (*params && !YAJL_IS_OBJECT(*params))
 		return rpc_fail(e, RPC_INVALID_PARAMS, "params: must be an object");
 	if (*params && jcheck_object(c, *params) < 0)
@@ -246,16 +304,21 @@ static void handle_message(struct mcp_server *s, yajl_val msg)
 {
 	yajl_val id, method = NULL, params = NULL;
 	struct rpc_error re;
+	struct mcp_id mid;
 	struct error err;
 	struct jctx c;
 	int r;
 
 	jctx_init(&c, "message", &err);
 	r = check_envelope(msg, &c, &id, &method, &params, &re);
+	mcp_id_from(&mid, id);
 	if (r < 0)
-		mcp_reply_error(s, id, re.code, re.message, re.data);
+		mcp_reply_error(s, &mid, re.code, re.message, re.data);
 	else if (r == 0)
-		dispatch_method(s, id, method->u.string, params);
+		dispatch_method(s, &mid, method->u.string, params);
+	else if (r == 2)
+		dispatch_notification(s, method->u.string, params);
+	mcp_id_free(&mid);
 }
 
 static bool blank(const char *p, size_t n)
@@ -362,35 +425,43 @@ static void take_signals(struct mcp_server *s)
 {
 	struct signalfd_siginfo si;
 
-	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si))
+	while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		pthread_mutex_lock(&s->lock);
 		s->stop_signal = (int)si.ssi_signo;
+		pthread_mutex_unlock(&s->lock);
+	}
 }
 
-/* Wait for input or a signal; with idle work to do, do it first, as long
- * as nothing is waiting. */
+static bool must_stop(struct mcp_server *s)
+{
+	bool stop;
+
+	pthread_mutex_lock(&s->lock);
+	stop = s->stop_signal != 0;
+	pthread_mutex_unlock(&s->lock);
+	pthread_mutex_lock(&s->out_lock);
+	stop = stop || s->output_gone;
+	pthread_mutex_unlock(&s->out_lock);
+	return stop;
+}
+
+/* Wait for input or a signal. */
 static int wait_input(struct mcp_server *s, struct line_reader *r, struct error *err)
 {
 	struct pollfd p[2] = {
 		{ .fd = STDIN_FILENO, .events = POLLIN },
 		{ .fd = s->sigfd, .events = POLLIN },
 	};
-	int n;
 
-	for (;;) {
-		n = poll(p, 2, 0);
-		if (n == 0 && mcp_pool_refill_one(s))
-			continue;
-		if (n == 0)
-			n = poll(p, 2, -1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return error_sys(err, "mcp: poll");
-		break;
-	}
+	int n = poll(p, 2, SESSION_CHECK_MS);
+
+	if (n == 0)
+		mcp_sessions_expire(s, false);
+	if (n <= 0)
+		return n < 0 && errno != EINTR ? error_sys(err, "mcp: poll") : 0;
 	if (p[1].revents)
 		take_signals(s);
-	if (p[0].revents && !s->stop_signal)
+	if (p[0].revents && !must_stop(s))
 		return read_more(r, err);
 	return 0;
 }
@@ -400,7 +471,7 @@ static int serve(struct mcp_server *s, struct error *err)
 	struct line_reader r = { 0 };
 	int ret = 0;
 
-	while (!s->stop_signal && !s->output_gone) {
+	while (!must_stop(s)) {
 		struct line l;
 
 		if (next_line(s, &r, &l)) {
@@ -422,18 +493,41 @@ static int serve(struct mcp_server *s, struct error *err)
 	return ret;
 }
 
+static int server_init(struct mcp_server *s, struct error *err)
+{
+	pthread_mutex_init(&s->out_lock, NULL);
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	if (mcp_tools_init(s, err) < 0 || sandbox_env_init(s->g, &s->sigfd, err) < 0)
+		return -1;
+	/* Before the first thread: see sandbox_creator.c. */
+	if (sandbox_creator_start(s->g, err) < 0)
+		return -1;
+	return mcp_pool_start(s, err);
+}
+
 int mcp_serve(const struct global_opts *g, const struct mcp_opts *o, struct error *err)
 {
 	struct mcp_server s = { .g = g, .o = o, .sigfd = -1 };
 	int r;
 
-	if (mcp_tools_init(&s, err) < 0 || sandbox_env_init(g, &s.sigfd, err) < 0)
-		return -1;
-	log_debug("mcp: serving on stdin/stdout");
-	r = serve(&s, err);
-	mcp_pools_drain(&s);
+	r = server_init(&s, err);
+	if (r == 0) {
+		log_debug("mcp: serving on stdin/stdout");
+		r = serve(&s, err);
+		/* At EOF the calls in flight finish and reply; on a signal, or
+		 * with stdout gone, they are killed. */
+		if (must_stop(&s))
+			mcp_calls_kill_all(&s);
+		mcp_calls_wait_all(&s);
+	}
+	mcp_sessions_expire(&s, true);
+	mcp_pools_stop(&s);
+	sandbox_creator_stop();
 	sandbox_env_fini();
-	close(s.sigfd);
+	if (s.sigfd >= 0)
+		close(s.sigfd);
+	free(s.setup_error);
 	if (r == 0 && s.stop_signal)
 		log_info("mcp: stopped by signal %d", s.stop_signal);
 	return r;

@@ -1,11 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The run_code tool: its schema (tools/list), a call (tools/call: check
- * the arguments, take a warm sandbox or make one, run, reply with the
- * result as text and as structured content, isError when the exit code is
- * not 0), and the warm pools: per language, up to --warm created sandboxes
- * whose init waits for start.  A warm sandbox runs at most one program and
- * is deleted after it; the pool makes a fresh one while the server idles.
+ * The run_code tool: its schema (tools/list), a call's arguments checked
+ * against that schema as published (types, the language enum, the
+ * timeout's maximum, no unknown argument), a run in a call's thread (a
+ * warm sandbox or a new one), the result, and the warm pools: per
+ * language, up to --warm created sandboxes whose init waits for start,
+ * kept full by a thread of their own while no call is in flight.  A warm sandbox runs at most one
+ * program and is deleted after it.
+ *
+ * The result: structuredContent has the whole streams (each up to the
+ * output limit) and the facts; the text content is a short summary with
+ * at most TEXT_STREAM_MAX bytes of each stream (head and tail), for the
+ * clients that show a model only the text -- so a big output is sent once,
+ * not twice.  isError is true when the tool failed: the sandbox could not
+ * be set up, the program timed out or ran out of memory.  A program that
+ * exits non-zero has run as asked: isError is false and the exit code is
+ * in the result (an agent's test run that fails is not a tool failure).
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,32 +29,68 @@
 #include "mcp_internal.h"
 
 #define TOOL_NAME "run_code"
+#define TEXT_STREAM_MAX 8192 /* bytes of a stream in the text summary */
+
+static const char *const tool_names[TOOL_MAX] = {
+	[TOOL_RUN_CODE] = TOOL_NAME,
+	[TOOL_SESSION_CREATE] = "session_create",
+	[TOOL_SESSION_RUN] = "session_run",
+	[TOOL_SESSION_WRITE_FILE] = "session_write_file",
+	[TOOL_SESSION_READ_FILE] = "session_read_file",
+	[TOOL_SESSION_LIST_FILES] = "session_list_files",
+	[TOOL_SESSION_CLOSE] = "session_close",
+};
+
+/* Each tool's arguments (its schema's properties), as a list for errors. */
+static const char *const tool_args[TOOL_MAX] = {
+	[TOOL_RUN_CODE] = "code, language, timeout_seconds, stdin",
+	[TOOL_SESSION_CREATE] = "language",
+	[TOOL_SESSION_RUN] = "session_id, code, language, timeout_seconds, stdin",
+	[TOOL_SESSION_WRITE_FILE] = "session_id, path, content, encoding",
+	[TOOL_SESSION_READ_FILE] = "session_id, path, encoding",
+	[TOOL_SESSION_LIST_FILES] = "session_id, path",
+	[TOOL_SESSION_CLOSE] = "session_id",
+};
 
 /* ---- set-up ---------------------------------------------------------------- */
 
-/* Each language is offered by the first image that has its interpreter. */
+/* Each language is offered by the first image that has its interpreter.
+ * With none at all the server still serves: each call is a tool error
+ * that says why (the client should not just see its server vanish). */
 int mcp_tools_init(struct mcp_server *s, struct error *err)
 {
 	bool any = false;
 
+	(void)err;
 	for (int lang = SANDBOX_LANG_PYTHON; lang < SANDBOX_LANG_MAX; lang++)
 		for (size_t i = 0; i < s->o->n_images && !s->image_for[lang]; i++) {
 			_cleanup_free_ char *interp = NULL;
 			struct error ignored;
 
+			if (!s->o->images[i])
+				continue;
 			if (sandbox_find_interpreter(s->o->images[i], (enum sandbox_lang)lang,
 						     &interp, &ignored) == 0) {
 				s->image_for[lang] = s->o->images[i];
 				any = true;
 			}
 		}
-	if (!any)
-		return error_set(err, "mcp: no image has an interpreter for python (python3), sh or node");
+	if (!any) {
+		s->setup_error = xasprintf("no image has an interpreter for python (python3), sh or node%s%s",
+					   s->o->setup_errors ? ": " : "",
+					   s->o->setup_errors ? s->o->setup_errors : "");
+		log_warn("mcp: %s; every call will fail", s->setup_error);
+	}
 	return 0;
 }
 
-static void sandbox_config_for(const struct mcp_server *s, enum sandbox_lang lang,
-			       struct sandbox_config *cfg)
+static bool offered(const struct mcp_server *s, int lang)
+{
+	return s->setup_error || s->image_for[lang];
+}
+
+void mcp_sandbox_config_for(const struct mcp_server *s, enum sandbox_lang lang,
+			    struct sandbox_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->rootfs = s->image_for[lang];
@@ -58,7 +104,7 @@ static void sandbox_config_for(const struct mcp_server *s, enum sandbox_lang lan
 
 /* ---- tools/list -------------------------------------------------------------- */
 
-static void gen_prop(yajl_gen g, const char *name, const char *type, const char *desc)
+void mcp_gen_prop(yajl_gen g, const char *name, const char *type, const char *desc)
 {
 	mcp_gstr(g, name);
 	yajl_gen_map_open(g);
@@ -77,7 +123,7 @@ static void gen_required(yajl_gen g, const char *const *names)
 	yajl_gen_array_close(g);
 }
 
-static void gen_language_prop(const struct mcp_server *s, yajl_gen g)
+void mcp_gen_language_prop(const struct mcp_server *s, yajl_gen g)
 {
 	mcp_gstr(g, "language");
 	yajl_gen_map_open(g);
@@ -85,14 +131,14 @@ static void gen_language_prop(const struct mcp_server *s, yajl_gen g)
 	mcp_gstr(g, "enum");
 	yajl_gen_array_open(g);
 	for (int lang = SANDBOX_LANG_PYTHON; lang < SANDBOX_LANG_MAX; lang++)
-		if (s->image_for[lang])
+		if (offered(s, lang))
 			mcp_gstr(g, sandbox_lang_name((enum sandbox_lang)lang));
 	yajl_gen_array_close(g);
 	mcp_gkey_str(g, "description", "The language of code: python (python3), sh or node.");
 	yajl_gen_map_close(g);
 }
 
-static void gen_timeout_prop(const struct mcp_server *s, yajl_gen g)
+void mcp_gen_timeout_prop(const struct mcp_server *s, yajl_gen g)
 {
 	char desc[160];
 
@@ -119,10 +165,10 @@ static void gen_input_schema(const struct mcp_server *s, yajl_gen g)
 	mcp_gkey_str(g, "type", "object");
 	mcp_gstr(g, "properties");
 	yajl_gen_map_open(g);
-	gen_prop(g, "code", "string", "The program to run.");
-	gen_language_prop(s, g);
-	gen_timeout_prop(s, g);
-	gen_prop(g, "stdin", "string", "Standard input for the program (default: empty).");
+	mcp_gen_prop(g, "code", "string", "The program to run.");
+	mcp_gen_language_prop(s, g);
+	mcp_gen_timeout_prop(s, g);
+	mcp_gen_prop(g, "stdin", "string", "Standard input for the program (default: empty).");
 	yajl_gen_map_close(g);
 	gen_required(g, required);
 	mcp_gkey_bool(g, "additionalProperties", false);
@@ -139,19 +185,31 @@ static void gen_output_schema(yajl_gen g)
 	mcp_gkey_str(g, "type", "object");
 	mcp_gstr(g, "properties");
 	yajl_gen_map_open(g);
-	gen_prop(g, "stdout", "string", NULL);
-	gen_prop(g, "stderr", "string", NULL);
-	gen_prop(g, "exit_code", "integer", "128+N when killed by signal N");
-	gen_prop(g, "timed_out", "boolean", NULL);
-	gen_prop(g, "seconds", "number", "from start to exit");
-	gen_prop(g, "truncated", "boolean", "stdout or stderr was over the limit and trimmed");
-	gen_prop(g, "oom_killed", "boolean", "the memory limit was hit");
+	mcp_gen_prop(g, "stdout", "string", "the whole standard output, up to the output limit");
+	mcp_gen_prop(g, "stderr", "string", "the whole standard error, up to the output limit");
+	mcp_gen_prop(g, "exit_code", "integer", "128+N when killed by signal N");
+	mcp_gen_prop(g, "timed_out", "boolean", NULL);
+	mcp_gen_prop(g, "seconds", "number", "from start to exit");
+	mcp_gen_prop(g, "truncated", "boolean", "stdout or stderr was over the limit and trimmed");
+	mcp_gen_prop(g, "oom_killed", "boolean", "the memory limit was hit");
+	mcp_gstr(g, "error");
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "type", "object");
+	mcp_gkey_str(g, "description",
+		     "Python only: the uncaught exception, parsed from stderr (name, value, traceback)");
+	mcp_gstr(g, "properties");
+	yajl_gen_map_open(g);
+	mcp_gen_prop(g, "name", "string", NULL);
+	mcp_gen_prop(g, "value", "string", NULL);
+	mcp_gen_prop(g, "traceback", "string", NULL);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 	gen_required(g, required);
 	yajl_gen_map_close(g);
 }
 
-void mcp_tools_list(struct mcp_server *s, yajl_val id)
+void mcp_tools_list(struct mcp_server *s, const struct mcp_id *id)
 {
 	yajl_gen g = mcp_reply_begin(id);
 
@@ -166,7 +224,9 @@ void mcp_tools_list(struct mcp_server *s, yajl_val id)
 		     "Run a program in a fresh, isolated sandbox (no network, read-only "
 		     "filesystem except /tmp, limited memory and CPU, a time limit) and get its "
 		     "stdout, stderr, exit code, whether it timed out or ran out of memory, and "
-		     "how long it took. Nothing persists between calls.");
+		     "how long it took. Nothing persists between calls. isError is true when the "
+		     "tool failed (the sandbox could not be set up, a timeout, out of memory), "
+		     "not for a non-zero exit code.");
 	gen_input_schema(s, g);
 	gen_output_schema(g);
 	mcp_gstr(g, "annotations");
@@ -175,6 +235,7 @@ void mcp_tools_list(struct mcp_server *s, yajl_val id)
 	mcp_gkey_bool(g, "openWorldHint", false);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
+	mcp_sessions_list_tools(s, g);
 	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
 	mcp_reply_send(s, g);
@@ -182,51 +243,77 @@ void mcp_tools_list(struct mcp_server *s, yajl_val id)
 
 /* ---- warm pools ------------------------------------------------------------------- */
 
-bool mcp_pool_refill_one(struct mcp_server *s)
+/* A language whose pool is short, or -1. */
+static int short_pool(const struct mcp_server *s)
 {
-	for (int lang = SANDBOX_LANG_PYTHON; lang < SANDBOX_LANG_MAX; lang++) {
-		struct mcp_pool *p = &s->pools[lang];
-		struct sandbox_config cfg;
-		struct error err;
+	for (int lang = SANDBOX_LANG_PYTHON; lang < SANDBOX_LANG_MAX; lang++)
+		if (s->image_for[lang] && !s->warm_off[lang] && s->pools[lang].n < s->o->warm &&
+		    s->pools[lang].n < MCP_WARM_MAX)
+			return lang;
+	return -1;
+}
 
-		if (!s->image_for[lang] || s->warm_off[lang] || p->n >= s->o->warm ||
-		    p->n >= MCP_WARM_MAX)
+static void *pool_thread(void *arg)
+{
+	struct mcp_server *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	while (!s->stopping) {
+		int lang = short_pool(s);
+		struct sandbox_config cfg;
+		struct sandbox sb;
+		struct error err;
+		int r;
+
+		/* Only while no call is in flight: a create competes with the
+		 * runs for the CPU. */
+		if (lang < 0 || s->threads > 0) {
+			pthread_cond_wait(&s->cond, &s->lock);
 			continue;
-		sandbox_config_for(s, (enum sandbox_lang)lang, &cfg);
-		if (sandbox_prepare(s->g, &cfg, &p->items[p->n], &err) < 0) {
+		}
+		pthread_mutex_unlock(&s->lock);
+		mcp_sandbox_config_for(s, (enum sandbox_lang)lang, &cfg);
+		r = sandbox_prepare(s->g, &cfg, &sb, &err);
+		pthread_mutex_lock(&s->lock);
+		if (r < 0) {
 			/* Not fatal: calls make their own; stop warming this one. */
 			log_warn("mcp: warm %s sandbox: %s", sandbox_lang_name((enum sandbox_lang)lang),
 				 err.msg);
 			s->warm_off[lang] = true;
-			return false;
+		} else if (s->stopping) {
+			pthread_mutex_unlock(&s->lock);
+			sandbox_destroy(s->g, &sb);
+			pthread_mutex_lock(&s->lock);
+		} else {
+			s->pools[lang].items[s->pools[lang].n++] = sb;
 		}
-		p->n++;
-		return true;
 	}
-	return false;
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
 }
 
-/* The oldest warm sandbox that is still waiting; false if there is none. */
-static bool pool_take(struct mcp_server *s, enum sandbox_lang lang, struct sandbox *out)
+int mcp_pool_start(struct mcp_server *s, struct error *err)
 {
-	struct mcp_pool *p = &s->pools[lang];
+	int r;
 
-	while (p->n > 0) {
-		struct sandbox sb = p->items[0];
-
-		memmove(&p->items[0], &p->items[1], (size_t)(p->n - 1) * sizeof(p->items[0]));
-		p->n--;
-		if (sandbox_is_alive(&sb)) {
-			*out = sb;
-			return true;
-		}
-		sandbox_destroy(s->g, &sb);
-	}
-	return false;
+	if (s->o->warm <= 0 || s->setup_error)
+		return 0;
+	r = pthread_create(&s->pool_thread, NULL, pool_thread, s);
+	if (r)
+		return error_set(err, "mcp: start the warm pool's thread: %s", strerror(r));
+	s->pool_thread_started = true;
+	return 0;
 }
 
-void mcp_pools_drain(struct mcp_server *s)
+void mcp_pools_stop(struct mcp_server *s)
 {
+	pthread_mutex_lock(&s->lock);
+	s->stopping = true;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	if (s->pool_thread_started)
+		pthread_join(s->pool_thread, NULL);
+	s->pool_thread_started = false;
 	for (int lang = 0; lang < SANDBOX_LANG_MAX; lang++) {
 		struct mcp_pool *p = &s->pools[lang];
 		for (int i = 0; i < p->n; i++)
@@ -235,97 +322,245 @@ void mcp_pools_drain(struct mcp_server *s)
 	}
 }
 
-/* ---- tools/call -------------------------------------------------------------------- */
+/* The oldest warm sandbox that is still waiting; false if there is none. */
+static bool pool_take(struct mcp_server *s, enum sandbox_lang lang, struct sandbox *out)
+{
+	struct mcp_pool *p = &s->pools[lang];
+	bool found = false;
 
-struct call_args {
-	enum sandbox_lang lang;
-	struct sandbox_input in;
-};
+	pthread_mutex_lock(&s->lock);
+	while (p->n > 0 && !found) {
+		struct sandbox sb = p->items[0];
 
-static int bad_args(struct mcp_server *s, yajl_val id, const char *msg)
+		memmove(&p->items[0], &p->items[1], (size_t)(p->n - 1) * sizeof(p->items[0]));
+		p->n--;
+		if (sandbox_is_alive(&sb)) {
+			*out = sb;
+			found = true;
+		} else {
+			pthread_mutex_unlock(&s->lock);
+			sandbox_destroy(s->g, &sb);
+			pthread_mutex_lock(&s->lock);
+		}
+	}
+	pthread_cond_broadcast(&s->cond); /* the pool thread refills */
+	pthread_mutex_unlock(&s->lock);
+	return found;
+}
+
+/* ---- tools/call: the arguments ------------------------------------------------------ */
+
+int mcp_bad_args(struct mcp_server *s, const struct mcp_id *id, const char *msg)
 {
 	mcp_reply_error(s, id, RPC_INVALID_PARAMS, "Invalid params", msg);
 	return -1;
 }
 
-static const char *string_member(yajl_val obj, const char *key, size_t *len)
+static char *string_copy(yajl_val v, size_t *len)
 {
-	yajl_val v = jmember(obj, key);
-
-	if (!v || !YAJL_IS_STRING(v))
-		return NULL;
 	*len = strlen(v->u.string); /* the loader refused NUL and \u0000 */
-	return v->u.string;
+	return xstrndup(v->u.string, *len);
 }
 
-static int parse_language(struct mcp_server *s, yajl_val id, yajl_val args,
-			  struct call_args *a)
+int mcp_parse_language(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		       struct call_args *a, bool required)
 {
-	yajl_val v = jmember(args, "language");
+	yajl_val v = args ? jmember(args, "language") : NULL;
+	_cleanup_free_ char *msg = NULL;
+	char names[64] = "";
 	int lang;
 
+	if (!v && !required) {
+		for (lang = SANDBOX_LANG_PYTHON; lang < SANDBOX_LANG_MAX && !offered(s, lang); lang++)
+			;
+		a->lang = lang < SANDBOX_LANG_MAX ? (enum sandbox_lang)lang : SANDBOX_LANG_PYTHON;
+		return 0;
+	}
 	if (!v || !YAJL_IS_STRING(v))
-		return bad_args(s, id, "arguments.language: required, a string");
+		return mcp_bad_args(s, id, "arguments.language: required, a string");
 	lang = sandbox_lang_from_name(v->u.string);
-	if (lang < 0 || !s->image_for[lang])
-		return bad_args(s, id, "arguments.language: not offered by this server (see tools/list)");
-	a->lang = (enum sandbox_lang)lang;
-	return 0;
+	if (lang >= 0 && offered(s, lang)) {
+		a->lang = (enum sandbox_lang)lang;
+		return 0;
+	}
+	for (int l = SANDBOX_LANG_PYTHON; l < SANDBOX_LANG_MAX; l++)
+		if (offered(s, l))
+			snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+				 *names ? ", " : "", sandbox_lang_name((enum sandbox_lang)l));
+	msg = xasprintf("arguments.language: must be one of %s (this server has no image for \"%.40s\")",
+			names, v->u.string);
+	return mcp_bad_args(s, id, msg);
 }
 
-static int parse_timeout(struct mcp_server *s, yajl_val id, yajl_val args,
-			 struct call_args *a)
+int mcp_parse_timeout(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		      struct call_args *a)
 {
 	yajl_val v = jmember(args, "timeout_seconds");
+	_cleanup_free_ char *msg = NULL;
 	double t;
 
-	a->in.timeout = s->o->timeout;
+	a->timeout = s->o->timeout;
 	if (!v || YAJL_IS_NULL(v))
 		return 0;
 	if (!YAJL_IS_NUMBER(v))
-		return bad_args(s, id, "arguments.timeout_seconds: must be a number");
+		return mcp_bad_args(s, id, "arguments.timeout_seconds: must be a number");
 	t = strtod(v->u.number.r, NULL);
 	if (!isfinite(t) || t <= 0)
-		return bad_args(s, id, "arguments.timeout_seconds: must be above 0");
-	a->in.timeout = t < s->o->max_timeout ? t : s->o->max_timeout;
+		return mcp_bad_args(s, id, "arguments.timeout_seconds: must be above 0");
+	if (t > s->o->max_timeout) {
+		msg = xasprintf("arguments.timeout_seconds: at most %g (the schema's maximum)",
+				s->o->max_timeout);
+		return mcp_bad_args(s, id, msg);
+	}
+	a->timeout = t;
 	return 0;
 }
 
-static int parse_call(struct mcp_server *s, yajl_val id, yajl_val params,
-		      struct call_args *a)
+/* additionalProperties: false. */
+static int check_known(struct mcp_server *s, const struct mcp_id *id, enum mcp_tool tool,
+		       yajl_val args)
+{
+	for (size_t i = 0; i < args->u.object.len; i++) {
+		const char *key = args->u.object.keys[i], *list = tool_args[tool];
+		_cleanup_free_ char *msg = NULL;
+		size_t n = strlen(key);
+		const char *p;
+
+		for (p = list; (p = strstr(p, key)); p += n)
+			if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
+				break;
+		if (p)
+			continue;
+		msg = xasprintf("arguments.%.64s: unknown argument (%s takes %s)", key,
+				tool_names[tool], list);
+		return mcp_bad_args(s, id, msg);
+	}
+	return 0;
+}
+
+static void progress_token(yajl_val params, struct mcp_id *token)
+{
+	yajl_val meta = jmember(params, "_meta");
+
+	mcp_id_from(token, meta && YAJL_IS_OBJECT(meta) ? jmember(meta, "progressToken") : NULL);
+}
+
+/* run_code's arguments, and session_run's but for session_id. */
+static int parse_run(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		     struct call_args *a)
+{
+	yajl_val v = jmember(args, "code");
+
+	if (!v || !YAJL_IS_STRING(v))
+		return mcp_bad_args(s, id, "arguments.code: required, a string");
+	v = jmember(args, "stdin");
+	if (v && !YAJL_IS_NULL(v) && !YAJL_IS_STRING(v))
+		return mcp_bad_args(s, id, "arguments.stdin: must be a string");
+	if (mcp_parse_language(s, id, args, a, true) < 0 || mcp_parse_timeout(s, id, args, a) < 0)
+		return -1;
+	a->code = string_copy(jmember(args, "code"), &a->code_len);
+	if (v && YAJL_IS_STRING(v))
+		a->stdin_data = string_copy(v, &a->stdin_len);
+	return 0;
+}
+
+int mcp_tools_parse_call(struct mcp_server *s, const struct mcp_id *id, yajl_val params,
+			 struct call_args *a, struct mcp_id *token)
 {
 	yajl_val name = params ? jmember(params, "name") : NULL, args;
+	int tool = 0;
 	struct error e;
 	struct jctx c;
 
 	memset(a, 0, sizeof(*a));
+	token->text = NULL;
 	if (!name || !YAJL_IS_STRING(name))
-		return bad_args(s, id, "params.name: required, a string");
-	if (strcmp(name->u.string, TOOL_NAME))
-		return bad_args(s, id, "params.name: unknown tool (this server has run_code)");
+		return mcp_bad_args(s, id, "params.name: required, a string");
+	while (tool < TOOL_MAX && strcmp(name->u.string, tool_names[tool]))
+		tool++;
+	if (tool == TOOL_MAX || (tool != TOOL_RUN_CODE && !s->o->max_sessions))
+		return mcp_bad_args(s, id, "params.name: unknown tool (see tools/list)");
+	a->tool = (enum mcp_tool)tool;
 	args = jmember(params, "arguments");
 	jctx_init(&c, "arguments", &e);
-	if (!args || !YAJL_IS_OBJECT(args))
-		return bad_args(s, id, "params.arguments: required, an object");
-	if (jcheck_object(&c, args) < 0)
-		return bad_args(s, id, e.msg);
-	a->in.code = string_member(args, "code", &a->in.code_len);
-	if (!a->in.code)
-		return bad_args(s, id, "arguments.code: required, a string");
-	if (jmember(args, "stdin") && !YAJL_IS_NULL(jmember(args, "stdin")) &&
-	    !(a->in.stdin_data = string_member(args, "stdin", &a->in.stdin_len)))
-		return bad_args(s, id, "arguments.stdin: must be a string");
-	a->in.output_limit = s->o->output_limit;
-	if (parse_language(s, id, args, a) < 0 || parse_timeout(s, id, args, a) < 0)
+	/* session_create needs no arguments at all. */
+	if ((args || tool != TOOL_SESSION_CREATE) && (!args || !YAJL_IS_OBJECT(args)))
+		return mcp_bad_args(s, id, "params.arguments: required, an object");
+	if (args && (jcheck_object(&c, args) < 0))
+		return mcp_bad_args(s, id, e.msg);
+	if (args && check_known(s, id, a->tool, args) < 0)
 		return -1;
+	if (tool == TOOL_RUN_CODE && parse_run(s, id, args, a) < 0)
+		return -1;
+	if (tool == TOOL_SESSION_RUN && parse_run(s, id, args, a) < 0)
+		return -1;
+	if (tool != TOOL_RUN_CODE && mcp_sessions_parse(s, id, args, a) < 0) {
+		mcp_call_args_free(a);
+		return -1;
+	}
+	progress_token(params, token);
 	return 0;
 }
 
-static void reply_result(struct mcp_server *s, yajl_val id, const struct sandbox_result *res)
+void mcp_call_args_free(struct call_args *a)
 {
-	_cleanup_free_ char *text = sandbox_result_json(res);
-	yajl_gen g = mcp_reply_begin(id);
+	free(a->code);
+	free(a->stdin_data);
+	free(a->session_id);
+	free(a->path);
+	free(a->content);
+	memset(a, 0, sizeof(*a));
+}
 
+/* ---- tools/call: the result ------------------------------------------------------------- */
+
+/* A stream for the text summary: all of it, or its head and tail. */
+static void append_stream(char **text, const char *name, const char *buf, size_t len)
+{
+	size_t half = TEXT_STREAM_MAX / 2;
+	char *old = *text;
+
+	if (!len)
+		return;
+	if (len <= TEXT_STREAM_MAX)
+		*text = xasprintf("%s\n--- %s ---\n%.*s", old, name, (int)len, buf);
+	else
+		*text = xasprintf("%s\n--- %s (%zu bytes; the middle is left out here, "
+				  "structuredContent.%s has it all) ---\n%.*s\n[...]\n%.*s",
+				  old, name, len, name, (int)half, buf, (int)half, buf + len - half);
+	free(old);
+}
+
+static char *summary_text(const struct sandbox_result *res)
+{
+	_cleanup_free_ char *raw = NULL;
+	char *text;
+	size_t len;
+
+	if (res->timed_out)
+		text = xasprintf("timed out after %.3f s: the program was killed (exit code %d)",
+				 res->seconds, res->exit_code);
+	else if (res->oom_killed)
+		text = xasprintf("out of memory: the program was killed (exit code %d, %.3f s)",
+				 res->exit_code, res->seconds);
+	else
+		text = xasprintf("exit code %d, %.3f s%s", res->exit_code, res->seconds,
+				 res->truncated ? ", output over the limit trimmed" : "");
+	append_stream(&text, "stdout", res->out, res->out_len);
+	append_stream(&text, "stderr", res->err, res->err_len);
+	/* The streams may cut a UTF-8 sequence: the text is JSON too. */
+	raw = text;
+	return sandbox_utf8_clean(raw, strlen(raw), &len);
+}
+
+void mcp_reply_run_result(struct mcp_call *c, const struct sandbox_result *res)
+{
+	_cleanup_free_ char *text = summary_text(res);
+	yajl_gen g;
+
+	if (!mcp_call_may_reply(c))
+		return;
+	g = mcp_reply_begin(&c->id);
 	mcp_gstr(g, "result");
 	yajl_gen_map_open(g);
 	mcp_gstr(g, "content");
@@ -337,17 +572,20 @@ static void reply_result(struct mcp_server *s, yajl_val id, const struct sandbox
 	yajl_gen_array_close(g);
 	mcp_gstr(g, "structuredContent");
 	sandbox_result_gen(g, res);
-	mcp_gkey_bool(g, "isError", res->exit_code != 0);
+	mcp_gkey_bool(g, "isError", res->timed_out || res->oom_killed);
 	yajl_gen_map_close(g);
-	mcp_reply_send(s, g);
+	mcp_reply_send(c->s, g);
 }
 
 /* The sandbox itself failed: a tool error the model can read. */
-static void reply_tool_error(struct mcp_server *s, yajl_val id, const char *msg)
+void mcp_reply_tool_error(struct mcp_call *c, const char *msg)
 {
 	_cleanup_free_ char *text = xasprintf("sandbox error: %s", msg);
-	yajl_gen g = mcp_reply_begin(id);
+	yajl_gen g;
 
+	if (!mcp_call_may_reply(c))
+		return;
+	g = mcp_reply_begin(&c->id);
 	mcp_gstr(g, "result");
 	yajl_gen_map_open(g);
 	mcp_gstr(g, "content");
@@ -359,8 +597,36 @@ static void reply_tool_error(struct mcp_server *s, yajl_val id, const char *msg)
 	yajl_gen_array_close(g);
 	mcp_gkey_bool(g, "isError", true);
 	yajl_gen_map_close(g);
-	mcp_reply_send(s, g);
+	mcp_reply_send(c->s, g);
 }
+
+void mcp_reply_tool_result(struct mcp_call *c, const char *text,
+			   void (*gen)(yajl_gen g, void *arg), void *arg)
+{
+	yajl_gen g;
+
+	if (!mcp_call_may_reply(c))
+		return;
+	g = mcp_reply_begin(&c->id);
+	mcp_gstr(g, "result");
+	yajl_gen_map_open(g);
+	mcp_gstr(g, "content");
+	yajl_gen_array_open(g);
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "type", "text");
+	mcp_gkey_str(g, "text", text);
+	yajl_gen_map_close(g);
+	yajl_gen_array_close(g);
+	if (gen) {
+		mcp_gstr(g, "structuredContent");
+		gen(g, arg);
+	}
+	mcp_gkey_bool(g, "isError", false);
+	yajl_gen_map_close(g);
+	mcp_reply_send(c->s, g);
+}
+
+/* ---- tools/call: the run ------------------------------------------------------------------ */
 
 /* A warm sandbox of the language, or a new one. */
 static int get_sandbox(struct mcp_server *s, enum sandbox_lang lang, struct sandbox *sb,
@@ -370,43 +636,82 @@ static int get_sandbox(struct mcp_server *s, enum sandbox_lang lang, struct sand
 
 	if (pool_take(s, lang, sb))
 		return 0;
-	sandbox_config_for(s, lang, &cfg);
+	mcp_sandbox_config_for(s, lang, &cfg);
 	return sandbox_prepare(s->g, &cfg, sb, err);
 }
 
-static void reply_run(struct mcp_server *s, yajl_val id, int r,
-		      const struct sandbox_result *res, const struct error *err)
+static bool cancelled(struct mcp_call *c)
 {
-	if (r < 0) {
-		log_warn("mcp: run_code: %s", err->msg);
-		reply_tool_error(s, id, err->msg);
-	} else if (res->signal) {
-		s->stop_signal = res->signal;
-		reply_tool_error(s, id, "the server is stopping (signal); the program was killed");
-	} else {
-		reply_result(s, id, res);
+	bool r;
+
+	pthread_mutex_lock(&c->s->lock);
+	r = c->cancelled || c->s->stop_signal;
+	pthread_mutex_unlock(&c->s->lock);
+	return r;
+}
+
+static void finish(struct mcp_call *c, const struct sandbox_result *res)
+{
+	char note[96];
+
+	if (res->cancelled) {
+		/* By the client: no reply.  Else the server is stopping. */
+		mcp_reply_tool_error(c, "the server is stopping; the program was killed");
+		return;
 	}
+	mcp_progress_flush(c);
+	snprintf(note, sizeof(note), "finished: exit code %d in %.3f s%s", res->exit_code,
+		 res->seconds, res->timed_out ? " (timed out)" : "");
+	mcp_progress_note(c, note);
+	mcp_progress_settle(c);
+	mcp_reply_run_result(c, res);
 }
 
 /* The reply goes out before the sandbox is deleted: the deletion is not
  * part of the caller's wait. */
-void mcp_tools_call(struct mcp_server *s, yajl_val id, yajl_val params)
+void mcp_tools_run(struct mcp_call *c)
 {
-	struct call_args a;
-	struct sandbox sb;
+	struct mcp_server *s = c->s;
+	struct sandbox_input in = {
+		.code = c->a.code,
+		.code_len = c->a.code_len,
+		.stdin_data = c->a.stdin_data,
+		.stdin_len = c->a.stdin_len,
+		.timeout = c->a.timeout,
+		.output_limit = s->o->output_limit,
+		.cancel_fd = c->cancel_fd,
+		.on_output = mcp_progress_output,
+		.on_tick = mcp_progress_tick,
+		.cb_arg = c,
+	};
 	struct sandbox_result res = { 0 };
+	struct sandbox sb;
 	struct error err;
-	int r;
 
-	if (parse_call(s, id, params, &a) < 0)
+	if (c->a.tool != TOOL_RUN_CODE) {
+		mcp_sessions_run(c);
 		return;
-	r = get_sandbox(s, a.lang, &sb, &err);
-	if (r == 0) {
-		r = sandbox_run(s->g, &sb, &a.in, s->sigfd, &res, &err);
-		reply_run(s, id, r, &res, &err);
-		sandbox_destroy(s->g, &sb);
-	} else {
-		reply_run(s, id, r, &res, &err);
 	}
+	if (s->setup_error) {
+		mcp_reply_tool_error(c, s->setup_error);
+		return;
+	}
+	if (get_sandbox(s, c->a.lang, &sb, &err) < 0) {
+		log_warn("mcp: run_code: %s", err.msg);
+		mcp_reply_tool_error(c, err.msg);
+		return;
+	}
+	if (cancelled(c)) {
+		mcp_reply_tool_error(c, "the server is stopping; the program did not run");
+	} else {
+		mcp_progress_note(c, "started");
+		if (sandbox_run(s->g, &sb, &in, -1, &res, &err) < 0) {
+			log_warn("mcp: run_code: %s", err.msg);
+			mcp_reply_tool_error(c, err.msg);
+		} else {
+			finish(c, &res);
+		}
+	}
+	sandbox_destroy(s->g, &sb);
 	sandbox_result_free(&res);
 }

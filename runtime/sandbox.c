@@ -34,7 +34,7 @@
 
 /* The signal mask the process had: what every container gets. */
 static sigset_t container_sigmask;
-static unsigned long call_counter;
+static unsigned long call_counter; /* atomic: calls run in threads */
 
 /* ---- the process ------------------------------------------------------------- */
 
@@ -93,6 +93,8 @@ static int block_signals(int *sigfd, struct error *err)
 
 int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err)
 {
+	struct error ignored;
+
 	if (open_std_fds(err) < 0)
 		return -1;
 	/* The container inits outlive their creating helper: they must be
@@ -101,26 +103,34 @@ int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err)
 		return error_sys(err, "sandbox: prctl(PR_SET_CHILD_SUBREAPER)");
 	if (private_mounts(err) < 0 || block_signals(sigfd, err) < 0)
 		return -1;
+	/* Cached on first use: fill the cache before any thread runs. */
+	(void)cg_host_get(&ignored);
 	return sandbox_watchdog_start(g, err);
+}
+
+const sigset_t *sandbox_container_sigmask(void)
+{
+	return &container_sigmask;
 }
 
 /* ---- creating ------------------------------------------------------------------- */
 
-static void make_id(struct sandbox *sb)
+void sandbox_new_id(struct sandbox *sb)
 {
 	unsigned int rnd = 0;
 
 	if (getrandom(&rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd))
 		rnd = (unsigned int)sandbox_now_ns();
-	snprintf(sb->id, sizeof(sb->id), "sbx-%d-%lu-%08x", getpid(), ++call_counter, rnd);
+	snprintf(sb->id, sizeof(sb->id), "sbx-%d-%lu-%08x", getpid(),
+		 __atomic_add_fetch(&call_counter, 1, __ATOMIC_RELAXED), rnd);
 }
 
-static void sandbox_init_struct(struct sandbox *sb, enum sandbox_lang lang)
+void sandbox_init_struct(struct sandbox *sb, enum sandbox_lang lang)
 {
 	memset(sb, 0, sizeof(*sb));
 	sb->code_dirfd = sb->out_fd = sb->err_fd = sb->in_fd = sb->pidfd = -1;
 	sb->lang = lang;
-	make_id(sb);
+	sandbox_new_id(sb);
 }
 
 /* A pipe whose read end (ours when out) is non-blocking. */
@@ -133,13 +143,6 @@ static int make_pipe(int fds[2], bool ours_is_read, struct error *err)
 	fcntl(fds[0], F_SETPIPE_SZ, PIPE_SIZE);
 	return 0;
 }
-
-struct create_reply {
-	int ok;
-	pid_t pid;
-	char cgroup_path[PATH_MAX];
-	struct error err;
-};
 
 void sandbox_close_fds_but(int keep_a, int keep_b)
 {
@@ -157,98 +160,8 @@ void sandbox_close_fds_but(int keep_a, int keep_b)
 	syscall(SYS_close_range, from, ~0U, 0);
 }
 
-/*
- * The container init inherits the stdio of the process that clones it.
- * So a forked helper puts the pipes on 0, 1 and 2, closes every other fd
- * of ours (the pipes of other sandboxes, the MCP client's channel), and
- * creates the container; the init is re-parented to us, the subreaper,
- * when the helper exits.  Our own 0, 1 and 2 are never touched.
- */
-__attribute__((noreturn)) static void create_helper(const struct global_opts *g,
-						    struct sandbox *sb,
-						    const int stdio[3], int reply_fd)
-{
-	struct create_opts o = { .id = sb->id, .bundle = sb->dir };
-	struct create_reply r;
-	struct container_ctx c;
-
-	memset(&r, 0, sizeof(r));
-	for (int i = 0; i < 3; i++)
-		if (stdio[i] != i && dup2(stdio[i], i) < 0) {
-			error_sys(&r.err, "sandbox: dup2 onto fd %d", i);
-			goto reply;
-		}
-	sandbox_close_fds_but(reply_fd, log_get_fd());
-	ctx_init(&c, g, &o);
-	c.restore_sigmask = true;
-	c.saved_sigmask = container_sigmask;
-	if (create_container(&c, &r.err) == 0) {
-		r.ok = 1;
-		r.pid = c.pid;
-		snprintf(r.cgroup_path, sizeof(r.cgroup_path), "%s",
-			 c.cgroup_path ? c.cgroup_path : "");
-	}
-reply:
-	if (write_all(reply_fd, &r, sizeof(r)) < 0)
-		_exit(1);
-	_exit(0);
-}
-
-static int read_reply(int fd, struct create_reply *r)
-{
-	size_t got = 0;
-
-	while (got < sizeof(*r)) {
-		ssize_t n = read(fd, (char *)r + got, sizeof(*r) - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		got += (size_t)n;
-	}
-	return 0;
-}
-
-static int create_with_helper(const struct global_opts *g, struct sandbox *sb,
-			      const int stdio[3], struct error *err)
-{
-	_cleanup_free_ struct create_reply *r = xcalloc(1, sizeof(*r));
-	_cleanup_close_ int rd = -1;
-	int rp[2], status = 0, got;
-	pid_t helper;
-
-	if (pipe2(rp, O_CLOEXEC) < 0)
-		return error_sys(err, "sandbox: pipe");
-	helper = fork();
-	if (helper < 0) {
-		close(rp[0]);
-		close(rp[1]);
-		return error_sys(err, "sandbox: fork");
-	}
-	if (helper == 0)
-		create_helper(g, sb, stdio, rp[1]);
-	rd = rp[0];
-	close(rp[1]);
-	got = read_reply(rd, r);
-	while (waitpid(helper, &status, 0) < 0 && errno == EINTR)
-		;
-	if (got < 0)
-		return error_set(err, "sandbox: the create helper died (status %d)", status);
-	if (!r->ok) {
-		*err = r->err;
-		return -1;
-	}
-	sb->pid = r->pid;
-	sb->created = true;
-	sb->cgroup_path = xstrdup(r->cgroup_path);
-	sb->pidfd = (int)syscall(SYS_pidfd_open, sb->pid, 0);
-	if (sb->pidfd < 0)
-		return error_sys(err, "sandbox: pidfd_open %d", sb->pid);
-	return 0;
-}
-
-static int make_pipes_and_create(const struct global_opts *g, const struct sandbox_config *cfg,
-				 struct sandbox *sb, struct error *err)
+int sandbox_create_with_pipes(const struct global_opts *g, const struct sandbox_config *cfg,
+			      struct sandbox *sb, struct error *err)
 {
 	int out[2] = { -1, -1 }, errp[2] = { -1, -1 }, in[2] = { -1, -1 };
 	int stdio[3], r = -1;
@@ -263,7 +176,7 @@ static int make_pipes_and_create(const struct global_opts *g, const struct sandb
 	sb->out_fd = take_fd(out[0]);
 	sb->err_fd = take_fd(errp[0]);
 	sb->in_fd = take_fd(in[1]);
-	r = create_with_helper(g, sb, stdio, err);
+	r = sandbox_create_container(g, sb, stdio, err);
 out:
 	/* The container's ends: only the container may hold them now. */
 	for (int i = 0; i < 2; i++) {
@@ -280,7 +193,7 @@ out:
 /* The create helper's log goes to the container's stderr, so the runtime
  * must have nothing to warn about: the seccomp cache it keeps under the
  * state root needs the root to exist before the first create. */
-static int make_state_root(const struct global_opts *g, struct error *err)
+int sandbox_make_state_root(const struct global_opts *g, struct error *err)
 {
 	static bool made;
 	int fd;
@@ -294,13 +207,27 @@ static int make_state_root(const struct global_opts *g, struct error *err)
 	return 0;
 }
 
+extern const unsigned char agentsbx_sandbox_init[];
+extern const size_t agentsbx_sandbox_init_len;
+
+/* /.agentsbx/init: the container's PID 1 (runtime/sandbox_init/init.c). */
+int sandbox_install_init(struct sandbox *sb, struct error *err)
+{
+	_cleanup_close_ int fd = openat(sb->code_dirfd, SANDBOX_INIT_FILE,
+					O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0555);
+
+	if (fd < 0 || write_all(fd, agentsbx_sandbox_init, agentsbx_sandbox_init_len) < 0)
+		return error_sys(err, "sandbox: write /%s/%s", SANDBOX_CODE_DIR, SANDBOX_INIT_FILE);
+	return 0;
+}
+
 int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cfg,
 		    struct sandbox *sb, struct error *err)
 {
 	_cleanup_free_ char *interpreter = NULL, *json = NULL;
 
 	sandbox_init_struct(sb, cfg->lang);
-	if (make_state_root(g, err) < 0)
+	if (sandbox_make_state_root(g, err) < 0)
 		return -1;
 	if (cfg->lang != SANDBOX_LANG_NONE &&
 	    sandbox_find_interpreter(cfg->rootfs, cfg->lang, &interpreter, err) < 0)
@@ -309,9 +236,9 @@ int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cf
 		return error_set(err, "sandbox: no command to run");
 	json = sandbox_spec_json(cfg, interpreter, err);
 	if (!json || sandbox_workspace_make(sb, cfg->disk, err) < 0 ||
-	    sandbox_overlay_mount(sb, cfg->rootfs, err) < 0 ||
+	    sandbox_overlay_mount(sb, cfg->rootfs, err) < 0 || sandbox_install_init(sb, err) < 0 ||
 	    sandbox_write_bundle_config(sb, json, err) < 0 ||
-	    make_pipes_and_create(g, cfg, sb, err) < 0) {
+	    sandbox_create_with_pipes(g, cfg, sb, err) < 0) {
 		sandbox_destroy(g, sb);
 		return -1;
 	}
@@ -360,6 +287,10 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 		.in_data = in->stdin_data,
 		.in_len = in->stdin_data ? in->stdin_len : 0,
 		.sigfd = sigfd,
+		.cancel_fd = in->cancel_fd,
+		.on_output = in->on_output,
+		.on_tick = in->on_tick,
+		.cb_arg = in->cb_arg,
 		.timeout = in->timeout > 0 ? in->timeout : SANDBOX_TIMEOUT_DEFAULT,
 		.output_limit = in->output_limit,
 	};
@@ -388,6 +319,7 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 		return -1;
 	sb->reaped = true;
 	res->oom_killed = read_oom_killed(sb->cgroup_path);
+	res->python = sb->lang == SANDBOX_LANG_PYTHON;
 	return 0;
 }
 
@@ -418,7 +350,7 @@ static void kill_and_reap(struct sandbox *sb)
 	sb->reaped = true;
 }
 
-void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)
+void sandbox_release_container(const struct global_opts *g, struct sandbox *sb)
 {
 	struct error e;
 
@@ -432,9 +364,16 @@ void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)
 	close_fd(&sb->err_fd);
 	close_fd(&sb->in_fd);
 	close_fd(&sb->pidfd);
-	sandbox_workspace_remove(sb);
 	free(sb->cgroup_path);
 	sb->cgroup_path = NULL;
+	sb->pid = 0;
+	sb->reaped = false;
+}
+
+void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)
+{
+	sandbox_release_container(g, sb);
+	sandbox_workspace_remove(sb);
 }
 
 /* A command that is not in the image is the code's failure, not the

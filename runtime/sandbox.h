@@ -33,10 +33,14 @@
 #define SANDBOX_IMAGE_ROOT "/var/lib/agentsbx/images"
 #define SANDBOX_IMAGE_ROOT_ENV "AGENTSBX_IMAGE_ROOT"
 #define SANDBOX_CODE_DIR ".agentsbx" /* in the container's root */
+#define SANDBOX_INIT_FILE "init"      /* our PID 1 (runtime/sandbox_init/) in it */
+#define SANDBOX_SESSION_DIR "/workspace" /* a session's files, kept between runs */
+#define SANDBOX_FILES_DIR "files"	   /* ... in the workspace */
 #define SANDBOX_OUTPUT_LIMIT (1024u * 1024)	     /* bytes kept per stream */
 #define SANDBOX_DISK_DEFAULT (256ull * 1024 * 1024) /* the writable layer */
 #define SANDBOX_TIMEOUT_DEFAULT 30.0		     /* seconds */
 #define SANDBOX_DRAIN_MS 2000 /* reading output after the init is gone */
+#define SANDBOX_TICK_MS 200   /* on_tick's period */
 
 enum sandbox_lang {
 	SANDBOX_LANG_NONE, /* a command line */
@@ -64,6 +68,7 @@ struct sandbox_config {
 	bool netns_annotate;	/* ask the policy to allow it (annotation) */
 	uint64_t disk;		/* bytes of the writable layer; 0: default */
 	int stdin_fd;		/* >= 0: the container's stdin; else a pipe */
+	bool session;		/* bind the workspace's files/ on SANDBOX_SESSION_DIR */
 };
 
 /* What one call brings (may come after create: the warm pool). */
@@ -74,6 +79,12 @@ struct sandbox_input {
 	size_t stdin_len;
 	double timeout;	     /* seconds, > 0 */
 	size_t output_limit; /* per stream; 0: SANDBOX_OUTPUT_LIMIT */
+	int cancel_fd;	     /* >= 0: once readable, the container is killed */
+	/* Optional: each piece of output as it arrives (stream 1 or 2), and a
+	 * tick at least every SANDBOX_TICK_MS while the program runs. */
+	void (*on_output)(void *arg, int stream, const char *buf, size_t n);
+	void (*on_tick)(void *arg);
+	void *cb_arg;
 };
 
 struct sandbox_result {
@@ -87,7 +98,20 @@ struct sandbox_result {
 	bool oom_killed;
 	double seconds; /* from start to the exit of the container's init */
 	int signal;	/* the sandbox itself was told to stop (SIGTERM...) */
+	bool cancelled; /* killed because cancel_fd became readable */
+	bool python;	/* the program was Python: look for its exception */
 };
+
+/* A Python program's uncaught exception, parsed from its stderr
+ * (sandbox_pyerror.c). */
+struct sandbox_pyerror {
+	char *name;	 /* "ZeroDivisionError" */
+	char *value;	 /* "division by zero" */
+	char *traceback; /* from "Traceback (most recent call last):" */
+};
+
+bool sandbox_python_error(const struct sandbox_result *res, struct sandbox_pyerror *out);
+void sandbox_pyerror_free(struct sandbox_pyerror *e);
 
 /* A created container waiting for its code (warm, or about to run). */
 struct sandbox {
@@ -115,6 +139,11 @@ struct sandbox {
 int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err);
 /* Before a normal exit, every sandbox destroyed: stop the watchdog. */
 void sandbox_env_fini(void);
+/* For a process that will have threads: before the first thread, fork
+ * the single-threaded creator that sandbox_prepare() then asks to create
+ * containers (see sandbox_creator.c).  Stopped by sandbox_creator_stop(). */
+int sandbox_creator_start(const struct global_opts *g, struct error *err);
+void sandbox_creator_stop(void);
 
 /* The image directory for --image NAME under root (NULL: the environment
  * or SANDBOX_IMAGE_ROOT), or --rootfs DIR.  Heap string, absolute. */
@@ -140,6 +169,36 @@ void sandbox_destroy(const struct global_opts *g, struct sandbox *sb);
 /* A warm sandbox is still usable (its init waits for start). */
 bool sandbox_is_alive(const struct sandbox *sb);
 
+/* ---- sessions (sandbox_session.c) ------------------------------------------
+ * A workspace kept between runs: files/ in it is SANDBOX_SESSION_DIR,
+ * read-write, in each run's container; each run is a new container. */
+struct sandbox_session {
+	struct sandbox sb; /* the workspace; a container only during a run */
+	struct sandbox_config cfg;
+	int files_fd;
+};
+
+struct sandbox_dirent {
+	char name[256];
+	const char *type; /* "file", "directory", "symlink", "other" */
+	unsigned long long size;
+};
+
+int sandbox_session_open(const struct global_opts *g, const struct sandbox_config *cfg,
+			 struct sandbox_session *ss, struct error *err);
+int sandbox_session_run(const struct global_opts *g, struct sandbox_session *ss,
+			enum sandbox_lang lang, const struct sandbox_input *in,
+			struct sandbox_result *res, struct error *err);
+void sandbox_session_close(const struct global_opts *g, struct sandbox_session *ss);
+/* Paths are SANDBOX_SESSION_DIR/REL or REL, resolved inside files/. */
+const char *sandbox_session_rel(const char *path);
+int sandbox_session_write_file(struct sandbox_session *ss, const char *path, const char *data,
+			       size_t len, struct error *err);
+int sandbox_session_read_file(struct sandbox_session *ss, const char *path, size_t max,
+			      char **out, size_t *len, struct error *err);
+int sandbox_session_list(struct sandbox_session *ss, const char *path,
+			 struct sandbox_dirent **out, size_t *n, size_t max, struct error *err);
+
 /* prepare + run + destroy. */
 int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,
 		 const struct sandbox_input *in, int sigfd,
@@ -147,8 +206,15 @@ int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,
 void sandbox_result_free(struct sandbox_result *res);
 
 /* {"stdout","stderr","exit_code","timed_out","seconds","truncated",
- *  "oom_killed"} into g (strings made valid UTF-8). */
+ *  "oom_killed"} into g (strings made valid UTF-8), and "error":
+ *  {"name","value","traceback"} when a Python program died of an uncaught
+ *  exception. */
 void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res);
+/* CLOCK_MONOTONIC in nanoseconds. */
+long long sandbox_now_ns(void);
+/* s[0, n) with each byte that is not well-formed UTF-8 made U+FFFD;
+ * NUL-terminated heap string, its length in *out_len. */
+char *sandbox_utf8_clean(const char *s, size_t n, size_t *out_len);
 /* The same as one line of JSON (no newline).  Heap string. */
 char *sandbox_result_json(const struct sandbox_result *res);
 

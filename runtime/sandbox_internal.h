@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <sys/types.h>
 
 #include "sandbox.h"
@@ -36,9 +37,13 @@ struct sandbox_wait {
 	const char *in_data;
 	size_t in_len;
 	int sigfd;
+	int cancel_fd;	    /* -1: none */
 	double timeout;
 	size_t output_limit;
 	long long start_ns; /* when start was asked for: the clock's zero */
+	void (*on_output)(void *arg, int stream, const char *buf, size_t n);
+	void (*on_tick)(void *arg);
+	void *cb_arg;
 };
 
 /*
@@ -50,9 +55,27 @@ struct sandbox_wait {
 int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 		 struct error *err);
 
-long long sandbox_now_ns(void);
 
-/* ---- sandbox.c, sandbox_watchdog.c ------------------------------------------ */
+/* ---- sandbox.c, sandbox_creator.c, sandbox_watchdog.c ---------------------- */
+
+/* sandbox.c's steps, for sandbox_session.c. */
+void sandbox_init_struct(struct sandbox *sb, enum sandbox_lang lang);
+void sandbox_new_id(struct sandbox *sb);
+int sandbox_make_state_root(const struct global_opts *g, struct error *err);
+int sandbox_install_init(struct sandbox *sb, struct error *err);
+int sandbox_create_with_pipes(const struct global_opts *g, const struct sandbox_config *cfg,
+			      struct sandbox *sb, struct error *err);
+/* Kill, reap and delete the container, close its fds; the workspace
+ * stays. */
+void sandbox_release_container(const struct global_opts *g, struct sandbox *sb);
+
+/* The signal mask the process had before sandbox_env_init blocked the
+ * termination signals: what every container gets. */
+const sigset_t *sandbox_container_sigmask(void);
+/* Create (not start) the container of sb's bundle with stdio[0..2] as
+ * its stdin, stdout and stderr; sets pid, pidfd, cgroup_path, created. */
+int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
+			     const int stdio[3], struct error *err);
 
 /* Close every fd from 3 up but keep_a and keep_b. */
 void sandbox_close_fds_but(int keep_a, int keep_b);

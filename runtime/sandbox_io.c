@@ -41,6 +41,8 @@ long long sandbox_now_ns(void)
 
 struct capture {
 	int *fd;
+	int stream; /* 1 or 2, for on_output */
+	struct sandbox_wait *w;
 	char *head; /* the first head_cap bytes */
 	size_t head_len, head_cap;
 	char *tail; /* a ring of the last tail_cap bytes after the head */
@@ -48,10 +50,13 @@ struct capture {
 	unsigned long long total;
 };
 
-static void capture_init(struct capture *c, int *fd, size_t limit)
+static void capture_init(struct capture *c, struct sandbox_wait *w, int stream, int *fd,
+			 size_t limit)
 {
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
+	c->w = w;
+	c->stream = stream;
 	c->tail_cap = limit / 2;
 	c->head_cap = limit - c->tail_cap;
 }
@@ -148,6 +153,8 @@ static void capture_read(struct capture *c)
 
 		if (n > 0) {
 			capture_add(c, buf, (size_t)n);
+			if (c->w->on_output)
+				c->w->on_output(c->w->cb_arg, c->stream, buf, (size_t)n);
 			continue;
 		}
 		if (n < 0 && (errno == EINTR))
@@ -165,8 +172,9 @@ struct loop {
 	struct capture out, err;
 	size_t in_off;
 	long long start, deadline, exit_at, kill_by;
-	bool exited, killed, timed_out;
+	bool exited, killed, timed_out, cancelled;
 	int status, signal;
+	long long next_tick;
 };
 
 static void feed_stdin(struct loop *l)
@@ -219,13 +227,23 @@ static void take_signal(struct loop *l)
 	}
 }
 
+static void take_cancel(struct loop *l)
+{
+	l->cancelled = true;
+	kill_init(l);
+}
+
 /* Milliseconds poll may sleep: until the deadline, the kill's limit, or
  * the end of the drain after the exit. */
 static int poll_timeout(const struct loop *l, long long now)
 {
 	long long until = l->exited ? l->exit_at + SANDBOX_DRAIN_MS * NS_PER_MS
 				    : l->killed ? l->kill_by : l->deadline;
-	long long ms = (until - now + NS_PER_MS - 1) / NS_PER_MS;
+	long long ms;
+
+	if (l->w->on_tick && !l->exited && l->next_tick < until)
+		until = l->next_tick;
+	ms = (until - now + NS_PER_MS - 1) / NS_PER_MS;
 
 	return ms < 0 ? 0 : ms > 60000 ? 60000 : (int)ms;
 }
@@ -247,11 +265,21 @@ static int loop_done(struct loop *l, long long now, struct error *err)
 	       now >= l->exit_at + SANDBOX_DRAIN_MS * NS_PER_MS;
 }
 
+static void tick(struct loop *l)
+{
+	long long now = sandbox_now_ns();
+
+	if (!l->w->on_tick || l->exited || now < l->next_tick)
+		return;
+	l->next_tick = now + SANDBOX_TICK_MS * NS_PER_MS;
+	l->w->on_tick(l->w->cb_arg);
+}
+
 static int loop_once(struct loop *l, struct error *err)
 {
 	struct sandbox_wait *w = l->w;
-	struct pollfd p[5];
-	int n = 0, iout = -1, ierr = -1, iin = -1, ipid = -1, isig = -1;
+	struct pollfd p[6];
+	int n = 0, iout = -1, ierr = -1, iin = -1, ipid = -1, isig = -1, icancel = -1;
 	int r;
 
 	if (w->out_fd >= 0)
@@ -264,9 +292,12 @@ static int loop_once(struct loop *l, struct error *err)
 		p[ipid = n++] = (struct pollfd){ .fd = w->pidfd, .events = POLLIN };
 	if (w->sigfd >= 0)
 		p[isig = n++] = (struct pollfd){ .fd = w->sigfd, .events = POLLIN };
+	if (w->cancel_fd >= 0 && !l->cancelled)
+		p[icancel = n++] = (struct pollfd){ .fd = w->cancel_fd, .events = POLLIN };
 	r = poll(p, (nfds_t)n, poll_timeout(l, sandbox_now_ns()));
 	if (r < 0 && errno != EINTR)
 		return error_sys(err, "sandbox: poll");
+	tick(l);
 	if (r <= 0)
 		return 0;
 	if (iout >= 0 && p[iout].revents)
@@ -279,6 +310,8 @@ static int loop_once(struct loop *l, struct error *err)
 		check_exit(l);
 	if (isig >= 0 && p[isig].revents)
 		take_signal(l);
+	if (icancel >= 0 && p[icancel].revents)
+		take_cancel(l);
 	return 0;
 }
 
@@ -300,6 +333,7 @@ static void loop_result(struct loop *l, struct sandbox_result *res)
 	res->exit_code = l->exited ? exit_code(l->status) : 128 + SIGKILL;
 	res->timed_out = l->timed_out;
 	res->signal = l->signal;
+	res->cancelled = l->cancelled;
 	res->seconds = (double)(end - l->start) / 1e9;
 }
 
@@ -310,9 +344,10 @@ int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 	size_t limit = w->output_limit ? w->output_limit : SANDBOX_OUTPUT_LIMIT;
 	int r = 0;
 
-	capture_init(&l.out, &w->out_fd, limit);
-	capture_init(&l.err, &w->err_fd, limit);
+	capture_init(&l.out, w, 1, &w->out_fd, limit);
+	capture_init(&l.err, w, 2, &w->err_fd, limit);
 	l.start = w->start_ns ? w->start_ns : sandbox_now_ns();
+	l.next_tick = l.start + SANDBOX_TICK_MS * NS_PER_MS;
 	l.deadline = l.start + (long long)(w->timeout * 1e9);
 	if (w->in_fd >= 0 && !w->in_len)
 		close_fd(&w->in_fd);
@@ -364,7 +399,7 @@ static size_t utf8_len(const unsigned char *p, size_t n)
 }
 
 /* JSON strings are UTF-8: each bad byte becomes U+FFFD. */
-static char *utf8_clean(const char *s, size_t n, size_t *out_len)
+char *sandbox_utf8_clean(const char *s, size_t n, size_t *out_len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	char *out = xmalloc(n * 3 + 1);
@@ -395,7 +430,7 @@ static void gen_key(yajl_gen g, const char *key)
 static void gen_text(yajl_gen g, const char *key, const char *s, size_t n)
 {
 	size_t len;
-	_cleanup_free_ char *clean = utf8_clean(s ? s : "", s ? n : 0, &len);
+	_cleanup_free_ char *clean = sandbox_utf8_clean(s ? s : "", s ? n : 0, &len);
 
 	gen_key(g, key);
 	yajl_gen_string(g, (const unsigned char *)clean, len);
@@ -422,6 +457,19 @@ void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res)
 	yajl_gen_number(g, secs, strlen(secs));
 	gen_bool(g, "truncated", res->truncated);
 	gen_bool(g, "oom_killed", res->oom_killed);
+	if (res->python) {
+		struct sandbox_pyerror e;
+
+		if (sandbox_python_error(res, &e)) {
+			gen_key(g, "error");
+			yajl_gen_map_open(g);
+			gen_text(g, "name", e.name, strlen(e.name));
+			gen_text(g, "value", e.value, strlen(e.value));
+			gen_text(g, "traceback", e.traceback, strlen(e.traceback));
+			yajl_gen_map_close(g);
+			sandbox_pyerror_free(&e);
+		}
+	}
 	yajl_gen_map_close(g);
 }
 

@@ -40,6 +40,8 @@ static const char *const base_env[] = {
 	"HOME=/tmp",
 	"LANG=C.UTF-8",
 	"PYTHONDONTWRITEBYTECODE=1",
+	/* What a program printed before a timeout's SIGKILL is in its output. */
+	"PYTHONUNBUFFERED=1",
 	NULL,
 };
 
@@ -131,8 +133,12 @@ static void gen_env(yajl_gen g, const struct sandbox_config *cfg)
 static void gen_args(yajl_gen g, const struct sandbox_config *cfg,
 		     const char *interpreter)
 {
+	_cleanup_free_ char *init = xasprintf("/%s/%s", SANDBOX_CODE_DIR, SANDBOX_INIT_FILE);
+
 	gstr(g, "args");
 	yajl_gen_array_open(g);
+	/* PID 1 is our init; the program is its child. */
+	gstr(g, init);
 	if (cfg->lang != SANDBOX_LANG_NONE) {
 		_cleanup_free_ char *file = xasprintf("/%s/%s", SANDBOX_CODE_DIR,
 						      sandbox_code_file(cfg->lang));
@@ -172,7 +178,7 @@ static void gen_process(yajl_gen g, const struct sandbox_config *cfg,
 	gen_args(g, cfg, interpreter);
 	gen_env(g, cfg);
 	gstr(g, "cwd");
-	gstr(g, cfg->cwd ? cfg->cwd : "/tmp");
+	gstr(g, cfg->cwd ? cfg->cwd : cfg->session ? SANDBOX_SESSION_DIR : "/tmp");
 	gen_empty_caps(g);
 	gstr(g, "noNewPrivileges");
 	yajl_gen_bool(g, true);
@@ -275,6 +281,33 @@ static void gen_linux(yajl_gen g, yajl_val linux_obj, const struct sandbox_confi
 	yajl_gen_map_close(g);
 }
 
+/* The default's mounts, and a session's files (a directory of the bundle,
+ * so on the session's own size-capped tmpfs) read-write on /workspace. */
+static void gen_mounts(yajl_gen g, yajl_val list, const struct sandbox_config *cfg)
+{
+	static const char *const opts[] = { "rbind", "rw", "nosuid", "nodev" };
+
+	yajl_gen_array_open(g);
+	for (size_t i = 0; YAJL_IS_ARRAY(list) && i < list->u.array.len; i++)
+		gen_tree(g, list->u.array.values[i]);
+	if (cfg->session) {
+		yajl_gen_map_open(g);
+		gstr(g, "destination");
+		gstr(g, SANDBOX_SESSION_DIR);
+		gstr(g, "type");
+		gstr(g, "bind");
+		gstr(g, "source");
+		gstr(g, SANDBOX_FILES_DIR);
+		gstr(g, "options");
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+			gstr(g, opts[i]);
+		yajl_gen_array_close(g);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
 static void gen_annotations(yajl_gen g, const struct sandbox_config *cfg)
 {
 	gstr(g, "annotations");
@@ -307,6 +340,8 @@ static void gen_spec(yajl_gen g, yajl_val def, const struct sandbox_config *cfg,
 			gstr(g, "sandbox");
 		else if (!strcmp(key, "linux"))
 			gen_linux(g, v, cfg);
+		else if (!strcmp(key, "mounts"))
+			gen_mounts(g, v, cfg);
 		else
 			gen_tree(g, v);
 	}

@@ -21,6 +21,11 @@ for p in $BUILD_PKGS $TEST_PKGS $REF_PKGS $VM_PKGS $E2E_PKGS $BENCH_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done
+# The MCP test client (tests/sandbox/mcp-client) uses the official SDK from
+# npm; any node >= 18 does (a nodesource one may be there already, with npm).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	missing="$missing nodejs npm"
+fi
 if [ -z "$missing" ]; then
 	echo "deps: everything is installed"
 	exit 0

@@ -117,7 +117,9 @@ def test_conversation(client):
     assert client.no_reply()  # notifications get none
 
     tools = client.request("tools/list")["result"]["tools"]
-    assert [t["name"] for t in tools] == ["run_code"]
+    assert [t["name"] for t in tools] == ["run_code", "session_create", "session_run",
+                                          "session_write_file", "session_read_file",
+                                          "session_list_files", "session_close"]
     schema = tools[0]["inputSchema"]
     assert schema["type"] == "object" and set(schema["required"]) == {"code", "language"}
     assert set(schema["properties"]) == {"code", "language", "timeout_seconds", "stdin"}
@@ -138,10 +140,12 @@ def test_conversation(client):
     assert float(mean) == statistics.mean(squares) == 333833.5
     assert abs(float(stdev) - statistics.stdev(squares)) < 1e-6 and hello == "HELLO"
     assert result["content"][0]["type"] == "text"
-    assert json.loads(result["content"][0]["text"]) == sc
+    text = result["content"][0]["text"]
+    assert text.startswith("exit code 0, ") and "--- stdout ---\n333833.5" in text
 
+    # A non-zero exit is the program's result, not the tool's failure.
     failed = client.run_code("echo oops >&2; exit 3", language="sh")["result"]
-    assert failed["isError"] is True
+    assert failed["isError"] is False
     assert failed["structuredContent"]["exit_code"] == 3
     assert failed["structuredContent"]["stderr"] == "oops\n"
 
@@ -239,6 +243,8 @@ def test_big_output_and_memory_grab_through_mcp(client):
     r = client.run_code("import sys; sys.stdout.write('x' * 100_000_000)")["result"]
     assert r["structuredContent"]["truncated"] is True and r["isError"] is False
     assert len(r["structuredContent"]["stdout"]) < (1 << 20) + 200
+    # The output is sent once: the text is a summary with a bounded preview.
+    assert len(r["content"][0]["text"]) < 10000
     r = client.run_code("x = b'x' * (1 << 30)")["result"]
     assert r["structuredContent"]["oom_killed"] is True and r["isError"] is True
 
@@ -297,9 +303,175 @@ def test_sigterm_during_a_call_kills_the_program(make_client, state_root, python
     assert wait_no_leftovers(state_root, 1.0) == {}
 
 
-def test_mcp_refuses_images_without_interpreters(state_root, image_root):
+def test_no_usable_image_is_a_tool_error_not_an_exit(make_client, state_root, image_root):
     empty = os.path.join(os.path.dirname(state_root), "empty-image")
     os.makedirs(empty)
-    p = subprocess.run([RUNTIME, "--root", state_root, "mcp", "--rootfs", empty],
-                       capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
-    assert p.returncode == 1 and b"no image has an interpreter" in p.stderr
+    c = make_client("--rootfs", empty, images=("no-such-image",))
+    c.initialize()
+    r = c.run_code("print(1)")["result"]
+    assert r["isError"] is True
+    text = r["content"][0]["text"]
+    assert "no image has an interpreter" in text and "no-such-image" in text, text
+    assert c.request("ping")["result"] == {}
+
+
+def test_invalid_params_carry_the_reason_in_the_message(client):
+    def error(args):
+        r = client.request("tools/call", {"name": "run_code", "arguments": args})
+        assert r["error"]["code"] == -32602, r
+        return r["error"]["message"]
+
+    assert error({"code": "1"}) == "Invalid params: arguments.language: required, a string"
+    assert "timeout_seconds: at most 300" in error({"code": "1", "language": "python",
+                                                     "timeout_seconds": 9999})
+    assert "arguments.lang: unknown argument" in error({"code": "1", "language": "python",
+                                                         "lang": "x"})
+    assert "must be one of python, sh" in error({"code": "1", "language": "cobol"})
+
+
+def call(c, req_id, code, **meta):
+    params = {"name": "run_code", "arguments": {"code": code, "language": "python"}}
+    if meta:
+        params["_meta"] = meta
+    c.send({"jsonrpc": "2.0", "id": req_id, "method": "tools/call", "params": params})
+
+
+def test_calls_run_concurrently_and_ping_is_not_queued(make_client, python_image):
+    c = make_client("--max-concurrent", "3", images=(python_image,))
+    c.initialize()
+    t = time.monotonic()
+    for i in range(4):  # the 4th waits for a slot
+        call(c, 100 + i, "import time; time.sleep(1); print(%d)" % i)
+    c.send({"jsonrpc": "2.0", "id": 1, "method": "ping"})
+    assert c.recv(5) == {"jsonrpc": "2.0", "id": 1, "result": {}}
+    assert time.monotonic() - t < 0.5
+    done = {}
+    while len(done) < 4:
+        r = c.recv(10)
+        done[r["id"]] = time.monotonic() - t
+    assert max(done[i] for i in (100, 101, 102)) < 1.9, done
+    assert 2.0 <= done[103] < 2.9, done
+
+
+def test_cancelled_call_is_killed_and_gets_no_reply(make_client, state_root, python_image):
+    c = make_client(images=(python_image,))
+    c.initialize()
+    call(c, 7, "import time; time.sleep(20)")
+    deadline = time.monotonic() + 10
+    while not sandbox_processes_of(c.p.pid):
+        assert time.monotonic() < deadline, "the run never started"
+        time.sleep(0.02)
+    t = time.monotonic()
+    c.send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 7, "reason": "test"}})
+    while sandbox_processes_of(c.p.pid):
+        assert time.monotonic() - t < 1, "the cancelled run is still alive"
+        time.sleep(0.01)
+    call(c, 8, "print('next')")
+    r = c.recv(5)
+    assert r["id"] == 8 and r["result"]["structuredContent"]["stdout"] == "next\n"
+    assert time.monotonic() - t < 1.5
+    assert c.no_reply(0.5)  # nothing ever for id 7
+
+
+def test_progress_notifications(client):
+    call(client, 3, "import time\nprint('a')\ntime.sleep(0.5)\nprint('b')",
+         progressToken="tok")
+    notes = []
+    while True:
+        m = client.recv(10)
+        if "id" in m:
+            break
+        assert m["method"] == "notifications/progress" and m["params"]["progressToken"] == "tok"
+        notes.append(m["params"])
+    assert m["result"]["structuredContent"]["stdout"] == "a\nb\n"
+    messages = [n["message"] for n in notes]
+    assert messages[0] == "started" and messages[-1].startswith("finished: exit code 0")
+    assert "stdout: a\n" in messages and "stdout: b\n" in messages, messages
+    assert [n["progress"] for n in notes] == sorted(set(n["progress"] for n in notes))
+
+
+def sandbox_processes_of(server_pid):
+    mark = "/sbx-%d-" % server_pid
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open("/proc/%s/cgroup" % pid) as f:
+                    if mark in f.read():
+                        found.append(pid)
+            except OSError:
+                pass
+    return found
+
+
+# ---- sessions ------------------------------------------------------------------
+
+def tool(c, name, **args):
+    return c.request("tools/call", {"name": name, "arguments": args})["result"]
+
+
+def test_a_session_keeps_its_files_and_nothing_else(client, state_root):
+    sid = tool(client, "session_create")["structuredContent"]["session_id"]
+    assert tool(client, "session_write_file", session_id=sid, path="in/a.txt",
+                content="aGVsbG8=", encoding="base64")["isError"] is False
+    r = tool(client, "session_run", session_id=sid, language="python",
+             code="import os\nprint(open('in/a.txt').read(), os.getcwd())\n"
+                  "open('/workspace/out.txt', 'w').write('made')\n"
+                  "open('/tmp/gone', 'w').write('x')\n")
+    assert r["structuredContent"]["stdout"] == "hello /workspace\n", r
+    r = tool(client, "session_run", session_id=sid, language="sh",
+             code="cat /workspace/out.txt; test -e /tmp/gone || echo ' no /tmp/gone'")
+    assert r["structuredContent"]["stdout"] == "made no /tmp/gone\n", r
+    r = tool(client, "session_read_file", session_id=sid, path="/workspace/out.txt")
+    assert r["structuredContent"]["content"] == "made"
+    assert sandboxes(state_root) == []  # no container between runs
+    assert tool(client, "session_close", session_id=sid)["isError"] is False
+    assert tool(client, "session_list_files", session_id=sid)["isError"] is True
+
+
+def test_session_files_stay_inside_the_workspace(client):
+    sid = tool(client, "session_create")["structuredContent"]["session_id"]
+    r = tool(client, "session_run", session_id=sid, language="sh",
+             code="ln -s /etc/passwd /workspace/link; ln -s ../../../../etc /workspace/up; "
+                  "mkdir -p /workspace/d && ln -s / /workspace/d/root")
+    assert r["structuredContent"]["exit_code"] == 0, r
+    for path in ("link", "up/passwd", "d/root/etc/passwd"):
+        r = tool(client, "session_read_file", session_id=sid, path=path)
+        assert r["isError"] is True, (path, r)
+    r = tool(client, "session_write_file", session_id=sid, path="up/evil", content="x")
+    assert r["isError"] is True
+    r = client.request("tools/call", {"name": "session_read_file",
+                                      "arguments": {"session_id": sid, "path": "/etc/passwd"}})
+    assert "must be under /workspace" in r["error"]["message"]
+    tool(client, "session_close", session_id=sid)
+
+
+def test_idle_sessions_expire_and_the_limit_holds(make_client, python_image, state_root):
+    c = make_client("--session-idle", "1", "--max-sessions", "2", images=(python_image,))
+    c.initialize()
+    a = tool(c, "session_create")["structuredContent"]["session_id"]
+    tool(c, "session_create")
+    r = tool(c, "session_create")
+    assert r["isError"] is True and "--max-sessions" in r["content"][0]["text"]
+    time.sleep(2.5)
+    r = tool(c, "session_run", session_id=a, language="python", code="print(1)")
+    assert r["isError"] is True and "no session" in r["content"][0]["text"]
+    assert tool(c, "session_create")["isError"] is False
+
+
+def test_sigkill_of_the_server_leaves_no_session_behind(make_client, python_image,
+                                                         state_root):
+    c = make_client(images=(python_image,))
+    c.initialize()
+    sid = tool(c, "session_create")["structuredContent"]["session_id"]
+    call_session = {"name": "session_run", "arguments": {
+        "session_id": sid, "language": "python", "code": "import time; time.sleep(60)"}}
+    c.send({"jsonrpc": "2.0", "id": 77, "method": "tools/call", "params": call_session})
+    deadline = time.monotonic() + 10
+    while not sandbox_processes_of(c.p.pid):
+        assert time.monotonic() < deadline
+        time.sleep(0.02)
+    c.p.kill()
+    c.p.wait(10)
+    assert wait_no_leftovers(state_root, 5.0) == {}

@@ -324,3 +324,72 @@ def test_bad_requests_fail_with_a_message(sbx, args, message):
     assert rc in (1, 125), (rc, err)
     assert message in err.decode(), err
     assert out == b""
+
+
+# ---- the sandbox's own failures, PID 1, unbuffered Python ------------------
+
+def test_json_error_for_a_missing_image(sbx):
+    rc, out, err = sbx.raw("--", "true", image="no-such-image", json_out=True)
+    assert rc == 125
+    lines = out.decode().splitlines()
+    assert len(lines) == 1, out
+    r = json.loads(lines[0])
+    assert set(r) == {"error"} and "no-such-image" in r["error"]["message"]
+    assert "not found" in r["error"]["message"]
+
+
+def test_json_error_for_a_bad_language(sbx):
+    rc, out, _ = sbx.raw("--lang", "cobol", "--code", "-", input="1", json_out=True)
+    assert rc == 125
+    assert "--lang cobol" in json.loads(out)["error"]["message"]
+
+
+def test_abort_is_134_and_a_self_sent_sigterm_works(sbx, python_image):
+    r = sbx.run("--", "python3", "-c", "import os; print('x', flush=True); os.abort()",
+                image=python_image)
+    assert r["exit_code"] == 134 and r["stdout"] == "x\n"
+    r = sbx.run("--", "python3", "-c", "import os, signal; os.kill(os.getpid(), signal.SIGTERM)",
+                image=python_image)
+    assert r["exit_code"] == 143
+    # The program is not PID 1 (our init is) and its orphans are reaped.
+    r = sbx.run("--", "python3", "-c", "import os; print(os.getpid(), os.getppid())",
+                image=python_image)
+    assert r["stdout"] == "2 1\n"
+
+
+def test_a_timed_out_python_programs_output_is_all_there(sbx, python_image):
+    code = "import time\nfor i in range(5):\n    print('line', i)\ntime.sleep(30)\n"
+    r = sbx.run("--timeout", "1", "--lang", "python", "--code", "-", image=python_image,
+                input=code)
+    assert r["timed_out"] is True
+    assert r["stdout"] == "".join("line %d\n" % i for i in range(5))
+
+
+def test_runtime_log_never_lands_in_the_programs_stderr(sbx, tmp_path):
+    policy = tmp_path / "audit.json"
+    policy.write_text(json.dumps({"mode": "audit"}))
+    argv = sbx.argv("--", "sh", "-c", "echo out; echo err >&2", policy=str(policy))
+    argv.insert(1, "--debug")
+    p = subprocess.run(argv, capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout)
+    assert (r["stdout"], r["stderr"]) == ("out\n", "err\n")
+    assert b"agentsbx" in p.stderr  # the log went to the runtime's own stderr
+
+
+def test_a_python_exception_comes_back_structured(sbx, python_image):
+    code = "def f():\n    return 1 / 0\nprint('before')\nf()\n"
+    r = sbx.run("--lang", "python", "--code", "-", image=python_image, input=code)
+    assert r["exit_code"] == 1 and r["stdout"] == "before\n"
+    e = r["error"]
+    assert (e["name"], e["value"]) == ("ZeroDivisionError", "division by zero")
+    assert e["traceback"].startswith("Traceback (most recent call last):\n")
+    assert "line 2, in f" in e["traceback"]
+    r = sbx.run("--lang", "python", "--code", "-", image=python_image, input="x x\n")
+    assert r["error"]["name"] == "SyntaxError"
+    # No exception, no error member; nor for a program that is not Python.
+    r = sbx.run("--lang", "python", "--code", "-", image=python_image,
+                input="import sys; sys.exit(1)")
+    assert "error" not in r and r["exit_code"] == 1
+    r = sbx.run("--", "sh", "-c", "echo 'ValueError: no' >&2; exit 1")
+    assert "error" not in r

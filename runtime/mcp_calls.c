@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The tools/call requests in flight.  Each has a thread: it waits for one
+ * of --max-concurrent slots (so at most that many sandboxes exist for
+ * calls at once; the rest queue in arrival order of wake-up), runs the
+ * tool and replies.  notifications/cancelled marks the call cancelled and
+ * writes its eventfd, which the sandbox's wait loop polls: the init of
+ * the container's pid namespace is SIGKILLed, so every process of the
+ * container dies at once, and no reply is sent for that request.  A queued
+ * call that is cancelled just leaves the queue.
+ *
+ * Progress (when the request's _meta has a progressToken): "started", the
+ * output as it comes (at most one notification per stream every
+ * PROGRESS_MIN_MS, each at most PROGRESS_CHUNK bytes, what did not fit is
+ * counted), "finished".  The progress value counts the notifications.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../lib/cleanup.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "mcp_internal.h"
+
+#define PROGRESS_MIN_MS 250
+/* A pause between the last notification and the response: the TypeScript
+ * SDK handles a notification in a microtask but a response at once, so a
+ * notification read in the same chunk as its response finds its handler
+ * gone ("progress notification for an unknown token"). */
+#define PROGRESS_SETTLE_US 10000
+#define PROGRESS_CHUNK 4096
+#define WAIT_TICK_MS 100
+
+static void kick(struct mcp_call *c)
+{
+	uint64_t one = 1;
+
+	if (write(c->cancel_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		log_warn("mcp: write an eventfd: %s", strerror(errno));
+}
+
+/* ---- slots -------------------------------------------------------------------- */
+
+/* true: a slot is ours.  false: cancelled (say nothing) or the server is
+ * stopping (*stopping: say so). */
+static bool take_slot(struct mcp_call *c, bool *stopping)
+{
+	struct mcp_server *s = c->s;
+	int max = s->o->max_concurrent > 0 ? s->o->max_concurrent : MCP_CONCURRENT_DEFAULT;
+	bool ok;
+
+	pthread_mutex_lock(&s->lock);
+	while (!c->cancelled && !s->stop_signal && s->running >= max)
+		pthread_cond_wait(&s->cond, &s->lock);
+	*stopping = !c->cancelled && s->stop_signal;
+	ok = !c->cancelled && !s->stop_signal;
+	if (ok)
+		s->running++;
+	pthread_mutex_unlock(&s->lock);
+	return ok;
+}
+
+static void give_slot(struct mcp_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	s->running--;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+bool mcp_call_may_reply(struct mcp_call *c)
+{
+	bool ok;
+
+	pthread_mutex_lock(&c->s->lock);
+	ok = !c->cancelled;
+	c->replied = ok;
+	pthread_mutex_unlock(&c->s->lock);
+	return ok;
+}
+
+/* ---- the thread ------------------------------------------------------------------ */
+
+static void call_free(struct mcp_call *c)
+{
+	mcp_id_free(&c->id);
+	mcp_id_free(&c->progress_token);
+	mcp_call_args_free(&c->a);
+	for (int i = 0; i < 3; i++)
+		free(c->pending[i]);
+	if (c->cancel_fd >= 0)
+		close(c->cancel_fd);
+	free(c);
+}
+
+static void call_unlink(struct mcp_call *c)
+{
+	struct mcp_server *s = c->s;
+
+	pthread_mutex_lock(&s->lock);
+	for (struct mcp_call **p = &s->calls; *p; p = &(*p)->next)
+		if (*p == c) {
+			*p = c->next;
+			break;
+		}
+	s->threads--;
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void reply_stopping(struct mcp_call *c)
+{
+	yajl_gen g;
+
+	if (!mcp_call_may_reply(c))
+		return;
+	g = mcp_reply_begin(&c->id);
+	mcp_gstr(g, "result");
+	yajl_gen_map_open(g);
+	mcp_gstr(g, "content");
+	yajl_gen_array_open(g);
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "type", "text");
+	mcp_gkey_str(g, "text", "sandbox error: the server is stopping; the program did not run");
+	yajl_gen_map_close(g);
+	yajl_gen_array_close(g);
+	mcp_gkey_bool(g, "isError", true);
+	yajl_gen_map_close(g);
+	mcp_reply_send(c->s, g);
+}
+
+static void *call_thread(void *arg)
+{
+	struct mcp_call *c = arg;
+	struct mcp_server *s = c->s;
+	bool stopping;
+
+	/* Only a run takes a sandbox slot; file and session calls do not. */
+	if (c->a.tool != TOOL_RUN_CODE && c->a.tool != TOOL_SESSION_RUN) {
+		mcp_tools_run(c);
+	} else if (take_slot(c, &stopping)) {
+		mcp_tools_run(c);
+		give_slot(s);
+	} else if (stopping) {
+		reply_stopping(c);
+	}
+	call_unlink(c);
+	call_free(c);
+	return NULL;
+}
+
+void mcp_calls_start(struct mcp_server *s, const struct mcp_id *id, struct call_args *a,
+		     struct mcp_id *token)
+{
+	struct mcp_call *c = xcalloc(1, sizeof(*c));
+	pthread_attr_t attr;
+	pthread_t t;
+	int r;
+
+	c->s = s;
+	c->id.text = xstrdup(id->text);
+	c->id.is_string = id->is_string;
+	c->progress_token = *token;
+	c->a = *a;
+	token->text = NULL;
+	memset(a, 0, sizeof(*a));
+	c->cancel_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c->cancel_fd < 0) {
+		mcp_reply_error(s, id, RPC_INTERNAL_ERROR, "Internal error", strerror(errno));
+		call_free(c);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	c->next = s->calls;
+	s->calls = c;
+	s->threads++;
+	pthread_mutex_unlock(&s->lock);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	r = pthread_create(&t, &attr, call_thread, c);
+	pthread_attr_destroy(&attr);
+	if (r) {
+		call_unlink(c);
+		mcp_reply_error(s, id, RPC_INTERNAL_ERROR, "Internal error",
+				"cannot start a thread for the call");
+		call_free(c);
+	}
+}
+
+void mcp_calls_cancel(struct mcp_server *s, const struct mcp_id *request_id)
+{
+	pthread_mutex_lock(&s->lock);
+	for (struct mcp_call *c = s->calls; c; c = c->next)
+		if (!c->replied && !c->cancelled && mcp_id_equal(&c->id, request_id)) {
+			c->cancelled = true;
+			kick(c);
+			log_debug("mcp: request %s cancelled", c->id.text);
+		}
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+void mcp_calls_kill_all(struct mcp_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	if (!s->stop_signal)
+		s->stop_signal = -1; /* stdout gone: the same, without a signal */
+	for (struct mcp_call *c = s->calls; c; c = c->next)
+		kick(c);
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* A termination signal while waiting for the calls to end: 0 if none. */
+static int signal_arrived(struct mcp_server *s)
+{
+	struct signalfd_siginfo si;
+
+	return read(s->sigfd, &si, sizeof(si)) == (ssize_t)sizeof(si) ? (int)si.ssi_signo : 0;
+}
+
+void mcp_calls_wait_all(struct mcp_server *s)
+{
+	pthread_mutex_lock(&s->lock);
+	while (s->threads > 0) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += WAIT_TICK_MS * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&s->cond, &s->lock, &ts);
+		if (!s->stop_signal) {
+			int sig;
+
+			pthread_mutex_unlock(&s->lock);
+			sig = signal_arrived(s);
+			pthread_mutex_lock(&s->lock);
+			if (sig) {
+				s->stop_signal = sig;
+				pthread_mutex_unlock(&s->lock);
+				mcp_calls_kill_all(s);
+				pthread_mutex_lock(&s->lock);
+			}
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+/* ---- progress --------------------------------------------------------------------- */
+
+static void send_progress(struct mcp_call *c, const char *message, size_t len)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	size_t clean_len;
+	_cleanup_free_ char *clean = sandbox_utf8_clean(message, len, &clean_len);
+
+	if (!g)
+		abort();
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "jsonrpc", "2.0");
+	mcp_gkey_str(g, "method", "notifications/progress");
+	mcp_gstr(g, "params");
+	yajl_gen_map_open(g);
+	mcp_gstr(g, "progressToken");
+	mcp_id_gen(g, &c->progress_token);
+	mcp_gstr(g, "progress");
+	yajl_gen_integer(g, ++c->progress);
+	mcp_gstr(g, "message");
+	yajl_gen_string(g, (const unsigned char *)clean, clean_len);
+	yajl_gen_map_close(g);
+	c->last_progress_ns = sandbox_now_ns();
+	mcp_reply_send(c->s, g); /* closes the outer object */
+}
+
+void mcp_progress_note(struct mcp_call *c, const char *message)
+{
+	if (c->progress_token.text)
+		send_progress(c, message, strlen(message));
+}
+
+static void flush_stream(struct mcp_call *c, int stream)
+{
+	_cleanup_free_ char *msg = NULL;
+	size_t n;
+
+	if (!c->pending_len[stream])
+		return;
+	if (c->pending_dropped[stream])
+		msg = xasprintf("%s: %.*s\n[%llu more bytes not shown here]",
+				stream == 1 ? "stdout" : "stderr", (int)c->pending_len[stream],
+				c->pending[stream], c->pending_dropped[stream]);
+	else
+		msg = xasprintf("%s: %.*s", stream == 1 ? "stdout" : "stderr",
+				(int)c->pending_len[stream], c->pending[stream]);
+	n = strlen(msg);
+	c->pending_len[stream] = 0;
+	c->pending_dropped[stream] = 0;
+	send_progress(c, msg, n);
+}
+
+static void flush_if_due(struct mcp_call *c)
+{
+	if (sandbox_now_ns() - c->last_progress_ns < PROGRESS_MIN_MS * 1000000ll)
+		return;
+	flush_stream(c, 1);
+	flush_stream(c, 2);
+}
+
+void mcp_progress_output(void *call, int stream, const char *buf, size_t n)
+{
+	struct mcp_call *c = call;
+	size_t room, take;
+
+	if (!c->progress_token.text || stream < 1 || stream > 2)
+		return;
+	if (!c->pending[stream])
+		c->pending[stream] = xmalloc(PROGRESS_CHUNK);
+	room = PROGRESS_CHUNK - c->pending_len[stream];
+	take = n < room ? n : room;
+	memcpy(c->pending[stream] + c->pending_len[stream], buf, take);
+	c->pending_len[stream] += take;
+	c->pending_dropped[stream] += n - take;
+	flush_if_due(c);
+}
+
+void mcp_progress_tick(void *call)
+{
+	struct mcp_call *c = call;
+
+	if (c->progress_token.text)
+		flush_if_due(c);
+}
+
+/* What is still pending, before "finished". */
+void mcp_progress_flush(struct mcp_call *c)
+{
+	if (!c->progress_token.text)
+		return;
+	flush_stream(c, 1);
+	flush_stream(c, 2);
+}
+
+void mcp_progress_settle(struct mcp_call *c)
+{
+	if (c->progress_token.text && c->progress)
+		usleep(PROGRESS_SETTLE_US);
+}

@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The session tools: session_create, session_run, session_write_file,
+ * session_read_file, session_list_files, session_close.  A session is a
+ * sandbox workspace kept between runs (sandbox_session.c): the files under
+ * /workspace persist, each run is a new container.  At most --max-sessions
+ * are open; one unused for --session-idle seconds is closed; all are
+ * closed when the server ends (and if it is killed, the watchdog deletes
+ * the containers and the workspaces go with the server's mount namespace).
+ * Calls on one session take turns; calls on different sessions run
+ * concurrently (session_run within --max-concurrent).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "../lib/base64.h"
+#include "../lib/cleanup.h"
+#include "../lib/log.h"
+#include "../lib/util.h"
+#include "../spec/internal.h"
+#include "mcp_internal.h"
+
+#define LIST_MAX 1000 /* entries of one session_list_files */
+
+/* ---- tools/list ------------------------------------------------------------- */
+
+static void gen_tool_head(yajl_gen g, const char *name, const char *title, const char *desc)
+{
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "name", name);
+	mcp_gkey_str(g, "title", title);
+	mcp_gkey_str(g, "description", desc);
+	mcp_gstr(g, "inputSchema");
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "type", "object");
+	mcp_gstr(g, "properties");
+	yajl_gen_map_open(g);
+}
+
+static void gen_tool_tail(yajl_gen g, const char *const *required)
+{
+	yajl_gen_map_close(g); /* properties */
+	mcp_gstr(g, "required");
+	yajl_gen_array_open(g);
+	for (; *required; required++)
+		mcp_gstr(g, *required);
+	yajl_gen_array_close(g);
+	mcp_gkey_bool(g, "additionalProperties", false);
+	yajl_gen_map_close(g); /* inputSchema */
+	yajl_gen_map_close(g);
+}
+
+static void gen_session_id(yajl_gen g)
+{
+	mcp_gen_prop(g, "session_id", "string", "The id session_create returned.");
+}
+
+static void gen_path(yajl_gen g, const char *desc)
+{
+	mcp_gen_prop(g, "path", "string", desc);
+}
+
+static void gen_encoding(yajl_gen g)
+{
+	mcp_gstr(g, "encoding");
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "type", "string");
+	mcp_gstr(g, "enum");
+	yajl_gen_array_open(g);
+	mcp_gstr(g, "utf8");
+	mcp_gstr(g, "base64");
+	yajl_gen_array_close(g);
+	mcp_gkey_str(g, "description", "utf8 (default) or base64 for binary content.");
+	yajl_gen_map_close(g);
+}
+
+void mcp_sessions_list_tools(struct mcp_server *s, yajl_gen g)
+{
+	static const char *const none[] = { NULL }, *const sid[] = { "session_id", NULL },
+				 *const run[] = { "session_id", "code", "language", NULL },
+				 *const write[] = { "session_id", "path", "content", NULL },
+				 *const read[] = { "session_id", "path", NULL };
+	char desc[400];
+
+	if (!s->o->max_sessions)
+		return;
+	snprintf(desc, sizeof(desc),
+		 "Open a sandbox session: files under /workspace persist between its runs "
+		 "(the rest of the filesystem does not). Closed by session_close, or after "
+		 "%g s unused. At most %d sessions are open at once.",
+		 s->o->session_idle, s->o->max_sessions);
+	gen_tool_head(g, "session_create", "Open a sandbox session", desc);
+	mcp_gen_language_prop(s, g);
+	gen_tool_tail(g, none);
+
+	gen_tool_head(g, "session_run", "Run code in a session",
+		      "Run a program in a fresh container of the session, in /workspace; the "
+		      "result is run_code's. Runs of one session take turns.");
+	gen_session_id(g);
+	mcp_gen_prop(g, "code", "string", "The program to run.");
+	mcp_gen_language_prop(s, g);
+	mcp_gen_timeout_prop(s, g);
+	mcp_gen_prop(g, "stdin", "string", "Standard input for the program (default: empty).");
+	gen_tool_tail(g, run);
+
+	snprintf(desc, sizeof(desc),
+		 "Write a file into the session's /workspace (parent directories are made; "
+		 "at most %llu bytes).", (unsigned long long)s->o->file_limit);
+	gen_tool_head(g, "session_write_file", "Write a file into a session", desc);
+	gen_session_id(g);
+	gen_path(g, "/workspace/NAME, or NAME relative to /workspace.");
+	mcp_gen_prop(g, "content", "string", "The content, as encoding says.");
+	gen_encoding(g);
+	gen_tool_tail(g, write);
+
+	snprintf(desc, sizeof(desc),
+		 "Read a file of the session's /workspace (at most %llu bytes); binary "
+		 "content comes as base64 unless encoding says utf8.",
+		 (unsigned long long)s->o->file_limit);
+	gen_tool_head(g, "session_read_file", "Read a file from a session", desc);
+	gen_session_id(g);
+	gen_path(g, "/workspace/NAME, or NAME relative to /workspace.");
+	gen_encoding(g);
+	gen_tool_tail(g, read);
+
+	gen_tool_head(g, "session_list_files", "List files of a session",
+		      "List a directory of the session's /workspace: name, type, size.");
+	gen_session_id(g);
+	gen_path(g, "A directory; default /workspace.");
+	gen_tool_tail(g, sid);
+
+	gen_tool_head(g, "session_close", "Close a session",
+		      "Close the session and delete everything in it.");
+	gen_session_id(g);
+	gen_tool_tail(g, sid);
+}
+
+/* ---- arguments ------------------------------------------------------------------ */
+
+static int required_string(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+			   const char *key, char **out, size_t *len)
+{
+	yajl_val v = args ? jmember(args, key) : NULL;
+	_cleanup_free_ char *msg = NULL;
+
+	if (v && YAJL_IS_STRING(v)) {
+		*len = strlen(v->u.string);
+		*out = xstrndup(v->u.string, *len);
+		return 0;
+	}
+	msg = xasprintf("arguments.%s: required, a string", key);
+	return mcp_bad_args(s, id, msg);
+}
+
+static int parse_encoding(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+			  bool *base64, bool *given)
+{
+	yajl_val v = jmember(args, "encoding");
+
+	*base64 = false;
+	*given = v != NULL;
+	if (!v)
+		return 0;
+	if (YAJL_IS_STRING(v) && (!strcmp(v->u.string, "utf8") || !strcmp(v->u.string, "base64"))) {
+		*base64 = !strcmp(v->u.string, "base64");
+		return 0;
+	}
+	return mcp_bad_args(s, id, "arguments.encoding: must be one of utf8, base64");
+}
+
+static int parse_content(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+			 struct call_args *a)
+{
+	_cleanup_free_ char *text = NULL, *msg = NULL;
+	bool base64, given;
+	size_t len;
+
+	if (parse_encoding(s, id, args, &base64, &given) < 0 ||
+	    required_string(s, id, args, "content", &text, &len) < 0)
+		return -1;
+	if (base64 && base64_decode(text, len, &a->content, &a->content_len) < 0)
+		return mcp_bad_args(s, id, "arguments.content: not valid base64");
+	if (!base64) {
+		a->content = take_ptr(text);
+		a->content_len = len;
+	}
+	if (a->content_len > s->o->file_limit) {
+		msg = xasprintf("arguments.content: %zu bytes, over the limit of %llu",
+				a->content_len, (unsigned long long)s->o->file_limit);
+		return mcp_bad_args(s, id, msg);
+	}
+	return 0;
+}
+
+static int parse_path(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		      struct call_args *a, bool required)
+{
+	size_t len;
+
+	if (!required && !jmember(args, "path")) {
+		a->path = xstrdup(SANDBOX_SESSION_DIR);
+		return 0;
+	}
+	if (required_string(s, id, args, "path", &a->path, &len) < 0)
+		return -1;
+	if (!sandbox_session_rel(a->path))
+		return mcp_bad_args(s, id, "arguments.path: must be under /workspace (or relative to it)");
+	return 0;
+}
+
+int mcp_sessions_parse(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+		       struct call_args *a)
+{
+	size_t len;
+	bool given;
+
+	switch (a->tool) {
+	case TOOL_SESSION_CREATE:
+		return mcp_parse_language(s, id, args, a, false);
+	case TOOL_SESSION_RUN:
+	case TOOL_SESSION_CLOSE:
+		return required_string(s, id, args, "session_id", &a->session_id, &len);
+	case TOOL_SESSION_WRITE_FILE:
+		if (required_string(s, id, args, "session_id", &a->session_id, &len) < 0 ||
+		    parse_path(s, id, args, a, true) < 0)
+			return -1;
+		return parse_content(s, id, args, a);
+	case TOOL_SESSION_READ_FILE:
+		if (required_string(s, id, args, "session_id", &a->session_id, &len) < 0 ||
+		    parse_path(s, id, args, a, true) < 0)
+			return -1;
+		return parse_encoding(s, id, args, &a->base64, &given);
+	case TOOL_SESSION_LIST_FILES:
+		if (required_string(s, id, args, "session_id", &a->session_id, &len) < 0)
+			return -1;
+		return parse_path(s, id, args, a, false);
+	default:
+		return 0;
+	}
+}
+
+/* ---- the registry ------------------------------------------------------------- */
+
+static void session_free(struct mcp_server *s, struct mcp_session *ms)
+{
+	sandbox_session_close(s->g, &ms->ss);
+	pthread_mutex_destroy(&ms->lock);
+	free(ms);
+}
+
+/* Drop a reference taken by session_get; the last one of a closed session
+ * deletes it. */
+static void session_put(struct mcp_server *s, struct mcp_session *ms)
+{
+	bool last;
+
+	pthread_mutex_lock(&s->lock);
+	ms->last_used_ns = sandbox_now_ns();
+	last = --ms->refs == 0 && ms->closed;
+	pthread_mutex_unlock(&s->lock);
+	if (last)
+		session_free(s, ms);
+}
+
+static struct mcp_session *session_get(struct mcp_server *s, const char *id)
+{
+	struct mcp_session *ms;
+
+	pthread_mutex_lock(&s->lock);
+	for (ms = s->sessions; ms && strcmp(ms->id, id); ms = ms->next)
+		;
+	if (ms)
+		ms->refs++;
+	pthread_mutex_unlock(&s->lock);
+	return ms;
+}
+
+/* Out of the list (under the server's lock); freed by the last put. */
+static void session_unlink_locked(struct mcp_server *s, struct mcp_session *ms)
+{
+	for (struct mcp_session **p = &s->sessions; *p; p = &(*p)->next)
+		if (*p == ms) {
+			*p = ms->next;
+			s->n_sessions--;
+			ms->closed = true;
+			return;
+		}
+}
+
+void mcp_sessions_expire(struct mcp_server *s, bool all)
+{
+	long long idle_ns = (long long)(s->o->session_idle * 1e9), now = sandbox_now_ns();
+
+	for (;;) {
+		struct mcp_session *ms, *victim = NULL;
+
+		pthread_mutex_lock(&s->lock);
+		for (ms = s->sessions; ms && !victim; ms = ms->next)
+			if (all || (ms->refs == 0 && now - ms->last_used_ns > idle_ns))
+				victim = ms;
+		if (victim) {
+			session_unlink_locked(s, victim);
+			victim->refs++;
+		}
+		pthread_mutex_unlock(&s->lock);
+		if (!victim)
+			return;
+		if (!all)
+			log_info("mcp: session %s closed after %g s unused", victim->id,
+				 s->o->session_idle);
+		session_put(s, victim);
+	}
+}
+
+/* ---- the tools -------------------------------------------------------------- */
+
+static void gen_session(yajl_gen g, void *arg)
+{
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "session_id", arg);
+	mcp_gkey_str(g, "workspace", SANDBOX_SESSION_DIR);
+	yajl_gen_map_close(g);
+}
+
+static void session_create(struct mcp_call *c)
+{
+	struct mcp_server *s = c->s;
+	struct mcp_session *ms;
+	struct sandbox_config cfg;
+	_cleanup_free_ char *text = NULL;
+	unsigned int rnd = 0;
+	struct error err;
+	bool full;
+
+	if (s->setup_error) {
+		mcp_reply_tool_error(c, s->setup_error);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	full = s->n_sessions >= s->o->max_sessions;
+	if (!full)
+		s->n_sessions++; /* the place is taken while the session is made */
+	pthread_mutex_unlock(&s->lock);
+	if (full) {
+		text = xasprintf("%d sessions are open already (--max-sessions); close one first",
+				 s->o->max_sessions);
+		mcp_reply_tool_error(c, text);
+		return;
+	}
+	ms = xcalloc(1, sizeof(*ms));
+	pthread_mutex_init(&ms->lock, NULL);
+	mcp_sandbox_config_for(s, c->a.lang, &cfg);
+	if (sandbox_session_open(s->g, &cfg, &ms->ss, &err) < 0) {
+		pthread_mutex_destroy(&ms->lock);
+		free(ms);
+		pthread_mutex_lock(&s->lock);
+		s->n_sessions--;
+		pthread_mutex_unlock(&s->lock);
+		mcp_reply_tool_error(c, err.msg);
+		return;
+	}
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		rnd = (unsigned int)sandbox_now_ns();
+	snprintf(ms->id, sizeof(ms->id), "%s-%08x", ms->ss.sb.id, rnd);
+	ms->last_used_ns = sandbox_now_ns();
+	pthread_mutex_lock(&s->lock);
+	ms->next = s->sessions;
+	s->sessions = ms;
+	pthread_mutex_unlock(&s->lock);
+	text = xasprintf("session %s opened: files under %s persist between its runs", ms->id,
+			 SANDBOX_SESSION_DIR);
+	mcp_reply_tool_result(c, text, gen_session, ms->id);
+}
+
+static void session_run(struct mcp_call *c, struct mcp_session *ms)
+{
+	struct mcp_server *s = c->s;
+	struct sandbox_input in = {
+		.code = c->a.code,
+		.code_len = c->a.code_len,
+		.stdin_data = c->a.stdin_data,
+		.stdin_len = c->a.stdin_len,
+		.timeout = c->a.timeout,
+		.output_limit = s->o->output_limit,
+		.cancel_fd = c->cancel_fd,
+		.on_output = mcp_progress_output,
+		.on_tick = mcp_progress_tick,
+		.cb_arg = c,
+	};
+	struct sandbox_result res = { 0 };
+	struct error err;
+	char note[96];
+
+	mcp_progress_note(c, "started");
+	if (sandbox_session_run(s->g, &ms->ss, c->a.lang, &in, &res, &err) < 0) {
+		mcp_reply_tool_error(c, err.msg);
+		return;
+	}
+	if (res.cancelled) {
+		mcp_reply_tool_error(c, "the server is stopping; the program was killed");
+	} else {
+		mcp_progress_flush(c);
+		snprintf(note, sizeof(note), "finished: exit code %d in %.3f s", res.exit_code,
+			 res.seconds);
+		mcp_progress_note(c, note);
+		mcp_progress_settle(c);
+		mcp_reply_run_result(c, &res);
+	}
+	sandbox_result_free(&res);
+}
+
+struct file_out {
+	const char *path;
+	const char *data;
+	size_t len;
+	bool base64;
+};
+
+static void gen_file(yajl_gen g, void *arg)
+{
+	struct file_out *f = arg;
+
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "path", f->path);
+	mcp_gstr(g, "size");
+	yajl_gen_integer(g, (long long)f->len);
+	if (f->data) {
+		mcp_gkey_str(g, "encoding", f->base64 ? "base64" : "utf8");
+		mcp_gstr(g, "content");
+		yajl_gen_string(g, (const unsigned char *)f->data, strlen(f->data));
+	}
+	yajl_gen_map_close(g);
+}
+
+static void session_write(struct mcp_call *c, struct mcp_session *ms)
+{
+	struct file_out f = { .path = c->a.path, .len = c->a.content_len };
+	_cleanup_free_ char *text = NULL;
+	struct error err;
+
+	if (sandbox_session_write_file(&ms->ss, c->a.path, c->a.content, c->a.content_len,
+				       &err) < 0) {
+		mcp_reply_tool_error(c, err.msg);
+		return;
+	}
+	text = xasprintf("wrote %zu bytes to %s", c->a.content_len, c->a.path);
+	mcp_reply_tool_result(c, text, gen_file, &f);
+}
+
+static bool valid_utf8_text(const char *data, size_t len)
+{
+	size_t clean_len;
+	_cleanup_free_ char *clean = sandbox_utf8_clean(data, len, &clean_len);
+
+	return clean_len == len && !memcmp(clean, data, len) && strlen(data) == len;
+}
+
+static void session_read(struct mcp_call *c, struct mcp_session *ms)
+{
+	_cleanup_free_ char *data = NULL, *encoded = NULL, *text = NULL;
+	struct file_out f = { .path = c->a.path };
+	struct error err;
+
+	if (sandbox_session_read_file(&ms->ss, c->a.path, c->s->o->file_limit, &data, &f.len,
+				      &err) < 0) {
+		mcp_reply_tool_error(c, err.msg);
+		return;
+	}
+	/* Text as it is when it can be; anything else as base64. */
+	f.base64 = c->a.base64 || !valid_utf8_text(data, f.len);
+	if (f.base64)
+		encoded = base64_encode(data, f.len);
+	f.data = f.base64 ? encoded : data;
+	if (f.base64)
+		text = xasprintf("%s: %zu bytes, base64 in structuredContent.content", c->a.path,
+				 f.len);
+	else
+		text = xasprintf("%s: %zu bytes\n%.*s", c->a.path, f.len,
+				 f.len > 8192 ? 8192 : (int)f.len, data);
+	mcp_reply_tool_result(c, text, gen_file, &f);
+}
+
+struct listing {
+	struct sandbox_dirent *e;
+	size_t n;
+	const char *path;
+};
+
+static void gen_listing(yajl_gen g, void *arg)
+{
+	struct listing *l = arg;
+
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "path", l->path);
+	mcp_gstr(g, "entries");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < l->n; i++) {
+		size_t len;
+		_cleanup_free_ char *name = sandbox_utf8_clean(l->e[i].name, strlen(l->e[i].name),
+							       &len);
+		yajl_gen_map_open(g);
+		mcp_gkey_str(g, "name", name);
+		mcp_gkey_str(g, "type", l->e[i].type);
+		mcp_gstr(g, "size");
+		yajl_gen_integer(g, (long long)l->e[i].size);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
+static void session_list(struct mcp_call *c, struct mcp_session *ms)
+{
+	struct listing l = { .path = c->a.path };
+	char *text = xasprintf("%s:", c->a.path), *old;
+	struct error err;
+
+	if (sandbox_session_list(&ms->ss, c->a.path, &l.e, &l.n, LIST_MAX, &err) < 0) {
+		free(text);
+		mcp_reply_tool_error(c, err.msg);
+		return;
+	}
+	for (size_t i = 0; i < l.n; i++) {
+		old = text;
+		text = xasprintf("%s\n%s %s %llu", old, l.e[i].type, l.e[i].name, l.e[i].size);
+		free(old);
+	}
+	old = text;
+	text = sandbox_utf8_clean(old, strlen(old), &(size_t){ 0 });
+	free(old);
+	mcp_reply_tool_result(c, text, gen_listing, &l);
+	free(text);
+	free(l.e);
+}
+
+static void session_close(struct mcp_call *c, struct mcp_session *ms)
+{
+	_cleanup_free_ char *text = xasprintf("session %s closed", ms->id);
+
+	pthread_mutex_lock(&c->s->lock);
+	if (!ms->closed)
+		session_unlink_locked(c->s, ms);
+	pthread_mutex_unlock(&c->s->lock);
+	mcp_reply_tool_result(c, text, NULL, NULL);
+}
+
+void mcp_sessions_run(struct mcp_call *c)
+{
+	struct mcp_session *ms;
+	_cleanup_free_ char *msg = NULL;
+
+	if (c->a.tool == TOOL_SESSION_CREATE) {
+		session_create(c);
+		return;
+	}
+	ms = session_get(c->s, c->a.session_id);
+	if (!ms) {
+		msg = xasprintf("no session %.64s (closed, expired, or never opened)",
+				c->a.session_id);
+		mcp_reply_tool_error(c, msg);
+		return;
+	}
+	pthread_mutex_lock(&ms->lock);
+	if (ms->closed)
+		mcp_reply_tool_error(c, "the session was closed");
+	else if (c->a.tool == TOOL_SESSION_RUN)
+		session_run(c, ms);
+	else if (c->a.tool == TOOL_SESSION_WRITE_FILE)
+		session_write(c, ms);
+	else if (c->a.tool == TOOL_SESSION_READ_FILE)
+		session_read(c, ms);
+	else if (c->a.tool == TOOL_SESSION_LIST_FILES)
+		session_list(c, ms);
+	else if (c->a.tool == TOOL_SESSION_CLOSE)
+		session_close(c, ms);
+	pthread_mutex_unlock(&ms->lock);
+	session_put(c->s, ms);
+}

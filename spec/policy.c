@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <yajl/yajl_gen.h>
 
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
+#include "../lib/weaken.h"
 #include "internal.h"
 #include "policy.h"
 
@@ -346,6 +348,35 @@ static const struct {
 	{ "agent-seccomp-ioctl.json", agent_seccomp_ioctl_json },
 };
 
+/* weak-socket-proto (lib/weaken.h): socket() judged by family and type
+ * only, as before issue 12: the protocol-0 rules lose their protocol test,
+ * the other AF_INET/AF_INET6 rules go. */
+static void weaken_socket_proto(struct oci_seccomp *sc)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < sc->n_syscalls; i++) {
+		struct oci_seccomp_syscall *s = &sc->syscalls[i];
+		bool inet = s->n_args == 3 && s->args[0].index == 0 &&
+			    (s->args[0].value == AF_INET || s->args[0].value == AF_INET6);
+
+		if (s->names.len == 1 && !strcmp(s->names.items[0], "socket") && inet) {
+			if (s->args[2].value != 0 || strcmp(s->action, "SCMP_ACT_ALLOW")) {
+				spec_str_array_free(&s->names);
+				free(s->action);
+				for (size_t j = 0; j < s->n_args; j++)
+					free(s->args[j].op);
+				free(s->args);
+				continue;
+			}
+			free(s->args[2].op);
+			s->n_args = 2;
+		}
+		sc->syscalls[kept++] = *s;
+	}
+	sc->n_syscalls = kept;
+}
+
 int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 {
 	struct jctx c;
@@ -363,6 +394,8 @@ int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 	if (rc == 0)
 		rc = jparse_seccomp(&c, root, out);
 	yajl_tree_free(root);
+	if (rc == 0 && i == 0 && WEAKENED("socket-proto"))
+		weaken_socket_proto(out);
 	if (rc == 0) {
 		out->present = true;
 		rc = spec_check_seccomp(out, err);

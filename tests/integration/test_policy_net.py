@@ -74,3 +74,76 @@ def test_strict_profile_filters_socket_protocol(penv, build):
         return
     for k, want in REFUSED.items():
         assert res[k] == want, (k, res)
+
+
+# ---- 11: the egress table in a joined network namespace ------------------------------
+
+@pytest.fixture
+def joined_netns():
+    """A network namespace made by the test (`ip netns add`), as a pod's."""
+    name = "asbx-j-" + uuid.uuid4().hex[:6]
+    subprocess.run(["ip", "netns", "add", name], check=True, capture_output=True, timeout=10)
+    try:
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=10)
+
+
+def netns_tables(name):
+    r = subprocess.run(["ip", "netns", "exec", name, "nft", "list", "tables"],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stderr
+    return [l.split()[-1] for l in r.stdout.splitlines() if l.startswith("table")]
+
+
+def allow_network_policy(env):
+    path = os.path.join(env.tmp, "policy-net.json")
+    with open(path, "w") as f:
+        f.write('{"networkAllowed": true}')
+    return path
+
+
+def joined_bundle(env, name, args):
+    spec = make_spec(args)
+    for n in spec["linux"]["namespaces"]:
+        if n["type"] == "network":
+            n["path"] = "/run/netns/" + name
+    return env.make_bundle("b-" + uuid.uuid4().hex[:6], spec=spec)
+
+
+def test_egress_table_removed_from_joined_netns_at_delete(penv, joined_netns):
+    pol = allow_network_policy(penv)
+    bundle = joined_bundle(penv, joined_netns, ["sleep", "30"])
+    cid = penv.new_id()
+    g = [penv.runtime, "--root", penv.root, "--policy", pol]
+    rc, out, err = run_cmd(g + ["create", "--bundle", bundle, cid], timeout=30)
+    assert rc == 0, err
+    rc, out, err = run_cmd(g + ["start", cid], timeout=30)
+    assert rc == 0, err
+    tables = netns_tables(joined_netns)
+    assert [t for t in tables if t.startswith("agentsbx")], tables
+    # The container's own table (named after it), with the policy's rules.
+    rules = subprocess.run(["ip", "netns", "exec", joined_netns, "nft", "list", "table",
+                            "inet", "agentsbx-" + cid], capture_output=True, text=True).stdout
+    assert rules.count("drop") == 2, rules
+    rc, out, err = run_cmd(g + ["delete", "--force", cid], timeout=30)
+    assert rc == 0, err
+    tables = netns_tables(joined_netns)
+    assert not [t for t in tables if t.startswith("agentsbx")], \
+        "the container's egress table outlived it in the joined netns: %s" % tables
+
+
+def test_egress_table_removed_after_run_and_failed_create(penv, joined_netns):
+    pol = allow_network_policy(penv)
+    g = [penv.runtime, "--root", penv.root, "--policy", pol]
+    # run: the container deletes itself when its process exits.
+    bundle = joined_bundle(penv, joined_netns, ["sh", "-c", "true"])
+    rc, out, err = run_cmd(g + ["run", "--bundle", bundle, penv.new_id()], timeout=30)
+    assert rc == 0, err
+    assert not [t for t in netns_tables(joined_netns) if t.startswith("agentsbx")]
+    # A create that fails after init wrote the table (no such executable).
+    bundle = joined_bundle(penv, joined_netns, ["/no/such/program"])
+    rc, out, err = run_cmd(g + ["create", "--bundle", bundle, penv.new_id()], timeout=30)
+    assert rc != 0
+    assert not [t for t in netns_tables(joined_netns) if t.startswith("agentsbx")], \
+        "a failed create left its egress table in the joined netns"

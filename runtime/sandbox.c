@@ -298,6 +298,7 @@ int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cf
 		    struct sandbox *sb, struct error *err)
 {
 	_cleanup_free_ char *interpreter = NULL, *json = NULL;
+	uid_t uid = 0;
 
 	sandbox_init_struct(sb, cfg->lang);
 	if (make_state_root(g, err) < 0)
@@ -308,7 +309,8 @@ int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cf
 	if (cfg->lang == SANDBOX_LANG_NONE && (!cfg->args || !cfg->args[0]))
 		return error_set(err, "sandbox: no command to run");
 	json = sandbox_spec_json(cfg, interpreter, err);
-	if (!json || sandbox_workspace_make(sb, cfg->disk, err) < 0 ||
+	if (!json || sandbox_process_uid(g, &uid, err) < 0 ||
+	    sandbox_workspace_make(sb, cfg->disk, uid, err) < 0 ||
 	    sandbox_overlay_mount(sb, cfg->rootfs, err) < 0 ||
 	    sandbox_write_bundle_config(sb, json, err) < 0 ||
 	    make_pipes_and_create(g, cfg, sb, err) < 0) {

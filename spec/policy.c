@@ -86,6 +86,9 @@ void policy_default(struct policy *p)
 	p->rlimit_cpu = 120;
 	p->rlimit_fsize = 32 * MiB;
 	p->rlimit_nofile = 1024;
+	p->ptys = 64;
+	/* nobody: container code is not host root (issue 12, row 13) */
+	p->uid = (struct opt_u64){ true, 65534 };
 	p->relaxable = 0;
 }
 
@@ -194,7 +197,8 @@ static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 	    parse_u64_member(c, l, "cpuPeriod", 1000, 1000000, &p->cpu_period) < 0 ||
 	    parse_u64_member(c, l, "rlimitCpu", 1, 1ull << 32, &p->rlimit_cpu) < 0 ||
 	    parse_u64_member(c, l, "rlimitFsize", 4096, 1ull << 50, &p->rlimit_fsize) < 0 ||
-	    parse_u64_member(c, l, "rlimitNofile", 16, 1 << 20, &p->rlimit_nofile) < 0)
+	    parse_u64_member(c, l, "rlimitNofile", 16, 1 << 20, &p->rlimit_nofile) < 0 ||
+	    parse_u64_member(c, l, "ptys", 1, 1 << 20, &p->ptys) < 0)
 		return -1;
 	if (pids.set)
 		p->pids = pids.v;
@@ -247,10 +251,28 @@ static int parse_relaxable(struct jctx *c, yajl_val root, struct policy *p)
 	return r;
 }
 
+/* "uid": N runs host-root processes as N; "uid": null keeps host root
+ * (the default is 65534); absent: the default. */
+static int parse_uid(struct jctx *c, yajl_val root, struct policy *p)
+{
+	struct opt_u64 uid = { 0 };
+
+	for (size_t i = 0; i < root->u.object.len; i++)
+		if (!strcmp(root->u.object.keys[i], "uid") &&
+		    YAJL_IS_NULL(root->u.object.values[i])) {
+			p->uid = (struct opt_u64){ 0 };
+			return 0;
+		}
+	if (jopt_u64(c, root, "uid", UINT32_MAX - 1, &uid) < 0)
+		return -1;
+	if (uid.set)
+		p->uid = uid;
+	return 0;
+}
+
 static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 {
 	struct opt_bool b;
-	struct opt_u64 uid = { 0 };
 
 	if (jcheck_object(c, root) < 0 || parse_mode(c, root, p) < 0)
 		return -1;
@@ -290,9 +312,8 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 		if (JOBJECT_ARRAY(c, root, "tmpfs", parse_tmpfs_entry, p->tmpfs, p->n_tmpfs) < 0)
 			return -1;
 	}
-	if (jopt_u64(c, root, "uid", UINT32_MAX, &uid) < 0)
+	if (parse_uid(c, root, p) < 0)
 		return -1;
-	p->uid = uid;
 	if (parse_limits(c, root, p) < 0 || parse_relaxable(c, root, p) < 0)
 		return -1;
 	return 0;
@@ -467,8 +488,12 @@ char *policy_to_json(const struct policy *p)
 	gkv_bool(g, "noNewPrivileges", p->no_new_privileges);
 	gkv_bool(g, "strictSeccomp", p->strict_seccomp);
 	gkv_bool(g, "defaultDevicesOnly", p->default_devices_only);
-	if (p->uid.set)
+	if (p->uid.set) {
 		gkv_u64(g, "uid", p->uid.v);
+	} else {
+		gstr(g, "uid");
+		yajl_gen_null(g);
+	}
 	gstr(g, "limits");
 	yajl_gen_map_open(g);
 	gkv_u64(g, "memory", p->memory);
@@ -478,6 +503,7 @@ char *policy_to_json(const struct policy *p)
 	gkv_u64(g, "rlimitCpu", p->rlimit_cpu);
 	gkv_u64(g, "rlimitFsize", p->rlimit_fsize);
 	gkv_u64(g, "rlimitNofile", p->rlimit_nofile);
+	gkv_u64(g, "ptys", p->ptys);
 	yajl_gen_map_close(g);
 	gstr(g, "relaxable");
 	yajl_gen_array_open(g);

@@ -291,7 +291,9 @@ def test_annotation_relaxation_only_where_allowed(penv):
     rc, out, err = run_in(penv, ["true"], spec_changes=ask_network, check=False)
     assert rc != 0
     assert "agentsbx.network=allow asks for a relaxation the policy" in err
-    pol = policy_file(penv, {"relaxable": ["writableRoot"]})
+    # uid null: the process stays uid 0 (the default, 65534, cannot write
+    # the image's root-owned / even when it is mounted writable).
+    pol = policy_file(penv, {"relaxable": ["writableRoot"], "uid": None})
 
     def ask_rw(spec):
         spec.setdefault("annotations", {})["agentsbx.rootfs"] = "writable"

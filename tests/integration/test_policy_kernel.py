@@ -89,6 +89,18 @@ def test_policy_uid_null_keeps_root_and_other_users_stay(penv):
     assert ids(out)["uid"] == "1000" and ids(out)["gid"] == "0", out
 
 
+def test_root_only_cwd_is_refused_naming_the_policy_field(penv):
+    """What breaks: an image's WORKDIR only root may enter (/root, 0700)."""
+    spec = make_spec(["true"])
+    spec["process"]["cwd"] = "/rootonly"
+    bundle = penv.make_bundle("b-cwd", spec=spec)
+    os.mkdir(os.path.join(bundle, "rootfs", "rootonly"), 0o700)
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "run", "--bundle", bundle,
+                            penv.new_id()], timeout=30)
+    assert rc != 0
+    assert "/rootonly" in err and 'policy field "uid"' in err, err
+
+
 def test_exec_as_root_also_becomes_the_policy_uid(penv):
     cid = penv.create(make_spec(["sleep", "30"]), bundle=penv.make_bundle("b-exec"))
     penv.rt("start", cid)

@@ -138,6 +138,10 @@ int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
  * Called by policy_apply() after the limits are set. */
 void policy_apply_kernel(const struct policy *p, struct oci_spec *spec,
 			 struct policy_changes *changes);
+/* `update` under enforce: the new values no looser than the floor (only
+ * what the update sets is judged; swap without the limit is refused). */
+int policy_cap_update(const struct policy *p, struct oci_resources *r,
+		      struct policy_changes *changes, struct error *err);
 /* A linux.resources.unified key the floor lets through. */
 bool policy_unified_key_allowed(const char *key);
 

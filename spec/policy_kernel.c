@@ -179,9 +179,8 @@ bool policy_unified_key_allowed(const char *key)
 	return false;
 }
 
-static void rule_unified(struct oci_spec *s, struct policy_changes *ch)
+static void rule_unified(struct str_map *u, struct policy_changes *ch)
 {
-	struct str_map *u = &s->linux.resources.unified;
 	size_t kept = 0;
 
 	for (size_t i = 0; i < u->len; i++) {
@@ -200,11 +199,68 @@ static void rule_unified(struct oci_spec *s, struct policy_changes *ch)
 	u->len = kept;
 }
 
+/* ---- update -------------------------------------------------------------------------- */
+
+static void cap_value(struct policy_changes *ch, struct opt_i64 *o, int64_t max,
+		      const char *field)
+{
+	char from[32], to[32];
+
+	if (!o->set || (o->v > 0 && o->v <= max))
+		return;
+	snprintf(from, sizeof(from), "%lld", (long long)o->v);
+	snprintf(to, sizeof(to), "%lld", (long long)max);
+	note(ch, "limits", field, from, to);
+	o->v = max;
+}
+
+int policy_cap_update(const struct policy *p, struct oci_resources *r,
+		      struct policy_changes *ch, struct error *err)
+{
+	struct oci_memory *m = &r->memory;
+	struct oci_cpu *c = &r->cpu;
+
+	if (p->mode != POLICY_ENFORCE)
+		return 0;
+	if (r->has_memory) {
+		if (m->swap.set && !m->limit.set)
+			return error_set(err, "policy: update of linux.resources.memory.swap without memory.limit: not allowed under enforce (the policy keeps swap equal to the limit; limits.memory)");
+		cap_value(ch, &m->limit, (int64_t)p->memory, "linux.resources.memory.limit");
+		cap_value(ch, &m->kernel_tcp, (int64_t)p->memory, "linux.resources.memory.kernelTCP");
+		if (m->limit.set) {
+			m->swap = (struct opt_i64){ true, m->limit.v };
+			m->kernel_tcp = (struct opt_i64){ true, m->limit.v };
+		}
+	}
+	cap_value(ch, &r->pids_limit, p->pids, "linux.resources.pids.limit");
+	if (r->has_cpu) {
+		if (c->period.set && c->period.v != p->cpu_period) {
+			/* The share of a cpu, kept below the cap, over the policy's period. */
+			if (c->quota.set && c->quota.v > 0 && c->period.v > 0)
+				c->quota.v = (int64_t)((unsigned __int128)c->quota.v *
+						       p->cpu_period / c->period.v);
+			note(ch, "limits", "linux.resources.cpu.period", NULL, "the policy's cpuPeriod");
+			c->period.v = p->cpu_period;
+		}
+		cap_value(ch, &c->quota, (int64_t)p->cpu_quota, "linux.resources.cpu.quota");
+	}
+	if (p->default_devices_only && r->n_devices) {
+		note(ch, "devices", "linux.resources.devices", "(update)", "(removed)");
+		for (size_t i = 0; i < r->n_devices; i++)
+			free(r->devices[i].access);
+		free(r->devices);
+		r->devices = NULL;
+		r->n_devices = 0;
+	}
+	rule_unified(&r->unified, ch);
+	return 0;
+}
+
 void policy_apply_kernel(const struct policy *p, struct oci_spec *s,
 			 struct policy_changes *ch)
 {
 	rule_user(p, s, ch);
 	rule_kernel_tcp(p, s, ch);
 	rule_ptys(p, s, ch);
-	rule_unified(s, ch);
+	rule_unified(&s->linux.resources.unified, ch);
 }

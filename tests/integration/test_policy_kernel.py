@@ -162,6 +162,39 @@ def test_devpts_max_larger_in_the_spec_is_capped(penv):
     assert kv_lines(out)["opened"] == "8", out
 
 
+# ---- update under enforce ------------------------------------------------------------
+
+def _cg_file(pid, ctrl, name):
+    with open("/proc/%d/cgroup" % pid) as f:
+        for line in f:
+            _, ctrls, path = line.rstrip("\n").split(":", 2)
+            if ctrl in ctrls.split(","):
+                with open("/sys/fs/cgroup/%s%s/%s" % (ctrl, path, name)) as g:
+                    return g.read().strip()
+    pytest.skip("no cgroup v1 %s hierarchy" % ctrl)
+
+
+@pytest.mark.skipif(not _cgroup_v1_memory(), reason="no cgroup v1 memory hierarchy")
+def test_update_cannot_lift_the_floor(penv):
+    """`update` is judged by the policy as create is: a new limit above the
+    floor is capped (the same rule keeps unified keys out)."""
+    cid = penv.create(make_spec(["sleep", "30"]), bundle=penv.make_bundle("b-upd"))
+    pid = penv.state(cid)["pid"]
+    rc, out, err = penv.rt("update", "--memory", "1073741824", "--memory-swap", "1073741824",
+                           "--pids-limit", "100000",
+                           "--cpu-quota", "400000", cid, check=False)
+    mem = _cg_file(pid, "memory", "memory.limit_in_bytes")
+    pids = _cg_file(pid, "pids", "pids.max")
+    quota = _cg_file(pid, "cpu", "cpu.cfs_quota_us")
+    # ...and a lower limit is still taken.
+    rc2, out2, err2 = penv.rt("update", "--memory", "67108864", cid, check=False)
+    low = _cg_file(pid, "memory", "memory.limit_in_bytes")
+    penv.rt("delete", "--force", cid)
+    assert rc == 0, err
+    assert (mem, pids, quota) == (str(256 * MiB), "128", "100000"), (mem, pids, quota, err)
+    assert rc2 == 0 and low == str(64 * MiB), (low, err2)
+
+
 # ---- unified ---------------------------------------------------------------------------
 
 def test_unified_cannot_undo_the_limits(penv):

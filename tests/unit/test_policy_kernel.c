@@ -313,6 +313,58 @@ static void test_unified_cannot_undo_the_floor(void **state)
 	policy_free(&p);
 }
 
+/* ---- update --------------------------------------------------------------------------- */
+
+static void test_update_capped(void **state)
+{
+	struct policy p;
+	struct oci_resources r = { .present = true, .has_memory = true, .has_cpu = true };
+	struct policy_changes ch = { 0 };
+	struct error err = { 0 };
+	(void)state;
+
+	policy_default(&p);
+	r.memory.limit = (struct opt_i64){ true, -1 };
+	r.memory.swap = (struct opt_i64){ true, -1 };
+	r.pids_limit = (struct opt_i64){ true, 0 };
+	r.cpu.quota = (struct opt_i64){ true, 50000 };
+	r.cpu.period = (struct opt_u64){ true, 10000 }; /* 5 cpus */
+	assert_int_equal(policy_cap_update(&p, &r, &ch, &err), 0);
+	assert_int_equal(r.memory.limit.v, 256ll << 20);
+	assert_int_equal(r.memory.swap.v, 256ll << 20);
+	assert_int_equal(r.memory.kernel_tcp.v, 256ll << 20);
+	assert_int_equal(r.pids_limit.v, 128);
+	assert_int_equal(r.cpu.period.v, 100000);
+	assert_int_equal(r.cpu.quota.v, 100000);
+	policy_changes_free(&ch);
+
+	/* Lower values stay; what the update leaves out stays unset. */
+	memset(&r, 0, sizeof(r));
+	r.present = r.has_memory = true;
+	r.memory.limit = (struct opt_i64){ true, 64 << 20 };
+	assert_int_equal(policy_cap_update(&p, &r, &ch, &err), 0);
+	assert_int_equal(r.memory.limit.v, 64 << 20);
+	assert_int_equal(r.memory.swap.v, 64 << 20);
+	assert_false(r.pids_limit.set);
+	assert_int_equal(ch.len, 0);
+
+	/* Swap alone would lift the no-swap floor. */
+	memset(&r, 0, sizeof(r));
+	r.present = r.has_memory = true;
+	r.memory.swap = (struct opt_i64){ true, -1 };
+	assert_int_equal(policy_cap_update(&p, &r, &ch, &err), -1);
+	assert_non_null(strstr(err.msg, "memory.swap without memory.limit"));
+
+	/* off: untouched. */
+	p.mode = POLICY_OFF;
+	memset(&r, 0, sizeof(r));
+	r.present = r.has_memory = true;
+	r.memory.limit = (struct opt_i64){ true, -1 };
+	assert_int_equal(policy_cap_update(&p, &r, &ch, &err), 0);
+	assert_int_equal(r.memory.limit.v, -1);
+	policy_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_tcp),
 		cmocka_unit_test(test_unified_key_rule),
 		cmocka_unit_test(test_unified_cannot_undo_the_floor),
+		cmocka_unit_test(test_update_capped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

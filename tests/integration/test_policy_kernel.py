@@ -141,6 +141,30 @@ def test_v1_tcp_memory_capped_at_the_memory_limit(penv):
         tcp, limit)
 
 
+@pytest.mark.skipif(not _cgroup_v1_memory(), reason="no cgroup v1 memory hierarchy")
+def test_v1_tcp_memory_is_charged_to_the_container(penv):
+    """16 loopback connections with up to 1 MiB unread each: the memory
+    they hold shows in the container's memory.kmem.tcp.usage_in_bytes (on
+    main: 0, the host's TCP memory paid for it)."""
+    import time
+    cid = penv.create(make_spec(["/usr/local/bin/tcpfill", "16", "1048576", "20"]),
+                      bundle=penv.make_bundle("b-tcpfill"))
+    pid = penv.state(cid)["pid"]
+    with open("/proc/%d/cgroup" % pid) as f:
+        path = [l.split(":", 2)[2].strip() for l in f
+                if l.split(":", 2)[1].split(",").count("memory")][0]
+    usage = "/sys/fs/cgroup/memory%s/memory.kmem.tcp.usage_in_bytes" % path
+    penv.rt("start", cid)
+    peak = 0
+    deadline = time.time() + 10
+    while time.time() < deadline and peak < MiB:
+        with open(usage) as f:
+            peak = max(peak, int(f.read()))
+        time.sleep(0.2)
+    penv.rt("delete", "--force", cid)
+    assert peak >= MiB, "TCP memory charged to the container: %d bytes" % peak
+
+
 # ---- 15b: devpts max= ------------------------------------------------------------------
 
 def test_devpts_max_caps_the_ptys_of_a_container(penv):

@@ -15,7 +15,8 @@
  * proc-target, resolve-in-root, cwd-in-root, devnull-check,
  * console-nofollow, proc-fstatfs, cgroup-ro, setsid, hook-prefixes (hooks
  * not judged against the policy's hookPrefixes), watchdog-session (the
- * sandbox watchdog stays in the caller's process group).
+ * sandbox watchdog stays in the caller's process group), socket-proto (the
+ * strict profile's socket() rules without their protocol test).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

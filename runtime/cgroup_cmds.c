@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/log.h"
 #include "../lib/util.h"
+#include "../spec/policy.h"
 #include "lifecycle.h"
 
 int container_pause(const struct global_opts *g, const char *id, bool freeze,
@@ -30,12 +32,34 @@ int container_pause(const struct global_opts *g, const char *id, bool freeze,
 	return r;
 }
 
+/* The policy in force judges an update as it judged the create: a new
+ * limit no looser than the floor (policy_cap_update). */
+static int policy_cap(const struct global_opts *g, struct oci_resources *res,
+		      struct error *err)
+{
+	struct policy p;
+	struct policy_changes ch = { 0 };
+	int r;
+
+	if (policy_load(g->policy_path, &p, err) < 0)
+		return -1;
+	r = policy_cap_update(&p, res, &ch, err);
+	for (size_t i = 0; i < ch.len; i++)
+		log_info("policy: %s: %s: %s -> %s", ch.items[i].rule, ch.items[i].field,
+			 ch.items[i].from, ch.items[i].to);
+	policy_changes_free(&ch);
+	policy_free(&p);
+	return r;
+}
+
 int container_update(const struct global_opts *g, const char *id,
-		     const struct oci_resources *res, struct error *err)
+		     struct oci_resources *res, struct error *err)
 {
 	struct container_handle h;
 	int r = -1;
 
+	if (policy_cap(g, res, err) < 0)
+		return -1;
 	if (handle_open(g, id, true, &h, err) < 0)
 		return -1;
 	if (h.st.status == STATUS_STOPPED)

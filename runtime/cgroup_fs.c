@@ -661,6 +661,10 @@ static int apply_one(const struct cg_dir *d, const struct cg_setting *it,
 		return -1;
 	if (write_lines(d, it, value ? value : it->value, err) == 0)
 		return 1;
+	if (it->flags & CG_SET_WARN) {
+		log_warn("cgroup: linux.resources.%s not applied: %s", it->field, err->msg);
+		return 0;
+	}
 	if (err->code == ENOENT) {
 		if (it->flags & CG_SET_OPTIONAL) {
 			log_debug("cgroup: %s/%s absent, %s not applied",

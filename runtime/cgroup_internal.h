@@ -175,6 +175,7 @@ enum {
 	CG_SET_KEEP_QUOTA = 1u << 2, /* v2 cpu.max: value is the period only */
 	CG_SET_MULTILINE = 1u << 3, /* write each line separately */
 	CG_SET_ALT = 1u << 4, /* only if the previous one's file was absent */
+	CG_SET_WARN = 1u << 5, /* any failure: a warning, not an error */
 };
 
 struct cg_setting {

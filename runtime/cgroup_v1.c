@@ -71,8 +71,11 @@ static int v1_memory(const struct oci_resources *res, bool update,
 		cg_settings_add(out, "memory.swappiness", "memory", 0,
 				"memory.swappiness", "%" PRIu64, m->swappiness.v);
 	}
+	/* Equal to the limit (as the policy sets it): TCP buffers charged as
+	 * v2 charges them; a kernel that refuses it gets a warning. */
 	if (m->kernel_tcp.set && m->kernel_tcp.v != 0)
-		cg_settings_add(out, "memory.kernelTCP", "memory", 0,
+		cg_settings_add(out, "memory.kernelTCP", "memory",
+				m->kernel_tcp.v == limit ? CG_SET_WARN : 0,
 				"memory.kmem.tcp.limit_in_bytes", "%" PRId64,
 				m->kernel_tcp.v);
 	if (m->disable_oom_killer.set && (m->disable_oom_killer.v || update))

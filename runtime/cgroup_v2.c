@@ -106,7 +106,7 @@ static void v2_mem_ignored(const struct oci_memory *m)
 {
 	if (m->kernel.set)
 		log_warn("linux.resources.memory.kernel is deprecated and ignored (kernel memory is part of memory.max on cgroup v2)");
-	if (m->kernel_tcp.set)
+	if (m->kernel_tcp.set && !(m->limit.set && m->kernel_tcp.v == m->limit.v))
 		log_warn("linux.resources.memory.kernelTCP is ignored on cgroup v2 (TCP buffers are part of memory.max)");
 	if (m->swappiness.set && m->swappiness.v != UINT64_MAX)
 		log_warn("linux.resources.memory.swappiness is ignored: cgroup v2 has no per-cgroup swappiness");

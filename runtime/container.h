@@ -84,7 +84,7 @@ int container_ps(const struct global_opts *g, const char *id, bool json,
 struct oci_resources;
 /* update: apply new limits to the container's cgroup. */
 int container_update(const struct global_opts *g, const char *id,
-		     const struct oci_resources *res, struct error *err);
+		     struct oci_resources *res, struct error *err);
 
 /* events: stats every interval (once with stats_once) and OOM events, as
  * JSON lines, until the container stops. */

@@ -98,8 +98,15 @@ int write_pid_file(const char *path, pid_t pid, struct error *err);
 /* policy_enforce.c: load the policy and apply it to c->spec. */
 int policy_enforce(struct container_ctx *c, struct error *err);
 
-/* netfilter.c: drop egress to these ranges in the current netns. */
-int netfilter_install_egress(const struct str_array *cidrs, struct error *err);
+/* netfilter.c: drop egress to these ranges in the current netns, in the
+ * container's own table. */
+int netfilter_install_egress(const struct str_array *cidrs, const char *id,
+			     struct error *err);
+/* A joined netns that gets the table: noted in the state dir before the
+ * clone, checked to be init's after it, the table removed at delete. */
+int netfilter_note_joined_netns(struct container_ctx *c, struct error *err);
+int netfilter_check_joined_netns(struct container_ctx *c, struct error *err);
+int netfilter_remove_egress(int state_dir_fd, const char *id, struct error *err);
 /* Remove every interface but lo from the current netns. */
 int netfilter_only_loopback(struct error *err);
 

@@ -309,6 +309,8 @@ int destroy_container(struct container_handle *h, struct error *err)
 	    cgroup_destroy(h->st.cgroup_path, h->st.cgroup_manager, true, err) < 0)
 		return -1;
 	h->st.status = STATUS_STOPPED;
+	if (netfilter_remove_egress(h->dirfd, h->st.id, err) < 0)
+		log_warn("delete %s: %s", h->st.id, err->msg);
 	if (state_load_spec(h->dirfd, &spec, err) == 0) {
 		json = state_to_json(&h->st, false);
 		hooks_set_cwd(h->st.bundle);

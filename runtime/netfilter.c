@@ -7,11 +7,19 @@
  * init before it drops its capabilities (so the process cannot remove it).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
 #include <linux/netlink.h>
+#include <linux/nsfs.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <nftables/libnftables.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,11 +57,44 @@ static bool valid_cidr(const char *s)
 	return true;
 }
 
-int netfilter_install_egress(const struct str_array *cidrs, struct error *err)
+/* agentsbx-<id>, or agentsbx_<hash of id> for an id nft cannot name
+ * (a '+') or a long one; distinct prefixes, so the two never meet. */
+static void egress_table_name(const char *id, char *out, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	if (strlen(id) <= 200 && !id[strcspn(id, "+")]) {
+		snprintf(out, n, "agentsbx-%s", id);
+		return;
+	}
+	for (const char *p = id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	snprintf(out, n, "agentsbx_%016llx", (unsigned long long)h);
+}
+
+/* Run an nft script in the current network namespace. */
+static int nft_run(const char *script, const char *what, struct error *err)
+{
+	struct nft_ctx *nft = nft_ctx_new(NFT_CTX_DEFAULT);
+	int r;
+
+	if (!nft)
+		return error_set(err, "policy: nftables: cannot create a context");
+	nft_ctx_buffer_error(nft);
+	r = nft_run_cmd_from_buffer(nft, script);
+	if (r != 0) {
+		const char *msg = nft_ctx_get_error_buffer(nft);
+		error_set(err, "policy: %s: %s", what, msg && *msg ? msg : "nftables failed");
+	}
+	nft_ctx_free(nft);
+	return r != 0 ? -1 : 0;
+}
+
+int netfilter_install_egress(const struct str_array *cidrs, const char *id,
+			     struct error *err)
 {
 	_cleanup_free_ char *v4 = NULL, *v6 = NULL, *rules = NULL;
-	struct nft_ctx *nft;
-	int r;
+	char table[256];
 
 	for (size_t i = 0; i < cidrs->len; i++)
 		if (!valid_cidr(cidrs->items[i]))
@@ -61,12 +102,13 @@ int netfilter_install_egress(const struct str_array *cidrs, struct error *err)
 					 i, cidrs->items[i]);
 	v4 = cidr_set(cidrs, false);
 	v6 = cidr_set(cidrs, true);
+	egress_table_name(id, table, sizeof(table));
 	/* One batch, applied atomically: the table made (if missing), dropped
-	 * and made again, so that a namespace shared by several containers
-	 * (a pod) holds one copy of the rules, not one per container. */
-	rules = xasprintf("table inet agentsbx\n"
-			  "delete table inet agentsbx\n"
-			  "table inet agentsbx {\n"
+	 * and made again, so that a second create under the same id (after a
+	 * delete that could not reach the namespace) replaces, not stacks. */
+	rules = xasprintf("table inet %s\n"
+			  "delete table inet %s\n"
+			  "table inet %s {\n"
 			  " chain egress {\n"
 			  "  type filter hook output priority 0; policy accept;\n"
 			  "  oifname \"lo\" accept\n"
@@ -74,23 +116,155 @@ int netfilter_install_egress(const struct str_array *cidrs, struct error *err)
 			  "%s%s%s"
 			  " }\n"
 			  "}\n",
+			  table, table, table,
 			  *v4 ? "  ip daddr { " : "", v4, *v4 ? " } drop\n" : "",
 			  *v6 ? "  ip6 daddr { " : "", v6, *v6 ? " } drop\n" : "");
-	nft = nft_ctx_new(NFT_CTX_DEFAULT);
-	if (!nft)
-		return error_set(err, "policy: nftables: cannot create a context");
-	nft_ctx_buffer_error(nft);
-	r = nft_run_cmd_from_buffer(nft, rules);
-	if (r != 0) {
-		const char *msg = nft_ctx_get_error_buffer(nft);
-		error_set(err, "policy: install egress rules in the container's network namespace: %s",
-			  msg && *msg ? msg : "nftables failed");
-		nft_ctx_free(nft);
+	if (nft_run(rules, "install egress rules in the container's network namespace", err) < 0)
 		return -1;
-	}
-	nft_ctx_free(nft);
 	log_debug("policy: egress to %s%s%s dropped", v4, *v4 && *v6 ? ", " : "", v6);
 	return 0;
+}
+
+/* ---- a joined namespace: noted at create, cleaned at delete ---------------- */
+
+#define EGRESS_NETNS_FILE "egress-netns"
+
+/* fd is a network namespace (nsfs, NS_GET_NSTYPE); its dev/ino. */
+static int netns_identify(int fd, const char *path, struct stat *st, struct error *err)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) < 0 || fstat(fd, st) < 0)
+		return error_sys(err, "policy: stat network namespace %s", path);
+	if (sfs.f_type != NSFS_MAGIC || ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET)
+		return error_set(err, "policy: %s is not a network namespace", path);
+	return 0;
+}
+
+int netfilter_note_joined_netns(struct container_ctx *c, struct error *err)
+{
+	const struct oci_namespace *net = spec_find_namespace(c->spec, NS_NETWORK);
+	_cleanup_close_ int fd = -1, out = -1;
+	_cleanup_free_ char *rec = NULL;
+	struct stat st;
+
+	if (!c->decision.egress_filter || !net || !net->path)
+		return 0;
+	fd = open(net->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error_sys(err, "policy: open network namespace %s", net->path);
+	if (netns_identify(fd, net->path, &st, err) < 0)
+		return -1;
+	rec = xasprintf("%llu %llu\n%s", (unsigned long long)st.st_dev,
+			(unsigned long long)st.st_ino, net->path);
+	out = openat(c->state_dir_fd, EGRESS_NETNS_FILE,
+		     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (out < 0 || write_all(out, rec, strlen(rec)) < 0)
+		return error_sys(err, "policy: note the joined network namespace of %s", c->id);
+	return 0;
+}
+
+struct noted_netns {
+	unsigned long long dev, ino;
+	char *path;
+};
+
+/* 1: noted, 0: no joined namespace noted, -1: error. */
+static int read_noted(int state_dir_fd, struct noted_netns *n, struct error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int off = 0;
+
+	if (read_file_at(state_dir_fd, EGRESS_NETNS_FILE, 8192, &buf, &len, err) < 0)
+		return err->code == ENOENT ? 0 : -1;
+	if (sscanf(buf, "%llu %llu\n%n", &n->dev, &n->ino, &off) != 2 || !off)
+		return error_set(err, "policy: %s in the state dir is damaged", EGRESS_NETNS_FILE);
+	n->path = xstrdup(buf + off);
+	return 1;
+}
+
+int netfilter_check_joined_netns(struct container_ctx *c, struct error *err)
+{
+	struct noted_netns n = { 0 };
+	char path[64];
+	struct stat st;
+	int r = read_noted(c->state_dir_fd, &n, err);
+
+	if (r <= 0)
+		return r;
+	snprintf(path, sizeof(path), "%d/ns/net", c->pid);
+	if (fstatat(c->host_proc_fd, path, &st, 0) < 0)
+		r = error_sys(err, "policy: stat /proc/%s", path);
+	else if (st.st_dev != n.dev || st.st_ino != n.ino)
+		r = error_set(err, "policy: the container joined another network namespace than %s (changed during create)",
+			      n.path);
+	else
+		r = 0;
+	free(n.path);
+	return r;
+}
+
+/* In a child entered into the namespace fd: the table gone (made first,
+ * so that a table already gone is not an error). */
+static int remove_table_in(int fd, const char *id, const char *path, struct error *err)
+{
+	char table[256];
+	_cleanup_free_ char *cmd = NULL;
+	int status;
+	pid_t pid;
+
+	egress_table_name(id, table, sizeof(table));
+	cmd = xasprintf("table inet %s\ndelete table inet %s\n", table, table);
+	pid = fork();
+	if (pid < 0)
+		return error_sys(err, "policy: fork to clean network namespace %s", path);
+	if (pid == 0) {
+		struct error e;
+		if (setns(fd, CLONE_NEWNET) < 0) {
+			error_sys(&e, "setns into %s", path);
+			log_warn("policy: %s", e.msg);
+			_exit(1);
+		}
+		if (nft_run(cmd, "remove the egress table", &e) < 0) {
+			log_warn("%s", e.msg);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return error_sys(err, "policy: wait for the netns cleaner");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return error_set(err, "policy: egress table %s not removed from network namespace %s",
+				 table, path);
+	log_debug("policy: egress table %s removed from %s", table, path);
+	return 0;
+}
+
+int netfilter_remove_egress(int state_dir_fd, const char *id, struct error *err)
+{
+	struct noted_netns n = { 0 };
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r = read_noted(state_dir_fd, &n, err);
+
+	if (r <= 0)
+		return r;
+	fd = open(n.path, O_RDONLY | O_CLOEXEC);
+	/* Gone, or the path is now another namespace: the noted one is no
+	 * longer reachable by it (a namespace with no name and no process
+	 * is freed, its table with it). */
+	if (fd < 0 || netns_identify(fd, n.path, &st, err) < 0 ||
+	    st.st_dev != n.dev || st.st_ino != n.ino) {
+		log_info("policy: network namespace %s is gone or replaced: no egress table to remove",
+			 n.path);
+		r = 0;
+	} else {
+		r = remove_table_in(fd, id, n.path, err);
+	}
+	free(n.path);
+	return r;
 }
 
 /* ---- only lo --------------------------------------------------------------- */

@@ -288,8 +288,19 @@ int process_apply_credentials(struct container_ctx *c, struct error *err)
 	    caps_apply(&c->caps, err) < 0)
 		return -1;
 	umask(p->user.umask.set ? (mode_t)p->user.umask.v : 0022);
-	if (change_cwd(p->cwd, err) < 0)
+	if (change_cwd(p->cwd, err) < 0) {
+		/* An image's root-only WORKDIR (/root is 0700): say why. */
+		if (err->code == EACCES && c->policy_loaded &&
+		    c->policy.mode == POLICY_ENFORCE && c->policy.uid.set &&
+		    p->user.uid == c->policy.uid.v) {
+			char was[ERROR_MSG_MAX];
+			snprintf(was, sizeof(was), "%s", err->msg);
+			error_set(err, "%s: the policy runs the process as uid %u, not host root (policy field \"uid\"; null keeps root)",
+				  was, p->user.uid);
+			err->code = EACCES;
+		}
 		return -1;
+	}
 	if (p->no_new_privileges && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_NO_NEW_PRIVS)");
 	return 0;

@@ -233,6 +233,8 @@ int sandbox_parse_seconds(const char *s, double *out);
 
 /* Whether --network PATH needs the agentsbx.network=allow annotation
  * (the policy in force does not allow networking by itself). */
+/* The uid the sandbox's process runs as under the policy in force. */
+int sandbox_process_uid(const struct global_opts *g, uid_t *out, struct error *err);
 int sandbox_network_needs_annotation(const struct global_opts *g, bool *out,
 				     struct error *err);
 

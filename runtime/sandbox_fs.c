@@ -140,7 +140,7 @@ int sandbox_find_interpreter(const char *rootfs, enum sandbox_lang lang,
 
 /* ---- the workspace ------------------------------------------------------- */
 
-static int make_subdirs(int dirfd, struct error *err)
+static int make_subdirs(int dirfd, uid_t uid, struct error *err)
 {
 	static const struct {
 		const char *name;
@@ -159,6 +159,10 @@ static int make_subdirs(int dirfd, struct error *err)
 		if (mkdirat(dirfd, dirs[i].name, dirs[i].mode) < 0 ||
 		    fchmodat(dirfd, dirs[i].name, dirs[i].mode, 0) < 0)
 			return error_sys(err, "sandbox workspace: mkdir %s", dirs[i].name);
+	/* A writable root (a policy with readonlyRoot false) is writable by
+	 * the process even when the policy runs it as a non-root uid. */
+	if (uid && fchownat(dirfd, "upper", uid, uid, AT_SYMLINK_NOFOLLOW) < 0)
+		return error_sys(err, "sandbox workspace: chown upper to %u", (unsigned)uid);
 	/* Opaque: whatever the image has at /.agentsbx is hidden. */
 	code_dir = openat(dirfd, "upper/" SANDBOX_CODE_DIR, O_RDONLY | O_DIRECTORY |
 			  O_NOFOLLOW | O_CLOEXEC);
@@ -167,7 +171,8 @@ static int make_subdirs(int dirfd, struct error *err)
 	return 0;
 }
 
-int sandbox_workspace_make(struct sandbox *sb, uint64_t disk, struct error *err)
+int sandbox_workspace_make(struct sandbox *sb, uint64_t disk, uid_t uid,
+			   struct error *err)
 {
 	_cleanup_free_ char *opts = xasprintf("size=%llu,mode=0700,nr_inodes=65536",
 					      (unsigned long long)(disk ? disk : SANDBOX_DISK_DEFAULT));
@@ -183,7 +188,7 @@ int sandbox_workspace_make(struct sandbox *sb, uint64_t disk, struct error *err)
 	dirfd = open(sb->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dirfd < 0)
 		return error_sys(err, "sandbox workspace: open %s", sb->dir);
-	return make_subdirs(dirfd, err);
+	return make_subdirs(dirfd, uid, err);
 }
 
 int sandbox_overlay_mount(struct sandbox *sb, const char *image, struct error *err)

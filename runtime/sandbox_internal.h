@@ -16,7 +16,10 @@
 
 /* SANDBOX_WORK_DIR/ID on a tmpfs of its own, capped at disk bytes, with
  * upper/, upper/.agentsbx, work/ and rootfs/. */
-int sandbox_workspace_make(struct sandbox *sb, uint64_t disk, struct error *err);
+/* uid: the process's user once the policy is applied; the overlay's root
+ * (the upper dir) is its own, as an image's root is its root user's. */
+int sandbox_workspace_make(struct sandbox *sb, uint64_t disk, uid_t uid,
+			   struct error *err);
 /* The overlay of image on rootfs/, and sb->code_dirfd on its /.agentsbx. */
 int sandbox_overlay_mount(struct sandbox *sb, const char *image, struct error *err);
 int sandbox_write_bundle_config(struct sandbox *sb, const char *json,

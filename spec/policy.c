@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <yajl/yajl_gen.h>
 
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
+#include "../lib/weaken.h"
 #include "internal.h"
 #include "policy.h"
 
@@ -99,6 +101,9 @@ void policy_default(struct policy *p)
 	p->rlimit_cpu = 120;
 	p->rlimit_fsize = 32 * MiB;
 	p->rlimit_nofile = 1024;
+	p->ptys = 64;
+	/* nobody: container code is not host root (issue 12, row 13) */
+	p->uid = (struct opt_u64){ true, 65534 };
 	p->relaxable = 0;
 }
 
@@ -208,7 +213,8 @@ static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 	    parse_u64_member(c, l, "cpuPeriod", 1000, 1000000, &p->cpu_period) < 0 ||
 	    parse_u64_member(c, l, "rlimitCpu", 1, 1ull << 32, &p->rlimit_cpu) < 0 ||
 	    parse_u64_member(c, l, "rlimitFsize", 4096, 1ull << 50, &p->rlimit_fsize) < 0 ||
-	    parse_u64_member(c, l, "rlimitNofile", 16, 1 << 20, &p->rlimit_nofile) < 0)
+	    parse_u64_member(c, l, "rlimitNofile", 16, 1 << 20, &p->rlimit_nofile) < 0 ||
+	    parse_u64_member(c, l, "ptys", 1, 1 << 20, &p->ptys) < 0)
 		return -1;
 	if (pids.set)
 		p->pids = pids.v;
@@ -261,10 +267,28 @@ static int parse_relaxable(struct jctx *c, yajl_val root, struct policy *p)
 	return r;
 }
 
+/* "uid": N runs host-root processes as N; "uid": null keeps host root
+ * (the default is 65534); absent: the default. */
+static int parse_uid(struct jctx *c, yajl_val root, struct policy *p)
+{
+	struct opt_u64 uid = { 0 };
+
+	for (size_t i = 0; i < root->u.object.len; i++)
+		if (!strcmp(root->u.object.keys[i], "uid") &&
+		    YAJL_IS_NULL(root->u.object.values[i])) {
+			p->uid = (struct opt_u64){ 0 };
+			return 0;
+		}
+	if (jopt_u64(c, root, "uid", UINT32_MAX - 1, &uid) < 0)
+		return -1;
+	if (uid.set)
+		p->uid = uid;
+	return 0;
+}
+
 static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 {
 	struct opt_bool b;
-	struct opt_u64 uid = { 0 };
 
 	if (jcheck_object(c, root) < 0 || parse_mode(c, root, p) < 0)
 		return -1;
@@ -306,9 +330,8 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 		if (JOBJECT_ARRAY(c, root, "tmpfs", parse_tmpfs_entry, p->tmpfs, p->n_tmpfs) < 0)
 			return -1;
 	}
-	if (jopt_u64(c, root, "uid", UINT32_MAX, &uid) < 0)
+	if (parse_uid(c, root, p) < 0)
 		return -1;
-	p->uid = uid;
 	if (parse_limits(c, root, p) < 0 || parse_relaxable(c, root, p) < 0)
 		return -1;
 	return 0;
@@ -364,6 +387,35 @@ static const struct {
 	{ "agent-seccomp-ioctl.json", agent_seccomp_ioctl_json },
 };
 
+/* weak-socket-proto (lib/weaken.h): socket() judged by family and type
+ * only, as before issue 12: the protocol-0 rules lose their protocol test,
+ * the other AF_INET/AF_INET6 rules go. */
+static void weaken_socket_proto(struct oci_seccomp *sc)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < sc->n_syscalls; i++) {
+		struct oci_seccomp_syscall *s = &sc->syscalls[i];
+		bool inet = s->n_args == 3 && s->args[0].index == 0 &&
+			    (s->args[0].value == AF_INET || s->args[0].value == AF_INET6);
+
+		if (s->names.len == 1 && !strcmp(s->names.items[0], "socket") && inet) {
+			if (s->args[2].value != 0 || strcmp(s->action, "SCMP_ACT_ALLOW")) {
+				spec_str_array_free(&s->names);
+				free(s->action);
+				for (size_t j = 0; j < s->n_args; j++)
+					free(s->args[j].op);
+				free(s->args);
+				continue;
+			}
+			free(s->args[2].op);
+			s->n_args = 2;
+		}
+		sc->syscalls[kept++] = *s;
+	}
+	sc->n_syscalls = kept;
+}
+
 int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 {
 	struct jctx c;
@@ -381,6 +433,8 @@ int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 	if (rc == 0)
 		rc = jparse_seccomp(&c, root, out);
 	yajl_tree_free(root);
+	if (rc == 0 && i == 0 && WEAKENED("socket-proto"))
+		weaken_socket_proto(out);
 	if (rc == 0) {
 		out->present = true;
 		rc = spec_check_seccomp(out, err);
@@ -453,8 +507,12 @@ char *policy_to_json(const struct policy *p)
 	gkv_bool(g, "noNewPrivileges", p->no_new_privileges);
 	gkv_bool(g, "strictSeccomp", p->strict_seccomp);
 	gkv_bool(g, "defaultDevicesOnly", p->default_devices_only);
-	if (p->uid.set)
+	if (p->uid.set) {
 		gkv_u64(g, "uid", p->uid.v);
+	} else {
+		gstr(g, "uid");
+		yajl_gen_null(g);
+	}
 	gstr(g, "limits");
 	yajl_gen_map_open(g);
 	gkv_u64(g, "memory", p->memory);
@@ -464,6 +522,7 @@ char *policy_to_json(const struct policy *p)
 	gkv_u64(g, "rlimitCpu", p->rlimit_cpu);
 	gkv_u64(g, "rlimitFsize", p->rlimit_fsize);
 	gkv_u64(g, "rlimitNofile", p->rlimit_nofile);
+	gkv_u64(g, "ptys", p->ptys);
 	yajl_gen_map_close(g);
 	gstr(g, "relaxable");
 	yajl_gen_array_open(g);

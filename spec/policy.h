@@ -63,7 +63,8 @@ struct policy {
 	bool no_new_privileges;
 	bool strict_seccomp; /* stack the agent profile on the spec's */
 	bool default_devices_only;
-	struct opt_u64 uid; /* run as this uid when the spec says root */
+	struct opt_u64 uid; /* run as this uid (and gid) when the spec says host
+			     * root; default 65534, "uid": null: unset */
 
 	/* resources: a maximum, also the value filled in when missing */
 	uint64_t memory;    /* bytes; swap is set equal (no swap) */
@@ -73,6 +74,7 @@ struct policy {
 	uint64_t rlimit_cpu;	/* seconds */
 	uint64_t rlimit_fsize;	/* bytes */
 	uint64_t rlimit_nofile;
+	uint64_t ptys; /* devpts max= of every devpts mount */
 
 	unsigned relaxable; /* enum policy_relax bits */
 };
@@ -147,5 +149,17 @@ int policy_hook_refuse(const struct policy *p, enum hook_kind kind,
  */
 #define POLICY_AGENT_FILTERS 2
 int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err);
+
+/* policy_kernel.c: the process user (not host root), TCP socket memory,
+ * devpts max=, linux.resources.unified keys that would undo the limits.
+ * Called by policy_apply() after the limits are set. */
+void policy_apply_kernel(const struct policy *p, struct oci_spec *spec,
+			 struct policy_changes *changes);
+/* `update` under enforce: the new values no looser than the floor (only
+ * what the update sets is judged; swap without the limit is refused). */
+int policy_cap_update(const struct policy *p, struct oci_resources *r,
+		      struct policy_changes *changes, struct error *err);
+/* A linux.resources.unified key the floor lets through. */
+bool policy_unified_key_allowed(const char *key);
 
 #endif

@@ -416,10 +416,6 @@ static void rule_capabilities(struct apply *a)
 		a->s->process.no_new_privileges = true;
 		change(a, "privileges", "process.noNewPrivileges", "false", "true");
 	}
-	if (a->p->uid.set && a->s->process.user.uid == 0) {
-		a->s->process.user.uid = (uint32_t)a->p->uid.v;
-		change_num(a, "privileges", "process.user.uid", "0", (unsigned long long)a->p->uid.v);
-	}
 }
 
 static void rule_seccomp(struct apply *a)
@@ -587,6 +583,7 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 	rule_devices(&a);
 	rule_limits(&a);
 	rule_rlimits(&a);
+	policy_apply_kernel(p, spec, changes); /* policy_kernel.c */
 	d->egress_filter = a.network_allowed && a.p->deny_cidrs.len > 0;
 	d->only_loopback = !a.network_allowed;
 	d->refuse_host_netns = true;

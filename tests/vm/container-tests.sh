@@ -132,7 +132,22 @@ out=$(rt run -b "$B" "$T-ns" </dev/null 2>&1)
 if [ -n "$out" ] && ! echo "$out" | grep -v ':/$' | grep -q ':'; then ok cgroup-namespace-root
 else fail cgroup-namespace-root "$out"; fi
 
-left=$(ls "$R" | grep -v '^\.'; for n in oom bomb busy ns; do has_cgroup $n && echo "cgroup of $T-$n"; done)
+# 7. under the built-in enforce policy ({} keeps every default), the
+# unified keys a config.json may carry cannot lift the policy's limits
+# (on a pure v2 host they are written after memory.max, pids.max, cpu.max)
+echo '{}' > $W/default.json
+spec '["sleep","30"]' '{"unified": {"memory.max": "max", "memory.swap.max": "max", "pids.max": "max", "cpu.max": "max 100000"}}'
+"$A" --root "$R" --policy $W/default.json run -d -b "$B" "$T-uni" >$W/uni.out 2>&1 </dev/null
+if [ "$(mem_max uni)" = 268435456 ] && [ "$(pids_max uni)" = 128 ] &&
+	[ "$(cpu_max uni)" = "100000 100000" ]; then ok unified-cannot-undo-the-policy
+else fail unified-cannot-undo-the-policy "memory=$(mem_max uni) pids=$(pids_max uni) cpu=$(cpu_max uni) $(head -c 300 $W/uni.out)"; fi
+if [ $V2 = 1 ]; then
+	sw=$(cat "$(cg uni)/memory.swap.max")
+	if [ "$sw" = 0 ]; then ok unified-swap-stays-0; else fail unified-swap-stays-0 "memory.swap.max=$sw"; fi
+fi
+"$A" --root "$R" --policy $W/default.json delete -f "$T-uni"
+
+left=$(ls "$R" | grep -v '^\.'; for n in oom bomb busy ns uni; do has_cgroup $n && echo "cgroup of $T-$n"; done)
 if [ -z "$left" ]; then ok nothing-left; else fail nothing-left "$left"; fi
 rm -rf "$W"
 echo "container tests: $fails failed"

@@ -13,7 +13,10 @@
  * Names: dumpable (CVE-2019-5736: init and exec stay dumpable, and exec
  * container code directly, not through the sealed trampoline),
  * proc-target, resolve-in-root, cwd-in-root, devnull-check,
- * console-nofollow, proc-fstatfs, cgroup-ro, setsid.
+ * console-nofollow, proc-fstatfs, cgroup-ro, setsid, ns-host (the host's
+ * namespaces, and a mount namespace not a container's, may be joined under
+ * enforce), dev-path (linux.devices paths may leave /dev), rootfs-host
+ * (root.path may be the host's root or hold --root).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

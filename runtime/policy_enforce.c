@@ -121,6 +121,11 @@ static int judge_namespace(struct container_ctx *c, const struct oci_namespace *
 	return 0;
 }
 
+static bool same_dir(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 /* anc is fd's directory or one of its ancestors (walked by "..", up to
  * the runtime's own root). */
 static int is_ancestor(const struct stat *anc, int fd, bool *yes, struct error *err)
@@ -134,7 +139,7 @@ static int is_ancestor(const struct stat *anc, int fd, bool *yes, struct error *
 	for (int depth = 0; depth < 4096; depth++) {
 		int next;
 
-		if (st.st_dev == anc->st_dev && st.st_ino == anc->st_ino) {
+		if (same_dir(&st, anc)) {
 			*yes = true;
 			return 0;
 		}
@@ -146,14 +151,14 @@ static int is_ancestor(const struct stat *anc, int fd, bool *yes, struct error *
 		}
 		close(cur);
 		cur = next;
-		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino)
+		if (same_dir(&up, &st))
 			return 0; /* "/": no higher */
 		st = up;
 	}
 	return 0;
 }
 
-/* root.path may not be the host's root, nor an ancestor of the runtime's
+/* root.path may not be the host's root (ours or PID 1's), nor an ancestor of the runtime's
  * state (--root) or of the bundle: the container would see (and, with a
  * writable root, change) them. */
 static int judge_rootfs(struct container_ctx *c, struct error *err)
@@ -168,7 +173,10 @@ static int judge_rootfs(struct container_ctx *c, struct error *err)
 		return error_sys(err, "stat rootfs %s", c->rootfs);
 	if (stat("/", &host_root) < 0)
 		return error_sys(err, "stat /");
-	if (rootfs.st_dev == host_root.st_dev && rootfs.st_ino == host_root.st_ino)
+	/* PID 1's root too, for a runtime that itself runs in a chroot. */
+	if (same_dir(&rootfs, &host_root) ||
+	    (fstatat(c->host_proc_fd, "1/root", &host_root, 0) == 0 &&
+	     same_dir(&rootfs, &host_root)))
 		return error_set(err, "policy: root.path %s is the host's root directory: refused by the policy (%s); no policy field allows it",
 				 c->rootfs, c->policy.source);
 	if (is_ancestor(&rootfs, c->root_fd, &above, err) < 0)

@@ -124,8 +124,6 @@ int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
 void ns_restore_after_clone(struct container_ctx *c);
 
 /* ns_judge.c: namespace files judged as kernel objects. */
-const char *ns_proc_name(enum ns_type t); /* "net", "mnt", ... */
-int ns_clone_flag(enum ns_type t);	  /* CLONE_NEWNET, ... */
 /* Open path once: it must be an nsfs file of type t. */
 int ns_open_file(const char *path, enum ns_type t, int *out, struct error *err);
 /* fd is the runtime's own namespace of type t, or PID 1's. */

@@ -42,16 +42,6 @@ static const struct {
 	[NS_CGROUP] = { "cgroup", CLONE_NEWCGROUP }, [NS_TIME] = { "time", CLONE_NEWTIME },
 };
 
-const char *ns_proc_name(enum ns_type t)
-{
-	return ns_kinds[t].file;
-}
-
-int ns_clone_flag(enum ns_type t)
-{
-	return ns_kinds[t].flag;
-}
-
 static bool same_object(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;

@@ -333,3 +333,15 @@ def test_net_sysctl_in_joined_other_netns_allowed(penv):
         victim.stop()
     assert rc == 0, err
     assert out.strip() == "33"
+
+
+def test_ipc_sysctl_in_joined_host_ipcns_refused(penv):
+    spec = make_spec(["true"])
+    join(spec, "ipc", "/proc/self/ns/ipc")
+    spec["linux"]["sysctl"] = {"kernel.msgmax": "4242"}
+    bundle = penv.make_bundle("b", spec=spec)
+    rc, err, val = _in_throwaway("--ipc", penv, bundle, "cat /proc/sys/kernel/msgmax")
+    assert val != "4242", "the sysctl was written into the runtime's own ipc ns"
+    assert rc != 0
+    assert ("linux.sysctl[kernel.msgmax]: linux.namespaces[ipc].path "
+            "/proc/self/ns/ipc is the host's ipc namespace") in err, err

@@ -16,7 +16,10 @@
  * console-nofollow, proc-fstatfs, cgroup-ro, setsid, hook-prefixes (hooks
  * not judged against the policy's hookPrefixes), watchdog-session (the
  * sandbox watchdog stays in the caller's process group), socket-proto (the
- * strict profile's socket() rules without their protocol test).
+ * strict profile's socket() rules without their protocol test), ns-host
+ * (the host's namespaces, and a mount namespace not a container's, may be
+ * joined under enforce), dev-path (linux.devices paths may leave /dev),
+ * rootfs-host (root.path may be the host's root or hold --root).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

@@ -65,6 +65,8 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	c->console_peer = -1;
 	c->trampoline_fd = -1;
 	c->own_pidns_fd = c->own_timens_fd = -1;
+	for (int t = 0; t < NS_TYPE_MAX; t++)
+		c->ns_fd[t] = -1;
 }
 
 static void close_fd(int *fd)
@@ -89,6 +91,7 @@ void ctx_release(struct container_ctx *c)
 	close_fd(&c->trampoline_fd);
 	close_fd(&c->own_pidns_fd);
 	close_fd(&c->own_timens_fd);
+	ns_close_joined(c);
 	mounts_free(&c->mounts);
 	seccomp_prog_free(&c->seccomp);
 	for (unsigned i = 0; i < POLICY_AGENT_FILTERS; i++)
@@ -254,13 +257,19 @@ static int prepare(struct container_ctx *c, struct error *err)
 {
 	c->cgroup_manager = c->g->systemd_cgroup ? CGROUP_MANAGER_SYSTEMD
 						 : CGROUP_MANAGER_FS;
+	/* The kernel objects first (the rootfs, the joined namespaces), each
+	 * opened once and judged, then every check of the spec: the child
+	 * creates nothing on the rootfs unless all of this passed. */
 	if (open_rootfs(c, err) < 0 || open_host_proc(c, err) < 0 ||
+	    ns_open_joined(c, err) < 0 || policy_judge_objects(c, err) < 0 ||
+	    ns_prepare(c, err) < 0 || sysctl_check_host_namespaces(c, err) < 0 ||
+	    devices_check_paths(c->spec, err) < 0 ||
 	    mounts_prepare(c->spec, c->bundle,
 			   c->decision.check_bind_sources ? &c->policy.bind_prefixes : NULL,
 			   &c->mounts, err) < 0 ||
 	    caps_prepare(&c->spec->process.capabilities,
 			 c->spec->process.has_capabilities, &c->caps, err) < 0 ||
-	    ns_prepare(c, err) < 0 || ctx_prepare_seccomp(c, err) < 0 ||
+	    ctx_prepare_seccomp(c, err) < 0 ||
 	    cgroup_resolve_path(c->spec->linux.cgroups_path, c->id,
 				c->cgroup_manager, &c->cgroup_path, err) < 0 ||
 	    ctx_prepare_terminal(c, err) < 0 ||

@@ -68,6 +68,10 @@ struct container_ctx {
 	unsigned long clone_flags;	/* namespaces created by clone() */
 	unsigned long unshare_after_go; /* created by the child (cgroup ns) */
 	bool new_userns;
+	/* linux.namespaces[].path opened once (ns_judge.c): the fd joined,
+	 * -1 if none; and whether it is the host's (ours or PID 1's). */
+	int ns_fd[NS_TYPE_MAX];
+	bool ns_host[NS_TYPE_MAX];
 	char *exec_path; /* args[0] resolved in the container's PATH */
 	char *home;	 /* HOME from the container's /etc/passwd, if unset */
 
@@ -97,6 +101,9 @@ int write_pid_file(const char *path, pid_t pid, struct error *err);
 
 /* policy_enforce.c: load the policy and apply it to c->spec. */
 int policy_enforce(struct container_ctx *c, struct error *err);
+/* After the rootfs and the joined namespaces are open, before anything is
+ * written: judge them (the host's namespaces, a host root) under enforce. */
+int policy_judge_objects(struct container_ctx *c, struct error *err);
 
 /* netfilter.c: drop egress to these ranges in the current netns, in the
  * container's own table. */
@@ -126,6 +133,19 @@ int ns_loopback_up(struct container_ctx *c, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
 void ns_restore_after_clone(struct container_ctx *c);
 
+/* ns_judge.c: namespace files judged as kernel objects. */
+/* Open path once: it must be an nsfs file of type t. */
+int ns_open_file(const char *path, enum ns_type t, int *out, struct error *err);
+/* fd is the runtime's own namespace of type t, or PID 1's. */
+int ns_fd_is_host(int fd, int proc_fd, enum ns_type t, bool *host,
+		  struct error *err);
+/* Every linux.namespaces[].path into c->ns_fd/ns_host. */
+int ns_open_joined(struct container_ctx *c, struct error *err);
+void ns_close_joined(struct container_ctx *c);
+/* fd is the mount namespace of a live container under --root. */
+int ns_mount_of_container(struct container_ctx *c, int fd, bool *found,
+			  struct error *err);
+
 /* child.c: runs in the container init, never returns. */
 __attribute__((noreturn)) void child_main(struct container_ctx *c);
 
@@ -136,6 +156,9 @@ int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,
 			const struct mount_entry *e, struct error *err);
 
 /* devices.c */
+/* In the parent, before anything is made: every linux.devices[].path is
+ * under /dev with no ".." (the child checks where it resolves, too). */
+int devices_check_paths(const struct oci_spec *spec, struct error *err);
 int devices_setup(struct container_ctx *c, struct error *err);
 
 /* process.c: the last steps before execve (in the child). */
@@ -151,5 +174,8 @@ int process_set_rlimits(const struct oci_process *p, struct error *err);
 /* sysctl/hostname in the child; procfs checks. */
 int proc_check_fd(int fd, const char *what, struct error *err);
 int sysctl_apply(struct container_ctx *c, struct error *err);
+/* In the parent, in every mode: no net.* (ipc) sysctl into a joined host
+ * network (ipc) namespace, no hostname into a joined host uts one. */
+int sysctl_check_host_namespaces(const struct container_ctx *c, struct error *err);
 
 #endif

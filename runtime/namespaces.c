@@ -9,7 +9,9 @@
  *  - the cgroup namespace is created by the child after the parent has
  *    moved it into its cgroup, so that the cgroup is the namespace's root;
  *  - joining a user namespace: the child enters it first and unshares the
- *    other new namespaces after, so that they are owned by it.
+ *    other new namespaces after, so that they are owned by it;
+ *  - a path is opened once, in the parent, and judged (ns_judge.c); the
+ *    join is a setns() on that fd.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -74,21 +76,16 @@ int ns_prepare(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
-static int open_ns(const struct oci_namespace *ns, int *fd, struct error *err)
+/* Join the namespace judged in the parent (ns_judge.c): the fd opened
+ * once from linux.namespaces[].path, never the path again. */
+static int join_ns(struct container_ctx *c, const struct oci_namespace *ns,
+		   struct error *err)
 {
-	*fd = open(ns->path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
-		return error_sys(err, "open %s namespace %s", ns_type_name(ns->type),
+	int fd = c->ns_fd[ns->type];
+
+	if (fd < 0)
+		return error_set(err, "join %s namespace %s: not opened", ns_type_name(ns->type),
 				 ns->path);
-	return 0;
-}
-
-static int join_ns(const struct oci_namespace *ns, struct error *err)
-{
-	_cleanup_close_ int fd = -1;
-
-	if (open_ns(ns, &fd, err) < 0)
-		return -1;
 	if (setns(fd, ns_flags[ns->type]) < 0)
 		return error_sys(err, "join %s namespace %s", ns_type_name(ns->type),
 				 ns->path);
@@ -140,12 +137,12 @@ int ns_join_before_clone(struct container_ctx *c, struct error *err)
 
 	if (((pid && pid->path) || time) && save_for_children(c, err) < 0)
 		return -1;
-	if (pid && pid->path && join_ns(pid, err) < 0)
+	if (pid && pid->path && join_ns(c, pid, err) < 0)
 		return -1;
 	if (!time)
 		return 0;
 	if (time->path)
-		return join_ns(time, err);
+		return join_ns(c, time, err);
 	if (unshare(CLONE_NEWTIME) < 0)
 		return error_sys(err, "create time namespace");
 	return write_time_offsets(&c->spec->linux, err);
@@ -200,9 +197,11 @@ int ns_child_join(struct container_ctx *c, struct error *err)
 		const struct oci_namespace *ns = spec_find_namespace(c->spec, join_order[i]);
 		if (!ns || !ns->path)
 			continue;
-		if (join_ns(ns, err) < 0)
+		if (join_ns(c, ns, err) < 0)
 			return -1;
 	}
+	/* Nothing more to join: no handle on a namespace stays in the init. */
+	ns_close_joined(c);
 	return 0;
 }
 

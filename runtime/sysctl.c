@@ -78,3 +78,51 @@ int sysctl_apply(struct container_ctx *c, struct error *err)
 			return -1;
 	return 0;
 }
+
+/* Which joined namespace a sysctl key writes into (validate_linux.c makes
+ * sure that every key allowed at all is one of these). */
+static bool sysctl_in_ns(const char *key, enum ns_type *ns)
+{
+	static const struct {
+		const char *prefix;
+		enum ns_type ns;
+	} map[] = {
+		{ "net.", NS_NETWORK },	  { "kernel.msg", NS_IPC },
+		{ "kernel.sem", NS_IPC }, { "kernel.shm", NS_IPC },
+		{ "fs.mqueue.", NS_IPC },
+	};
+
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strncmp(key, map[i].prefix, strlen(map[i].prefix))) {
+			*ns = map[i].ns;
+			return true;
+		}
+	return false;
+}
+
+static const char *joined_path(const struct oci_spec *spec, enum ns_type t)
+{
+	const struct oci_namespace *ns = spec_find_namespace(spec, t);
+
+	return ns && ns->path ? ns->path : "?";
+}
+
+/* "A namespace is present" is not enough: a path may name the host's, and
+ * the write would change the host (runc refuses net sysctls in the host's
+ * network namespace).  Judged on the fds ns_open_joined() opened. */
+int sysctl_check_host_namespaces(const struct container_ctx *c, struct error *err)
+{
+	const struct oci_spec *s = c->spec;
+	const struct str_map *m = &s->linux.sysctl;
+	enum ns_type ns;
+
+	for (size_t i = 0; i < m->len; i++)
+		if (sysctl_in_ns(m->keys[i], &ns) && c->ns_host[ns])
+			return error_set(err, "linux.sysctl[%s]: linux.namespaces[%s].path %s is the host's %s namespace: setting it would change the host's",
+					 m->keys[i], ns_type_name(ns), joined_path(s, ns),
+					 ns_type_name(ns));
+	if ((s->hostname || s->domainname) && c->ns_host[NS_UTS])
+		return error_set(err, "%s: linux.namespaces[uts].path %s is the host's uts namespace: setting it would change the host's",
+				 s->hostname ? "hostname" : "domainname", joined_path(s, NS_UTS));
+	return 0;
+}

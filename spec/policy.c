@@ -94,6 +94,7 @@ void policy_default(struct policy *p)
 	p->no_new_privileges = true;
 	p->strict_seccomp = true;
 	p->default_devices_only = true;
+	p->realtime_scheduling = false;
 	p->memory = 256 * MiB;
 	p->pids = 128;
 	p->cpu_quota = 100000;
@@ -305,6 +306,7 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	BOOL_MEMBER("noNewPrivileges", no_new_privileges);
 	BOOL_MEMBER("strictSeccomp", strict_seccomp);
 	BOOL_MEMBER("defaultDevicesOnly", default_devices_only);
+	BOOL_MEMBER("realtimeScheduling", realtime_scheduling);
 #undef BOOL_MEMBER
 	if (replace_strv(c, root, "denyCidrs", &p->deny_cidrs) < 0 ||
 	    replace_strv(c, root, "maskedPaths", &p->masked_paths) < 0 ||
@@ -507,6 +509,7 @@ char *policy_to_json(const struct policy *p)
 	gkv_bool(g, "noNewPrivileges", p->no_new_privileges);
 	gkv_bool(g, "strictSeccomp", p->strict_seccomp);
 	gkv_bool(g, "defaultDevicesOnly", p->default_devices_only);
+	gkv_bool(g, "realtimeScheduling", p->realtime_scheduling);
 	if (p->uid.set) {
 		gkv_u64(g, "uid", p->uid.v);
 	} else {

@@ -65,6 +65,7 @@ struct policy {
 	bool default_devices_only;
 	struct opt_u64 uid; /* run as this uid (and gid) when the spec says host
 			     * root; default 65534, "uid": null: unset */
+	bool realtime_scheduling; /* SCHED_DEADLINE/FIFO/RR, RT I/O (policy_process.c) */
 
 	/* resources: a maximum, also the value filled in when missing */
 	uint64_t memory;    /* bytes; swap is set equal (no swap) */
@@ -123,6 +124,10 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 		 struct policy_changes *changes, struct policy_decision *d,
 		 struct error *err);
 void policy_changes_free(struct policy_changes *c);
+/* policy_process.c: realtime scheduling and I/O classes refused unless
+ * the policy's realtimeScheduling allows them. */
+int policy_rule_scheduling(const struct policy *p, const struct oci_spec *s,
+			   struct error *err);
 /* source (absolute, lexically cleaned) is under one of prefixes. */
 bool policy_bind_allowed(const struct str_array *prefixes, const char *source);
 

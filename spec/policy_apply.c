@@ -573,6 +573,8 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 		return 0; /* nothing runs; start will refuse */
 	if (rule_annotations(&a) < 0 || rule_binds(&a) < 0)
 		return -1;
+	if (policy_rule_scheduling(p, spec, err) < 0)
+		return -1;
 	rule_namespaces(&a);
 	rule_network(&a);
 	rule_rootfs(&a);

@@ -13,7 +13,11 @@
  * Names: dumpable (CVE-2019-5736: init and exec stay dumpable, and exec
  * container code directly, not through the sealed trampoline),
  * proc-target, resolve-in-root, cwd-in-root, devnull-check,
- * console-nofollow, proc-fstatfs, cgroup-ro, setsid.
+ * console-nofollow, proc-fstatfs, cgroup-ro, setsid,
+ * bind-relative (relative bind sources not resolved nor judged),
+ * fs-types (any filesystem type anywhere under enforce),
+ * bind-race (bind source judged by realpath(), opened again by name in
+ * the child).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

@@ -251,12 +251,18 @@ static void prepare_listen_fds(struct container_ctx *c)
 
 static int prepare(struct container_ctx *c, struct error *err)
 {
+	const struct mount_policy mp = {
+		.source = c->policy.source,
+		.bind_prefixes = &c->policy.bind_prefixes,
+		.refuse_writable_dir_binds = c->decision.refuse_writable_dir_binds,
+	};
+
 	c->cgroup_manager = c->g->systemd_cgroup ? CGROUP_MANAGER_SYSTEMD
 						 : CGROUP_MANAGER_FS;
+
 	if (open_rootfs(c, err) < 0 || open_host_proc(c, err) < 0 ||
 	    mounts_prepare(c->spec, c->bundle,
-			   c->decision.check_bind_sources ? &c->policy.bind_prefixes : NULL,
-			   &c->mounts, err) < 0 ||
+			   c->decision.check_bind_sources ? &mp : NULL, &c->mounts, err) < 0 ||
 	    caps_prepare(&c->spec->process.capabilities,
 			 c->spec->process.has_capabilities, &c->caps, err) < 0 ||
 	    ns_prepare(c, err) < 0 || ctx_prepare_seccomp(c, err) < 0 ||
@@ -374,6 +380,7 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 		child_main(c);
 	ns_restore_after_clone(c);
 	c->pid = pid;
+	mounts_close_trees(&c->mounts); /* the child has its copies */
 	close_fd(&c->sync_child);
 	close_fd(&c->console_sock);
 	if (ns_write_id_maps(c, err) < 0)

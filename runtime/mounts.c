@@ -291,7 +291,7 @@ static int judge_prefixes(const struct mount_entry *e, size_t idx, int fd,
 	if (fd_location(fd, st, idx, where, sizeof(where), err) < 0)
 		return -1;
 	if (!under_prefixes(pol->bind_prefixes, where))
-		return error_set(err, "policy: mounts[%zu]: bind source %s is %s, outside the bindPrefixes of the policy (%s)",
+		return error_set(err, "policy: mounts[%zu]: bind source %s is %s, outside the allowed prefixes (bindPrefixes of the policy %s)",
 				 idx, e->source, where, pol->source);
 	return 0;
 }

@@ -250,7 +250,7 @@ bool policy_tmpfs_size_option(const char *opt)
 
 /* The size options of a tmpfs made no bigger than cap: an unlimited (0),
  * over-cap, RAM-relative or unparseable size is replaced by the cap. */
-static void cap_tmpfs(struct mrules *a, struct oci_mount *m, uint64_t cap)
+static void cap_tmpfs(struct mrules *a, struct oci_mount *m, uint64_t cap, bool policy_path)
 {
 	bool has_size = false;
 	_cleanup_free_ char *capstr = xasprintf("size=%llu", (unsigned long long)cap);
@@ -272,6 +272,8 @@ static void cap_tmpfs(struct mrules *a, struct oci_mount *m, uint64_t cap)
 		strv_add(&m->options, capstr);
 		change(a, "rootfs", m->destination, "(no size)", capstr);
 	}
+	if (!policy_path)
+		return; /* /dev, /dev/shm...: their own flags */
 	if (!strv_has(&m->options, "nosuid"))
 		strv_add(&m->options, "nosuid");
 	if (!strv_has(&m->options, "nodev"))
@@ -332,7 +334,7 @@ static void rule_rootfs(struct mrules *a, bool writable_root)
 		if (!m->type || strcmp(m->type, "tmpfs") || policy_mount_is_bind(m))
 			continue;
 		t = policy_tmpfs_at(a->p, m->destination);
-		cap_tmpfs(a, m, t ? t->size : a->p->memory);
+		cap_tmpfs(a, m, t ? t->size : a->p->memory, t != NULL);
 	}
 }
 

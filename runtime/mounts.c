@@ -400,6 +400,7 @@ int mounts_prepare(const struct oci_spec *spec, const char *bundle,
 		struct mount_entry *e = &plan->items[i];
 
 		plan->len = i + 1;
+		e->no_sysfs_target = pol != NULL;
 		if (prepare_entry(&spec->mounts[i], i, bundle, e, err) < 0 ||
 		    check_proc_dest(e, i, err) < 0 ||
 		    (e->kind == MOUNT_KIND_BIND && open_bind_source(e, i, pol, err) < 0)) {

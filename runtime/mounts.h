@@ -30,6 +30,7 @@ struct mount_entry {
 				  * child with move_mount; -1 once closed */
 	bool source_is_dir;	 /* binds: what the judged source is */
 	bool relative;		 /* binds: config.json gave a relative source */
+	bool no_sysfs_target;	 /* a policy in force: nothing onto a sysfs */
 	unsigned long flags;	 /* MS_* other than propagation and bind */
 	unsigned long propagation; /* MS_SHARED|MS_SLAVE|... (| MS_REC) */
 	uint64_t attr_set;	 /* MOUNT_ATTR_* applied recursively (rro, ...) */

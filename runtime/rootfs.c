@@ -78,14 +78,18 @@ static int reopen_target(int rootfd, const char *dest, int *out,
 }
 
 /* A destination that resolved into a procfs through a symlink of the
- * image: refused unless it is one runc allows by name (lxcfs files). */
-static int target_in_procfs(int dst, const struct mount_entry *e, struct error *err)
+ * image: refused unless it is one runc allows by name (lxcfs files); into
+ * a sysfs: refused under a policy (its lexical rule refuses /sys/...). */
+static int target_in_pseudo_fs(int dst, const struct mount_entry *e, struct error *err)
 {
 	_cleanup_free_ char *clean = policy_clean_path(e->spec->destination);
 	struct statfs sf;
 
 	if (fstatfs(dst, &sf) < 0)
 		return error_sys(err, "statfs mount target %s", e->spec->destination);
+	if (sf.f_type == SYSFS_MAGIC && e->no_sysfs_target)
+		return error_set(err, "mount target %s is inside a sysfs: not allowed by the policy",
+				 e->spec->destination);
 	if (sf.f_type != PROC_SUPER_MAGIC)
 		return 0;
 	if (policy_path_under(clean, "/proc") &&
@@ -133,7 +137,7 @@ static int mount_bind(int rootfd, const struct mount_entry *e,
 			return -1;
 		tree = weak_tree;
 	}
-	if (target_in_procfs(dst, e, err) < 0)
+	if (target_in_pseudo_fs(dst, e, err) < 0)
 		return -1;
 	if (move_mount(tree, "", dst, "",
 			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
@@ -154,7 +158,7 @@ static int mount_fresh(int rootfd, const struct mount_entry *e, bool strict,
 	char p[FD_PATH_MAX];
 
 	if (open_target(rootfd, dest, true, strict, &dst, err) < 0 ||
-	    target_in_procfs(dst, e, err) < 0)
+	    target_in_pseudo_fs(dst, e, err) < 0)
 		return -1;
 	if (mount(e->source, fd_path(dst, p), e->spec->type, e->flags, e->data) < 0)
 		return error_sys(err, "mount %s on %s", e->spec->type, dest);

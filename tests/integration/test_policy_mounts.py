@@ -219,6 +219,31 @@ def test_mount_under_proc_refused_with_policy_off(penv):
     assert "destination /proc/sys is under /proc" in err, err
 
 
+def test_mount_through_image_symlink_into_proc_refused_with_policy_off(penv):
+    """The image's /p -> /proc: a destination /p/sys lands in the procfs;
+    judged where the target really is, not by its name."""
+    off = policy_file(penv, {"mode": "off"})
+    spec = make_spec(["sh", "-c", "grep ' /proc/sys ' /proc/self/mounts; echo done"])
+    add_mount(spec, "/p/sys", "tmpfs", "tmpfs", ["size=1m"])
+    bundle = new_bundle(penv, spec)
+    os.symlink("proc", os.path.join(bundle, "rootfs", "p"))
+    rc, out, err = run_with(penv, penv.runtime, None, policy=off, bundle=bundle)
+    assert rc != 0, (rc, out, err)
+    assert "mount target /p/sys is inside a procfs" in err, err
+
+
+def test_bind_through_image_symlink_into_sys_refused(penv):
+    allowed = penv.hostdir("allowed")
+    spec = make_spec(["true"])
+    add_mount(spec, "/s/kernel/mm", "bind", allowed, ["rbind", "ro"])
+    bundle = new_bundle(penv, spec)
+    os.symlink("sys", os.path.join(bundle, "rootfs", "s"))
+    pol = policy_file(penv, {"bindPrefixes": [allowed]})
+    rc, out, err = run_with(penv, penv.runtime, None, policy=pol, bundle=bundle)
+    assert rc != 0, (rc, out, err)
+    assert "inside a sysfs" in err, err
+
+
 def test_lxcfs_style_bind_under_proc_allowed_with_policy_off(penv):
     off = policy_file(penv, {"mode": "off"})
     src = os.path.join(penv.hostdir("lxcfs"), "meminfo")

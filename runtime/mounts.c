@@ -336,7 +336,20 @@ static int weak_check_by_name(const struct mount_entry *e, size_t idx,
 	return 0;
 }
 
-static int open_bind_source(struct mount_entry *e, size_t idx,
+/* The clone is a peer (or slave) of the host mount it was made from, as a
+ * bind mount is.  Made in the child's own copy of the mounts, it used to
+ * get the rootfs propagation first (rprivate by default, rslave...):
+ * the same here, so that no mount event crosses unless asked for. */
+static int set_tree_propagation(const struct mount_entry *e, unsigned long rootfs_prop,
+				struct error *err)
+{
+	if (!(rootfs_prop & MS_REC))
+		return 0;
+	return mounts_setattr(e->tree, true, 0, 0, (rootfs_prop & MS_SLAVE) ? MS_SLAVE : MS_PRIVATE,
+			      e->spec->destination, err);
+}
+
+static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long rootfs_prop,
 			    const struct mount_policy *pol, struct error *err)
 {
 	_cleanup_close_ int fd = -1;
@@ -367,7 +380,8 @@ static int open_bind_source(struct mount_entry *e, size_t idx,
 		return error_sys(err, "mounts[%zu]: clone bind mount source %s", idx, e->source);
 	/* Plain flags (ro, nosuid, ...) apply to the top mount, r* options to
 	 * every mount below it, as runc and crun do. */
-	if (mounts_setattr(e->tree, false, ms_flags_to_attr(e->flags), 0, 0,
+	if (set_tree_propagation(e, rootfs_prop, err) < 0 ||
+	    mounts_setattr(e->tree, false, ms_flags_to_attr(e->flags), 0, 0,
 			   e->spec->destination, err) < 0 ||
 	    mounts_setattr(e->tree, true, e->attr_set, e->attr_clr, 0,
 			   e->spec->destination, err) < 0)
@@ -403,7 +417,7 @@ int mounts_prepare(const struct oci_spec *spec, const char *bundle,
 		e->no_sysfs_target = pol != NULL;
 		if (prepare_entry(&spec->mounts[i], i, bundle, e, err) < 0 ||
 		    check_proc_dest(e, i, err) < 0 ||
-		    (e->kind == MOUNT_KIND_BIND && open_bind_source(e, i, pol, err) < 0)) {
+		    (e->kind == MOUNT_KIND_BIND && open_bind_source(e, i, plan->rootfs_propagation, pol, err) < 0)) {
 			mounts_free(plan);
 			return error_prefix(err, "config.json");
 		}

@@ -27,7 +27,7 @@ import uuid
 import pytest
 
 from conftest import Env, add_mount, make_spec, run_cmd, write_spec
-from escape_helpers import BUILDS, pick_runtime
+from escape_helpers import BUILDS, in_private_mountns, pick_runtime, quote
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
 
@@ -417,3 +417,34 @@ def test_writable_file_bind_allowed(penv):
     assert rc == 0 and out == "ok\n", (rc, out, err)
     with open(hosts) as f:
         assert "10.0.0.1 x" in f.read()
+
+
+# ---- the clone made in the parent keeps the old propagation ---------------------------
+
+@pytest.mark.parametrize("rootfs_prop,want", [(None, "private"), ("rslave", "master"),
+                                              ("rprivate", "private")])
+def test_bind_clone_propagation_follows_rootfs_propagation(penv, rootfs_prop, want):
+    """The bind is cloned in the runtime's mount namespace (open_tree in the
+    parent), where the source may be shared with the host: it gets the
+    rootfs propagation as the child's own copy used to (no mount event
+    crosses to or from the host unless rslave/rshared is asked)."""
+    off = policy_file(penv, {"mode": "off"})
+    src = penv.hostdir("shared-src")
+    spec = make_spec(["sh", "-c", "grep ' /m ' /proc/self/mountinfo"])
+    add_mount(spec, "/m", "bind", src, ["rbind", "rw"])
+    if rootfs_prop:
+        spec["linux"]["rootfsPropagation"] = rootfs_prop
+    bundle = new_bundle(penv, spec)
+    cid = penv.new_id()
+    script = ("mount --make-rshared / && mount -t tmpfs t %s && mount --make-shared %s && "
+              "%s --root %s --policy %s run --bundle %s %s" % (
+                  quote(src), quote(src), quote(penv.runtime), quote(penv.root), quote(off),
+                  quote(bundle), cid))
+    rc, out, err = in_private_mountns(script)
+    assert rc == 0, (rc, out, err)
+    fields = out.split(" - ")[0].split()[6:]
+    tags = {f.split(":")[0] for f in fields}
+    if want == "private":
+        assert not tags & {"shared", "master"}, out
+    else:
+        assert want in tags, out

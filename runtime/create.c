@@ -259,7 +259,6 @@ static int prepare(struct container_ctx *c, struct error *err)
 
 	c->cgroup_manager = c->g->systemd_cgroup ? CGROUP_MANAGER_SYSTEMD
 						 : CGROUP_MANAGER_FS;
-
 	if (open_rootfs(c, err) < 0 || open_host_proc(c, err) < 0 ||
 	    mounts_prepare(c->spec, c->bundle,
 			   c->decision.check_bind_sources ? &mp : NULL, &c->mounts, err) < 0 ||

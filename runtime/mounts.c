@@ -356,6 +356,8 @@ static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long roo
 	struct stat st;
 	struct statfs sf;
 	bool judge = pol && !(e->relative && WEAKENED("bind-relative"));
+	_cleanup_free_ char *dest = policy_clean_path(e->spec->destination);
+	bool at_proc = !strcmp(dest, "/proc");
 
 	/* Symlinks are followed (the final object is what is judged), magic
 	 * links (/proc/PID/root/...) are not. */
@@ -365,8 +367,7 @@ static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long roo
 	if (fstat(fd, &st) < 0)
 		return error_sys(err, "mounts[%zu]: stat bind mount source %s", idx, e->source);
 	e->source_is_dir = S_ISDIR(st.st_mode);
-	if (!strcmp(e->spec->destination, "/proc") &&
-	    (fstatfs(fd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC))
+	if (at_proc && (fstatfs(fd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC))
 		return error_set(err, "mounts[%zu]: bind mount of %s on /proc: only a procfs may be mounted there",
 				 idx, e->source);
 	if (judge && WEAKENED("bind-race"))

@@ -29,8 +29,6 @@
 #include "internal.h"
 #include "pathres.h"
 
-#define setattr_fd mounts_setattr
-
 /* Open the target of a mount, creating it as a directory or a file. */
 static int open_target(int rootfd, const char *dest, bool is_dir, bool strict,
 		       int *out, struct error *err)
@@ -112,9 +110,9 @@ static int weak_clone_by_name(const struct mount_entry *e, int *tree,
 			       AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
 	if (*tree < 0)
 		return error_sys(err, "clone mount %s", e->source);
-	if (setattr_fd(*tree, false, ms_flags_to_attr(e->flags), 0, 0,
+	if (mounts_setattr(*tree, false, ms_flags_to_attr(e->flags), 0, 0,
 		       e->spec->destination, err) < 0 ||
-	    setattr_fd(*tree, true, e->attr_set, e->attr_clr, 0, e->spec->destination, err) < 0)
+	    mounts_setattr(*tree, true, e->attr_set, e->attr_clr, 0, e->spec->destination, err) < 0)
 		return -1;
 	return 0;
 }
@@ -146,7 +144,7 @@ static int mount_bind(int rootfd, const struct mount_entry *e,
 		return 0;
 	if (reopen_target(rootfd, dest, &top, err) < 0)
 		return -1;
-	return setattr_fd(top, e->propagation & MS_REC, 0, 0,
+	return mounts_setattr(top, e->propagation & MS_REC, 0, 0,
 			  e->propagation & ~MS_REC, dest, err);
 }
 
@@ -166,9 +164,9 @@ static int mount_fresh(int rootfd, const struct mount_entry *e, bool strict,
 		return 0;
 	if (reopen_target(rootfd, dest, &top, err) < 0)
 		return -1;
-	if (setattr_fd(top, true, e->attr_set, e->attr_clr, 0, dest, err) < 0)
+	if (mounts_setattr(top, true, e->attr_set, e->attr_clr, 0, dest, err) < 0)
 		return -1;
-	return setattr_fd(top, e->propagation & MS_REC, 0, 0,
+	return mounts_setattr(top, e->propagation & MS_REC, 0, 0,
 			  e->propagation & ~MS_REC, dest, err);
 }
 
@@ -309,7 +307,7 @@ static int readonly_path(int rootfd, const char *path, struct error *err)
 	if (tree < 0)
 		return error_sys(err, "make %s read-only: clone", path);
 	/* Only read-only, as runc: nosuid/nodev/noexec are the spec's to ask. */
-	if (setattr_fd(tree, true, MOUNT_ATTR_RDONLY, 0, 0, path, err) < 0)
+	if (mounts_setattr(tree, true, MOUNT_ATTR_RDONLY, 0, 0, path, err) < 0)
 		return -1;
 	if (move_mount(tree, "", dst, "",
 			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
@@ -389,5 +387,5 @@ int rootfs_finalize(struct container_ctx *c, struct error *err)
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return error_sys(err, "open new root");
-	return setattr_fd(root, false, MOUNT_ATTR_RDONLY, 0, 0, "/ (root.readonly)", err);
+	return mounts_setattr(root, false, MOUNT_ATTR_RDONLY, 0, 0, "/ (root.readonly)", err);
 }

@@ -240,6 +240,8 @@ static void test_proc_destinations(void **state)
 		false, false, "under /proc", NULL);
 	refused("{'destination':'/proc','type':'bind','source':'vol','options':['rbind']}", false,
 		false, "only a procfs", NULL);
+	refused("{'destination':'/proc/.','type':'bind','source':'vol','options':['rbind']}", false,
+		false, "only a procfs", NULL);
 	ok("{'destination':'/proc/meminfo','type':'bind','source':'hosts','options':['bind']}",
 	   false, false);
 	ok("{'destination':'/proc','type':'bind','source':'/proc','options':['rbind']}", false,

@@ -50,6 +50,12 @@ static int policy_explain(const struct global_opts *g, const char *bundle)
 	}
 	printf("policy: %s (mode %s)%s\n", p.source, modes[p.mode],
 	       p.mode == POLICY_ENFORCE ? "" : ": these changes would NOT be applied");
+	{
+		/* Relative bind sources are judged where they land. */
+		char *abs = realpath(bundle, NULL);
+		policy_resolve_bind_sources(&spec, abs ? abs : bundle);
+		free(abs);
+	}
 	r = policy_apply(&p, &spec, &ch, &d, &err);
 	if (r < 0) {
 		printf("refused: %s\n", err.msg);

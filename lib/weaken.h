@@ -19,7 +19,11 @@
  * strict profile's socket() rules without their protocol test), ns-host
  * (the host's namespaces, and a mount namespace not a container's, may be
  * joined under enforce), dev-path (linux.devices paths may leave /dev),
- * rootfs-host (root.path may be the host's root or hold --root).
+ * rootfs-host (root.path may be the host's root or hold --root),
+ * bind-relative (relative bind sources not resolved nor judged),
+ * fs-types (any filesystem type anywhere under enforce),
+ * bind-race (bind source judged by realpath(), opened again by name in
+ * the child).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

@@ -255,6 +255,12 @@ static void prepare_listen_fds(struct container_ctx *c)
 
 static int prepare(struct container_ctx *c, struct error *err)
 {
+	const struct mount_policy mp = {
+		.source = c->policy.source,
+		.bind_prefixes = &c->policy.bind_prefixes,
+		.refuse_writable_dir_binds = c->decision.refuse_writable_dir_binds,
+	};
+
 	c->cgroup_manager = c->g->systemd_cgroup ? CGROUP_MANAGER_SYSTEMD
 						 : CGROUP_MANAGER_FS;
 	/* The kernel objects first (the rootfs, the joined namespaces), each
@@ -265,8 +271,7 @@ static int prepare(struct container_ctx *c, struct error *err)
 	    ns_prepare(c, err) < 0 || sysctl_check_host_namespaces(c, err) < 0 ||
 	    devices_check_paths(c->spec, err) < 0 ||
 	    mounts_prepare(c->spec, c->bundle,
-			   c->decision.check_bind_sources ? &c->policy.bind_prefixes : NULL,
-			   &c->mounts, err) < 0 ||
+			   c->decision.check_bind_sources ? &mp : NULL, &c->mounts, err) < 0 ||
 	    caps_prepare(&c->spec->process.capabilities,
 			 c->spec->process.has_capabilities, &c->caps, err) < 0 ||
 	    ctx_prepare_seccomp(c, err) < 0 ||
@@ -384,6 +389,7 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 		child_main(c);
 	ns_restore_after_clone(c);
 	c->pid = pid;
+	mounts_close_trees(&c->mounts); /* the child has its copies */
 	close_fd(&c->sync_child);
 	close_fd(&c->console_sock);
 	if (ns_write_id_maps(c, err) < 0)

@@ -256,7 +256,10 @@ static int prepare_exec(struct container_ctx *c, const struct container_handle *
 		return error_prefix(err, "load the container's config.json");
 	if (load_exec_process(o, c->spec, err) < 0)
 		return -1;
-	/* The policy in force applies to every process, exec'd ones too. */
+	/* The policy in force applies to every process, exec'd ones too;
+	 * relative bind sources are judged as at create, from its bundle. */
+	if (h->st.bundle)
+		policy_resolve_bind_sources(c->spec, h->st.bundle);
 	if (ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0)
 		return -1;
 	if (caps_prepare(&c->spec->process.capabilities, c->spec->process.has_capabilities,

@@ -24,7 +24,13 @@ enum mount_kind {
 struct mount_entry {
 	const struct oci_mount *spec;
 	enum mount_kind kind;
-	char *source;		 /* binds: absolute host path */
+	char *source;		 /* binds: absolute host path, lexically clean */
+	int tree;		 /* binds: the detached clone of the judged source
+				  * (open_tree in the parent), attached by the
+				  * child with move_mount; -1 once closed */
+	bool source_is_dir;	 /* binds: what the judged source is */
+	bool relative;		 /* binds: config.json gave a relative source */
+	bool no_sysfs_target;	 /* a policy in force: nothing onto a sysfs */
 	unsigned long flags;	 /* MS_* other than propagation and bind */
 	unsigned long propagation; /* MS_SHARED|MS_SLAVE|... (| MS_REC) */
 	uint64_t attr_set;	 /* MOUNT_ATTR_* applied recursively (rro, ...) */
@@ -39,12 +45,27 @@ struct mount_plan {
 	unsigned long rootfs_propagation; /* MS_* for / (| MS_REC) */
 };
 
-/* bind_prefixes: when not NULL (a policy in force), every bind source is
- * resolved with realpath() and must lie under one of them. */
+/* What the policy in force (enforce) asks of the mounts; NULL: none. */
+struct mount_policy {
+	const char *source;		 /* the policy's name, for errors */
+	const struct str_array *bind_prefixes; /* where bind sources may be */
+	bool refuse_writable_dir_binds;	 /* rw directory binds not on tmpfs */
+};
+
+/* Every bind source is opened once, here in the parent, judged on that fd
+ * (where it really is, against pol's prefixes) and cloned with open_tree():
+ * the child attaches that very tree.  Whatever the policy, no destination
+ * under /proc but runc's list. */
 int mounts_prepare(const struct oci_spec *spec, const char *bundle,
-		   const struct str_array *bind_prefixes, struct mount_plan *plan,
+		   const struct mount_policy *pol, struct mount_plan *plan,
 		   struct error *err);
+/* Close the detached trees (the parent after the clone, the child once
+ * they are attached). */
+void mounts_close_trees(struct mount_plan *plan);
 void mounts_free(struct mount_plan *plan);
+/* mount_setattr(fd, "", AT_EMPTY_PATH [| AT_RECURSIVE]); nothing to do is 0. */
+int mounts_setattr(int fd, bool recursive, uint64_t set, uint64_t clr,
+		   uint64_t propagation, const char *what, struct error *err);
 
 /* Mount options this build recognises (for `features`). */
 const char *const *mount_options_supported(void);

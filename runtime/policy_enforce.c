@@ -40,6 +40,8 @@ static int audit_spec(struct container_ctx *c, struct error *err)
 		return 0; /* exec: the container's own create was audited */
 	if (spec_parse(c->config_json, c->config_len, &copy, err) < 0)
 		return -1;
+	if (c->bundle)
+		policy_resolve_bind_sources(&copy, c->bundle);
 	r = policy_apply(&c->policy, &copy, &ch, &d, err);
 	if (r == 0)
 		log_changes(&ch, true);
@@ -240,6 +242,8 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	case POLICY_ENFORCE:
 		break;
 	}
+	if (c->bundle)
+		policy_resolve_bind_sources(c->spec, c->bundle);
 	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0)
 		return -1;
 	/* create: every hook judged (and its file kept open) now. */

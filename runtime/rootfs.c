@@ -25,34 +25,9 @@
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "../lib/weaken.h"
+#include "../spec/policy.h"
 #include "internal.h"
 #include "pathres.h"
-
-/* Attributes for mount_setattr: the atime modes are an enum, not bits. */
-static void fix_atime_attr(struct mount_attr *a)
-{
-	if (a->attr_set & (MOUNT_ATTR_NOATIME | MOUNT_ATTR_STRICTATIME |
-			   MOUNT_ATTR_RELATIME))
-		a->attr_clr |= MOUNT_ATTR__ATIME;
-}
-
-static int setattr_fd(int fd, bool recursive, uint64_t set, uint64_t clr,
-		      uint64_t propagation, const char *what, struct error *err)
-{
-	struct mount_attr a = {
-		.attr_set = set,
-		.attr_clr = clr,
-		.propagation = propagation,
-	};
-
-	if (!set && !clr && !propagation)
-		return 0;
-	fix_atime_attr(&a);
-	if (mount_setattr(fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0),
-			      &a, sizeof(a)) < 0)
-		return error_sys(err, "set mount attributes of %s", what);
-	return 0;
-}
 
 /* Open the target of a mount, creating it as a directory or a file. */
 static int open_target(int rootfd, const char *dest, bool is_dir, bool strict,
@@ -100,28 +75,67 @@ static int reopen_target(int rootfd, const char *dest, int *out,
 	return path_open_in_root(rootfd, dest, O_PATH, false, out, err);
 }
 
+/* A destination that resolved into a procfs through a symlink of the
+ * image: refused unless it is one runc allows by name (lxcfs files); into
+ * a sysfs: refused under a policy (its lexical rule refuses /sys/...). */
+static int target_in_pseudo_fs(int dst, const struct mount_entry *e, struct error *err)
+{
+	_cleanup_free_ char *clean = policy_clean_path(e->spec->destination);
+	struct statfs sf;
+
+	if (fstatfs(dst, &sf) < 0)
+		return error_sys(err, "statfs mount target %s", e->spec->destination);
+	if (sf.f_type == SYSFS_MAGIC && e->no_sysfs_target)
+		return error_set(err, "mount target %s is inside a sysfs: not allowed by the policy",
+				 e->spec->destination);
+	if (sf.f_type != PROC_SUPER_MAGIC)
+		return 0;
+	if (policy_path_under(clean, "/proc") &&
+	    policy_proc_dest_allowed(clean, e->spec->type, e->kind == MOUNT_KIND_BIND))
+		return 0;
+	return error_set(err, "mount target %s is inside a procfs: not allowed",
+			 e->spec->destination);
+}
+
+/* The weak-bind-race build only: the source looked up again by name here,
+ * in the child, after the parent judged it (CVE-2021-30465). */
+static int weak_clone_by_name(const struct mount_entry *e, int *tree,
+			      struct error *err)
+{
+	_cleanup_close_ int src = open(e->source, O_PATH | O_CLOEXEC);
+
+	if (src < 0)
+		return error_sys(err, "bind mount source %s", e->source);
+	*tree = (int)open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+			       AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
+	if (*tree < 0)
+		return error_sys(err, "clone mount %s", e->source);
+	if (mounts_setattr(*tree, false, ms_flags_to_attr(e->flags), 0, 0,
+		       e->spec->destination, err) < 0 ||
+	    mounts_setattr(*tree, true, e->attr_set, e->attr_clr, 0, e->spec->destination, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* The tree the parent cloned from the judged source (mounts.c), attached
+ * as it is: no lookup of the source by name here. */
 static int mount_bind(int rootfd, const struct mount_entry *e,
 		      struct error *err)
 {
-	_cleanup_close_ int src = -1, dst = -1, tree = -1, top = -1;
+	_cleanup_close_ int dst = -1, weak_tree = -1, top = -1;
 	const char *dest = e->spec->destination;
-	struct stat st;
+	int tree = e->tree;
 
-	src = open(e->source, O_PATH | O_CLOEXEC);
-	if (src < 0)
-		return error_sys(err, "bind mount source %s", e->source);
-	if (fstat(src, &st) < 0)
-		return error_sys(err, "stat bind mount source %s", e->source);
-	if (open_target(rootfd, dest, S_ISDIR(st.st_mode), false, &dst, err) < 0)
+	if (open_target(rootfd, dest, e->source_is_dir, false, &dst, err) < 0)
 		return -1;
-	tree = (int)open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-				  AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
-	if (tree < 0)
-		return error_sys(err, "clone mount %s", e->source);
-	/* Plain flags (ro, nosuid, ...) apply to the top mount, r* options to
-	 * every mount below it, as runc and crun do. */
-	if (setattr_fd(tree, false, ms_flags_to_attr(e->flags), 0, 0, dest, err) < 0 ||
-	    setattr_fd(tree, true, e->attr_set, e->attr_clr, 0, dest, err) < 0)
+	if (tree < 0) {
+		if (!WEAKENED("bind-race"))
+			return error_set(err, "bind mount %s on %s: no prepared source", e->source, dest);
+		if (weak_clone_by_name(e, &weak_tree, err) < 0)
+			return -1;
+		tree = weak_tree;
+	}
+	if (target_in_pseudo_fs(dst, e, err) < 0)
 		return -1;
 	if (move_mount(tree, "", dst, "",
 			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
@@ -130,7 +144,7 @@ static int mount_bind(int rootfd, const struct mount_entry *e,
 		return 0;
 	if (reopen_target(rootfd, dest, &top, err) < 0)
 		return -1;
-	return setattr_fd(top, e->propagation & MS_REC, 0, 0,
+	return mounts_setattr(top, e->propagation & MS_REC, 0, 0,
 			  e->propagation & ~MS_REC, dest, err);
 }
 
@@ -141,7 +155,8 @@ static int mount_fresh(int rootfd, const struct mount_entry *e, bool strict,
 	const char *dest = e->spec->destination;
 	char p[FD_PATH_MAX];
 
-	if (open_target(rootfd, dest, true, strict, &dst, err) < 0)
+	if (open_target(rootfd, dest, true, strict, &dst, err) < 0 ||
+	    target_in_pseudo_fs(dst, e, err) < 0)
 		return -1;
 	if (mount(e->source, fd_path(dst, p), e->spec->type, e->flags, e->data) < 0)
 		return error_sys(err, "mount %s on %s", e->spec->type, dest);
@@ -149,9 +164,9 @@ static int mount_fresh(int rootfd, const struct mount_entry *e, bool strict,
 		return 0;
 	if (reopen_target(rootfd, dest, &top, err) < 0)
 		return -1;
-	if (setattr_fd(top, true, e->attr_set, e->attr_clr, 0, dest, err) < 0)
+	if (mounts_setattr(top, true, e->attr_set, e->attr_clr, 0, dest, err) < 0)
 		return -1;
-	return setattr_fd(top, e->propagation & MS_REC, 0, 0,
+	return mounts_setattr(top, e->propagation & MS_REC, 0, 0,
 			  e->propagation & ~MS_REC, dest, err);
 }
 
@@ -211,6 +226,8 @@ int rootfs_prepare_mounts(struct container_ctx *c, struct error *err)
 		if (mount_entry(c, c->rootfs_fd, &c->mounts.items[i], err) < 0)
 			return error_prefix(err, "mounts[%zu]", i);
 	}
+	/* The detached trees are attached: no host handle left behind. */
+	mounts_close_trees(&c->mounts);
 	if (devices_setup(c, err) < 0)
 		return -1;
 	/* A missing cwd is created, as runc does; inside the rootfs only. */
@@ -289,8 +306,8 @@ static int readonly_path(int rootfd, const char *path, struct error *err)
 				  AT_EMPTY_PATH | AT_RECURSIVE);
 	if (tree < 0)
 		return error_sys(err, "make %s read-only: clone", path);
-	if (setattr_fd(tree, true, MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-		       MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC, 0, 0, path, err) < 0)
+	/* Only read-only, as runc: nosuid/nodev/noexec are the spec's to ask. */
+	if (mounts_setattr(tree, true, MOUNT_ATTR_RDONLY, 0, 0, path, err) < 0)
 		return -1;
 	if (move_mount(tree, "", dst, "",
 			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
@@ -370,5 +387,5 @@ int rootfs_finalize(struct container_ctx *c, struct error *err)
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return error_sys(err, "open new root");
-	return setattr_fd(root, false, MOUNT_ATTR_RDONLY, 0, 0, "/ (root.readonly)", err);
+	return mounts_setattr(root, false, MOUNT_ATTR_RDONLY, 0, 0, "/ (root.readonly)", err);
 }

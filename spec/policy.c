@@ -90,6 +90,7 @@ void policy_default(struct policy *p)
 	strv_set(&p->readonly_paths, default_readonly);
 	strv_set(&p->bind_prefixes, default_bind_prefixes);
 	strv_set(&p->hook_prefixes, default_hook_prefixes);
+	p->writable_binds = false;
 	p->capabilities.items = xcalloc(1, sizeof(char *));
 	p->no_new_privileges = true;
 	p->strict_seccomp = true;
@@ -307,6 +308,7 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	BOOL_MEMBER("strictSeccomp", strict_seccomp);
 	BOOL_MEMBER("defaultDevicesOnly", default_devices_only);
 	BOOL_MEMBER("realtimeScheduling", realtime_scheduling);
+	BOOL_MEMBER("writableBinds", writable_binds);
 #undef BOOL_MEMBER
 	if (replace_strv(c, root, "denyCidrs", &p->deny_cidrs) < 0 ||
 	    replace_strv(c, root, "maskedPaths", &p->masked_paths) < 0 ||
@@ -505,6 +507,7 @@ char *policy_to_json(const struct policy *p)
 	gkv_strv(g, "readonlyPaths", &p->readonly_paths);
 	gkv_strv(g, "bindPrefixes", &p->bind_prefixes);
 	gkv_strv(g, "hookPrefixes", &p->hook_prefixes);
+	gkv_bool(g, "writableBinds", p->writable_binds);
 	gkv_strv(g, "capabilities", &p->capabilities);
 	gkv_bool(g, "noNewPrivileges", p->no_new_privileges);
 	gkv_bool(g, "strictSeccomp", p->strict_seccomp);

@@ -54,6 +54,7 @@ struct policy {
 	struct str_array masked_paths;
 	struct str_array readonly_paths;
 	struct str_array bind_prefixes; /* host paths a bind mount may come from */
+	bool writable_binds; /* writable directory binds allowed (unbounded disk) */
 
 	/* hooks (spec/policy_hooks.c): binaries an OCI hook may run */
 	struct str_array hook_prefixes;
@@ -100,6 +101,7 @@ struct policy_decision {
 	bool check_bind_sources; /* re-check bind sources after realpath() */
 	bool only_loopback;	 /* after the hooks: no interface but lo */
 	bool refuse_host_netns;	 /* the runtime's own netns may not be joined */
+	bool refuse_writable_dir_binds; /* rw bind of a directory not on tmpfs */
 };
 
 /* The built-in default (enforce, everything at its strictest). */
@@ -128,8 +130,35 @@ void policy_changes_free(struct policy_changes *c);
  * the policy's realtimeScheduling allows them. */
 int policy_rule_scheduling(const struct policy *p, const struct oci_spec *s,
 			   struct error *err);
-/* source (absolute, lexically cleaned) is under one of prefixes. */
+/* policy_mounts.c.  source (absolute; cleaned here) is under one of
+ * prefixes; a relative source is never allowed. */
 bool policy_bind_allowed(const struct str_array *prefixes, const char *source);
+/* "/a/./b/../c" -> "/a/c"; ".." never climbs above "/". */
+char *policy_clean_path(const char *path);
+/* clean is under prefix (or is it). */
+bool policy_path_under(const char *clean, const char *prefix);
+bool policy_mount_is_bind(const struct oci_mount *m);
+/* A bind source as an absolute clean path: relative ones are the bundle's. */
+char *policy_bind_source_path(const char *bundle, const char *source);
+/* Rewrite every relative bind source of s as policy_bind_source_path();
+ * done before policy_apply() so that it judges where they land. */
+void policy_resolve_bind_sources(struct oci_spec *s, const char *bundle);
+/* runc's checkProcMount: dest is not under /proc, or is /proc itself (for
+ * proc or a bind), or one of the files lxcfs binds over (binds only). */
+bool policy_proc_dest_allowed(const char *dest, const char *type, bool bind);
+/* The kernel's memparse() (k/m/g/t/p/e, base from the prefix, wrapping). */
+unsigned long long policy_memparse(const char *s, const char **end);
+/* A tmpfs "size=..." or "nr_blocks=..." option in bytes as mm/shmem.c reads
+ * it (0: unlimited).  ram: bytes of RAM for "size=N%", 0 if unknown.
+ * -1: unparseable; -2: relative to RAM and ram is 0. */
+int policy_tmpfs_size(const char *opt, uint64_t ram, uint64_t page, uint64_t *bytes);
+bool policy_tmpfs_size_option(const char *opt);
+/* The refusals (bind sources, filesystem types, destinations), then the
+ * changes (read-only root, tmpfs caps, read-only sysfs and cgroupfs). */
+int policy_mounts_refuse(const struct policy *p, struct oci_spec *s,
+			 struct policy_changes *ch, struct error *err);
+void policy_mounts_apply(const struct policy *p, struct oci_spec *s, bool writable_root,
+			 struct policy_changes *ch);
 
 /*
  * spec/policy_hooks.c: the hooks rule.  Under enforce, a hook runs only if

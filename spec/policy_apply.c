@@ -185,176 +185,7 @@ static void rule_network(struct apply *a)
 		add_namespace(a, NS_NETWORK);
 }
 
-/* ---- filesystem ------------------------------------------------------------- */
-
-static struct oci_mount *find_mount(struct oci_spec *s, const char *dest)
-{
-	for (size_t i = 0; i < s->n_mounts; i++)
-		if (!strcmp(s->mounts[i].destination, dest))
-			return &s->mounts[i];
-	return NULL;
-}
-
-static void add_tmpfs(struct apply *a, const struct policy_tmpfs *t)
-{
-	struct oci_spec *s = a->s;
-	struct oci_mount *m;
-	_cleanup_free_ char *size = xasprintf("size=%llu", (unsigned long long)t->size);
-
-	s->mounts = xrealloc(s->mounts, (s->n_mounts + 1) * sizeof(*s->mounts));
-	m = &s->mounts[s->n_mounts++];
-	memset(m, 0, sizeof(*m));
-	m->destination = xstrdup(t->path);
-	m->type = xstrdup("tmpfs");
-	m->source = xstrdup("tmpfs");
-	strv_add(&m->options, "nosuid");
-	strv_add(&m->options, "nodev");
-	strv_add(&m->options, "mode=1777");
-	strv_add(&m->options, size);
-	change(a, "rootfs", "mounts", "(none)", t->path);
-}
-
-/* An existing tmpfs at a policy path: nosuid, nodev, and a size cap. */
-static void cap_tmpfs(struct apply *a, struct oci_mount *m, const struct policy_tmpfs *t)
-{
-	bool has_size = false;
-	_cleanup_free_ char *cap = xasprintf("size=%llu", (unsigned long long)t->size);
-
-	for (size_t i = 0; i < m->options.len; i++) {
-		char *o = m->options.items[i];
-		unsigned long long v;
-		char unit = 0;
-
-		if (strncmp(o, "size=", 5))
-			continue;
-		has_size = true;
-		if (sscanf(o + 5, "%llu%c", &v, &unit) >= 1) {
-			if (unit == 'k' || unit == 'K')
-				v <<= 10;
-			else if (unit == 'm' || unit == 'M')
-				v <<= 20;
-			else if (unit == 'g' || unit == 'G')
-				v <<= 30;
-			if (unit != '%' && v <= t->size)
-				continue;
-		}
-		change(a, "rootfs", m->destination, o, cap);
-		free(m->options.items[i]);
-		m->options.items[i] = xstrdup(cap);
-	}
-	if (!has_size) {
-		strv_add(&m->options, cap);
-		change(a, "rootfs", m->destination, "(no size)", cap);
-	}
-	if (!strv_has(&m->options, "nosuid"))
-		strv_add(&m->options, "nosuid");
-	if (!strv_has(&m->options, "nodev"))
-		strv_add(&m->options, "nodev");
-}
-
-static void rule_rootfs(struct apply *a)
-{
-	if (!a->writable_root && a->p->readonly_root && !a->s->root.readonly) {
-		a->s->root.readonly = true;
-		change(a, "rootfs", "root.readonly", "false", "true");
-	}
-	for (size_t i = 0; i < a->p->n_tmpfs; i++) {
-		const struct policy_tmpfs *t = &a->p->tmpfs[i];
-		struct oci_mount *m = find_mount(a->s, t->path);
-
-		if (!m)
-			add_tmpfs(a, t);
-		else if (m->type && !strcmp(m->type, "tmpfs"))
-			cap_tmpfs(a, m, t);
-	}
-}
-
-/* /sys and cgroupfs are never writable (docker --privileged asks). */
-static void rule_ro_pseudo_fs(struct apply *a)
-{
-	for (size_t i = 0; i < a->s->n_mounts; i++) {
-		struct oci_mount *m = &a->s->mounts[i];
-		if (!m->type || (strcmp(m->type, "sysfs") && strcmp(m->type, "cgroup") &&
-				 strcmp(m->type, "cgroup2")))
-			continue;
-		if (strv_has(&m->options, "ro"))
-			continue;
-		for (size_t j = 0; j < m->options.len; j++)
-			if (!strcmp(m->options.items[j], "rw")) {
-				free(m->options.items[j]);
-				m->options.items[j] = xstrdup("ro");
-			}
-		if (!strv_has(&m->options, "ro"))
-			strv_add(&m->options, "ro");
-		change(a, "rootfs", m->destination, "rw", "ro");
-	}
-}
-
-/* Lexically clean an absolute path ("/a/./b/../c" -> "/a/c"). */
-static char *clean_path(const char *path)
-{
-	char *out = xcalloc(1, strlen(path) + 2);
-	char *copy = xstrdup(path), *save = NULL;
-	size_t n = 0;
-
-	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(c, "."))
-			continue;
-		if (!strcmp(c, "..")) {
-			while (n > 0 && out[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--;
-			out[n] = '\0';
-			continue;
-		}
-		out[n++] = '/';
-		strcpy(out + n, c);
-		n += strlen(c);
-	}
-	if (!n)
-		out[n++] = '/';
-	out[n] = '\0';
-	free(copy);
-	return out;
-}
-
-bool policy_bind_allowed(const struct str_array *prefixes, const char *source)
-{
-	_cleanup_free_ char *clean = clean_path(source);
-
-	for (size_t i = 0; i < prefixes->len; i++) {
-		const char *p = prefixes->items[i];
-		size_t n = strlen(p);
-		while (n > 1 && p[n - 1] == '/')
-			n--;
-		if (!strncmp(clean, p, n) && (clean[n] == '\0' || clean[n] == '/'))
-			return true;
-	}
-	return false;
-}
-
-static bool is_bind(const struct oci_mount *m)
-{
-	return (m->type && !strcmp(m->type, "bind")) || strv_has(&m->options, "bind") ||
-	       strv_has(&m->options, "rbind");
-}
-
-static int rule_binds(struct apply *a)
-{
-	for (size_t i = 0; i < a->s->n_mounts; i++) {
-		const struct oci_mount *m = &a->s->mounts[i];
-		if (!is_bind(m) || !m->source)
-			continue;
-		/* Relative sources are inside the bundle: the operator's. */
-		if (m->source[0] != '/')
-			continue;
-		if (!policy_bind_allowed(&a->p->bind_prefixes, m->source))
-			return error_set(a->err, "policy: mounts[%zu]: bind mount of host path %s on %s is not allowed by the policy (%s); allowed: the bindPrefixes of the policy",
-					 i, m->source, m->destination, a->p->source);
-	}
-	return 0;
-}
+/* ---- filesystem: rootfs, tmpfs and mount rules in policy_mounts.c -------------- */
 
 static void rule_paths(struct apply *a)
 {
@@ -571,14 +402,13 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 		return 0;
 	if (!spec->has_process)
 		return 0; /* nothing runs; start will refuse */
-	if (rule_annotations(&a) < 0 || rule_binds(&a) < 0)
+	if (rule_annotations(&a) < 0 || policy_mounts_refuse(p, spec, changes, err) < 0)
 		return -1;
 	if (policy_rule_scheduling(p, spec, err) < 0)
 		return -1;
 	rule_namespaces(&a);
 	rule_network(&a);
-	rule_rootfs(&a);
-	rule_ro_pseudo_fs(&a);
+	policy_mounts_apply(p, spec, a.writable_root, changes);
 	rule_paths(&a);
 	rule_capabilities(&a);
 	rule_seccomp(&a);
@@ -591,5 +421,6 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 	d->refuse_host_netns = true;
 	d->stack_agent_seccomp = p->strict_seccomp;
 	d->check_bind_sources = true;
+	d->refuse_writable_dir_binds = !p->writable_binds;
 	return 0;
 }

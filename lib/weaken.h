@@ -13,7 +13,8 @@
  * Names: dumpable (CVE-2019-5736: init and exec stay dumpable, and exec
  * container code directly, not through the sealed trampoline),
  * proc-target, resolve-in-root, cwd-in-root, devnull-check,
- * console-nofollow, proc-fstatfs, cgroup-ro, setsid.
+ * console-nofollow, proc-fstatfs, cgroup-ro, setsid, exec-landlock (no
+ * Landlock domain for the init and exec'd processes, runtime/landlock.c).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

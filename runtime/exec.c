@@ -27,6 +27,7 @@
 #include "../lib/util.h"
 #include "../lib/weaken.h"
 #include "internal.h"
+#include "landlock.h"
 #include "lifecycle.h"
 #include "terminal.h"
 #include "trampoline.h"
@@ -208,6 +209,13 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 	if (x->ns_flags && setns(x->pidfd, x->ns_flags) < 0)
 		return error_sys(err, "join the namespaces of container %s", c->id);
 	close(x->pidfd);
+	/* Inside, and still the runtime's image: non-dumpable since before the
+	 * clone, and now in a Landlock domain of its own, which its execve
+	 * keeps (landlock.h).  The container's processes, all in the init's
+	 * domain, could not reach it between the setns and here either: a
+	 * landlocked process cannot ptrace one without a domain. */
+	if (landlock_enter(c, err) < 0)
+		return -1;
 	if (sync_expect(c->sync_child, SYNC_GO, err) < 0)
 		return -1;
 	if (chdir("/") < 0)
@@ -255,6 +263,7 @@ static int prepare_exec(struct container_ctx *c, const struct container_handle *
 	if (caps_prepare(&c->spec->process.capabilities, c->spec->process.has_capabilities,
 			 &c->caps, err) < 0 ||
 	    trampoline_memfd(&c->trampoline_fd, err) < 0 ||
+	    landlock_prepare(c, err) < 0 ||
 	    ctx_prepare_seccomp(c, err) < 0 || ctx_prepare_terminal(c, err) < 0)
 		return -1;
 	return 0;

@@ -14,7 +14,9 @@
  * container code directly, not through the sealed trampoline),
  * proc-target, resolve-in-root, cwd-in-root, devnull-check,
  * console-nofollow, proc-fstatfs, cgroup-ro, setsid, exec-landlock (no
- * Landlock domain for the init and exec'd processes, runtime/landlock.c).
+ * Landlock domain for the init and exec'd processes, runtime/landlock.c),
+ * exec-proc-fallback (the trampoline also exec'd through the container's
+ * /proc/self/fd/N when execveat is refused).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

@@ -192,16 +192,40 @@ static int load_exec_process(const struct exec_opts *o, struct oci_spec *spec,
 
 struct exec_child {
 	struct container_ctx *c;
+	struct container_handle *h;
 	int pidfd;    /* the init's */
 	int ns_flags; /* namespaces to join */
+	int own_pidns; /* ours, to return to after the clone */
 };
+
+static void close_host_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* What the clone holds of the host and does not need inside: --root, the
+ * container's state directory, our pid namespace, the parent's ends of the
+ * sync and console pairs.  All close-on-exec, but
+ * closed before the setns, so that whatever happens before the execve,
+ * only the caller's fds, the trampoline, the sync socket and the console
+ * socket are there to reach. */
+static void drop_host_fds(struct exec_child *x)
+{
+	close_host_fd(&x->h->rootfd);
+	close_host_fd(&x->h->dirfd);
+	close_host_fd(&x->c->root_fd);
+	close_host_fd(&x->own_pidns);
+	close_host_fd(&x->c->sync_parent);
+	close_host_fd(&x->c->console_peer); /* our end of the pty pair */
+}
 
 static int exec_child_setup(struct exec_child *x, struct error *err)
 {
 	struct container_ctx *c = x->c;
 
-	close(c->sync_parent);
-	c->sync_parent = -1;
+	drop_host_fds(x);
 	if (c->restore_sigmask)
 		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -269,10 +293,10 @@ static int prepare_exec(struct container_ctx *c, const struct container_handle *
 	return 0;
 }
 
-static int spawn_exec(struct container_ctx *c, const struct container_handle *h,
+static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 		      pid_t *out, struct error *err)
 {
-	struct exec_child x = { .c = c, .pidfd = -1 };
+	struct exec_child x = { .c = c, .h = h, .pidfd = -1, .own_pidns = -1 };
 	_cleanup_close_ int pidns = -1;
 	int pair[2];
 	pid_t pid;
@@ -298,8 +322,10 @@ static int spawn_exec(struct container_ctx *c, const struct container_handle *h,
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
 	if (ns_clone(0, &pid, err) < 0)
 		return -1;
-	if (pid == 0)
+	if (pid == 0) {
+		x.own_pidns = pidns;
 		exec_child_main(&x);
+	}
 	/* The flag and the pid namespace were for the child; this process
 	 * forks nothing into the container after it (a sanitizer's exit-time
 	 * tracer would otherwise start there, unable to see us, and spin). */

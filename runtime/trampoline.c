@@ -11,6 +11,7 @@
 
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
+#include "../lib/weaken.h"
 
 extern const unsigned char agentsbx_trampoline[];
 extern const size_t agentsbx_trampoline_len;
@@ -34,7 +35,6 @@ int trampoline_exec(int memfd, const char *path, char *const argv[],
 		    char *const envp[], struct error *err)
 {
 	size_t n = 0;
-	char fdpath[32];
 
 	while (argv[n])
 		n++;
@@ -45,12 +45,19 @@ int trampoline_exec(int memfd, const char *path, char *const argv[],
 		targv[1] = path;
 		for (size_t i = 0; i <= n; i++)
 			targv[i + 2] = argv[i];
+		/* From the fd only.  No fallback through a path: the only one
+		 * naming the memfd is /proc/self/fd/N in the container's own
+		 * mount namespace, which its code (or, without a procfs mount,
+		 * its image) can make name something else. */
 		syscall(SYS_execveat, memfd, "", targv, envp, AT_EMPTY_PATH);
-		/* A seccomp profile may allow execve but not execveat (with any
-		 * errno as its answer): the same file through the container's
-		 * procfs, mounted by us and not yet touched by its code. */
-		snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", memfd);
-		execve(fdpath, (char *const *)targv, envp);
+		if (WEAKENED("exec-proc-fallback")) {
+			char fdpath[32];
+			snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", memfd);
+			execve(fdpath, (char *const *)targv, envp);
+		}
 	}
+	if (errno == EPERM || errno == ENOSYS || errno == EACCES)
+		return error_sys(err, "exec %s through the exec trampoline: execveat(AT_EMPTY_PATH) refused (the seccomp profile, linux.seccomp, must allow execveat as it allows execve)",
+				 path);
 	return error_sys(err, "exec %s through the exec trampoline", path);
 }

@@ -17,8 +17,9 @@
  * process, before clone(). */
 int trampoline_memfd(int *out, struct error *err);
 
-/* execve(path, argv, envp) through the trampoline in memfd.  Returns only
- * on failure (err set); never falls back to a direct execve. */
+/* execve(path, argv, envp) through the trampoline in memfd, exec'd with
+ * execveat(memfd, "", AT_EMPTY_PATH) and nothing else.  Returns only on
+ * failure (err set); never falls back to a direct execve, nor to a path. */
 int trampoline_exec(int memfd, const char *path, char *const argv[],
 		    char *const envp[], struct error *err);
 

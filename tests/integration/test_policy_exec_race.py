@@ -92,6 +92,10 @@ def _result(env, runtime, cid, log):
     return counts, text
 
 
+def m_line(text):
+    return re.search(r"^result .*$", text, re.M).group(0)
+
+
 def _grabbed(counts, phase):
     return {k: counts["%s_%s" % (phase, k) + ("_rw" if phase == "exec" and k == "mem" else "")]
             for k in KINDS}
@@ -114,6 +118,7 @@ def test_exec_race_watcher_grabs_nothing(penv, build):
     summary = "%s\n(%d execs in %.1f s)" % (text[-4000:], i + 1, spent)
     rt_grab = _grabbed(counts, "runtime")
     ex_grab = _grabbed(counts, "exec")
+    print(m_line(text), "(%d execs in %.1f s)" % (i + 1, spent))
     if build == "real":
         assert sum(rt_grab.values()) == 0, (
             "a handle on a runtime-phase process (the runtime's clone or the "
@@ -164,6 +169,7 @@ def test_sibling_in_shared_pidns_cannot_grab(penv, build):
             exec_a.wait()
         rt_as(penv, runtime, "kill", cid_a, "KILL")
     grab = _grabbed(counts, "exec")
+    print(m_line(text))
     if build == "real":
         assert counts["exec_seen"] >= 2, text
         assert sum(grab.values()) == 0, (
@@ -173,3 +179,38 @@ def test_sibling_in_shared_pidns_cannot_grab(penv, build):
         assert grab["mem"] >= 2, (
             "weak build (exec-landlock): no writable /proc/PID/mem of the "
             "sibling's processes, so the test proves nothing:\n" + text)
+
+
+@pytest.mark.parametrize("build", ["real", "weak"])
+def test_trampoline_never_exec_through_container_proc(env, build):
+    """Row 17: when execveat is refused (a seccomp profile that allows only
+    execve), the trampoline used to be exec'd as /proc/self/fd/N -- a path
+    looked up in the container's own mount namespace.  Without a procfs
+    mount there, the image decides what it is: here, a script that takes the
+    place of the container's command.  Now: execveat or a clear error.
+    (Policy off: a plain OCI bundle.)"""
+    runtime = pick_runtime(build, "exec-proc-fallback")
+    spec = make_spec(["true"])
+    spec["mounts"] = [m for m in spec["mounts"] if m["destination"] != "/proc"]
+    spec["linux"]["maskedPaths"] = []
+    spec["linux"]["readonlyPaths"] = []
+    spec["linux"]["seccomp"] = {
+        "defaultAction": "SCMP_ACT_ALLOW",
+        "syscalls": [{"names": ["execveat"], "action": "SCMP_ACT_ERRNO", "errnoRet": 1}]}
+    bundle = env.make_bundle("no-proc", spec=spec)
+    fd_dir = os.path.join(bundle, "rootfs", "proc", "self", "fd")
+    os.makedirs(fd_dir)
+    for n in range(3, 64):
+        path = os.path.join(fd_dir, str(n))
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\necho HIJACKED by the image as $0\n")
+        os.chmod(path, 0o755)
+    rc, out, err = rt_as(env, runtime, "run", "--bundle", bundle, env.new_id())
+    if build == "real":
+        assert "HIJACKED" not in out, (
+            "the image's /proc/self/fd/N ran in place of the trampoline:\n" + out)
+        assert rc != 0 and "execveat" in err, (rc, out, err)
+    else:
+        assert "HIJACKED" in out, (
+            "weak build (exec-proc-fallback): the image's file did not run, so "
+            "the test proves nothing: rc %d\n%s\n%s" % (rc, out, err))

@@ -15,8 +15,8 @@
  * proc-target, resolve-in-root, cwd-in-root, devnull-check,
  * console-nofollow, proc-fstatfs, cgroup-ro, setsid, exec-landlock (no
  * Landlock domain for the init and exec'd processes, runtime/landlock.c),
- * exec-proc-fallback (the trampoline also exec'd through the container's
- * /proc/self/fd/N when execveat is refused).
+ * exec-proc-fallback (the trampoline exec'd through the container's
+ * /proc/self/fd/N when execveat is refused, whatever /proc is).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

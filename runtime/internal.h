@@ -70,6 +70,7 @@ struct container_ctx {
 	unsigned long unshare_after_go; /* created by the child (cgroup ns) */
 	bool new_userns;
 	char *exec_path; /* args[0] resolved in the container's PATH */
+	bool proc_fallback_ok; /* trampoline_proc_fallback_ok(), asked early */
 
 	char *cgroup_path;
 	enum cgroup_manager cgroup_manager;

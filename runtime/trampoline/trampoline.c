@@ -12,8 +12,8 @@
  *
  * No libc: a freestanding static binary of a few hundred bytes, embedded in
  * agentsbx by the Makefile.  It runs only when exec'd from an fd (AT_EXECFN
- * "/dev/fd/N", what execveat(fd, "", AT_EMPTY_PATH) gives): reached as
- * "#!/proc/self/exe" from a script, it exits 126 instead of exec'ing again.
+ * "/dev/fd/N" or "/proc/self/fd/N"): reached as "#!/proc/self/exe" from a
+ * script, it exits 126 instead of exec'ing again.
  */
 
 #define AT_EXECFN 31
@@ -89,7 +89,7 @@ __attribute__((noreturn, used)) void trampoline_main(long *sp)
 	for (unsigned long *aux = (unsigned long *)(p + 1); aux[0]; aux += 2)
 		if (aux[0] == AT_EXECFN)
 			execfn = (const char *)aux[1];
-	if (!execfn || !has_prefix(execfn, "/dev/fd/"))
+	if (!execfn || !(has_prefix(execfn, "/dev/fd/") || has_prefix(execfn, "/proc/self/fd/")))
 		leave(126);
 	if (argc < 3)
 		leave(127);

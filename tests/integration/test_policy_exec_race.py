@@ -184,11 +184,11 @@ def test_sibling_in_shared_pidns_cannot_grab(penv, build):
 @pytest.mark.parametrize("build", ["real", "weak"])
 def test_trampoline_never_exec_through_container_proc(env, build):
     """Row 17: when execveat is refused (a seccomp profile that allows only
-    execve), the trampoline used to be exec'd as /proc/self/fd/N -- a path
-    looked up in the container's own mount namespace.  Without a procfs
-    mount there, the image decides what it is: here, a script that takes the
-    place of the container's command.  Now: execveat or a clear error.
-    (Policy off: a plain OCI bundle.)"""
+    execve), the trampoline is exec'd as /proc/self/fd/N -- a path looked up
+    in the container's own mount namespace.  Without a procfs mount there,
+    the image decided what it was: here, a script that takes the place of
+    the container's command.  Now that path is taken only when /proc is a
+    procfs root; otherwise a clear error.  (Policy off: a plain OCI bundle.)"""
     runtime = pick_runtime(build, "exec-proc-fallback")
     spec = make_spec(["true"])
     spec["mounts"] = [m for m in spec["mounts"] if m["destination"] != "/proc"]
@@ -209,7 +209,7 @@ def test_trampoline_never_exec_through_container_proc(env, build):
     if build == "real":
         assert "HIJACKED" not in out, (
             "the image's /proc/self/fd/N ran in place of the trampoline:\n" + out)
-        assert rc != 0 and "execveat" in err, (rc, out, err)
+        assert rc != 0 and "/proc is not a procfs" in err, (rc, out, err)
     else:
         assert "HIJACKED" in out, (
             "weak build (exec-proc-fallback): the image's file did not run, so "

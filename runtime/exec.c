@@ -207,18 +207,20 @@ static void close_host_fd(int *fd)
 
 /* What the clone holds of the host and does not need inside: --root, the
  * container's state directory, our pid namespace, the parent's ends of the
- * sync and console pairs.  All close-on-exec, but
- * closed before the setns, so that whatever happens before the execve,
- * only the caller's fds, the trampoline, the sync socket and the console
- * socket are there to reach. */
+ * sync and console pairs.  All close-on-exec, but closed before the setns,
+ * so that until the execve only the caller's fds, the trampoline, the sync
+ * socket and the console socket are there to reach.  (The cwd-in-root weak
+ * build keeps them: its CVE-2024-21626 test needs a host directory fd.) */
 static void drop_host_fds(struct exec_child *x)
 {
+	close_host_fd(&x->c->sync_parent);
+	close_host_fd(&x->c->console_peer); /* our end of the pty pair */
+	if (WEAKENED("cwd-in-root"))
+		return;
 	close_host_fd(&x->h->rootfd);
 	close_host_fd(&x->h->dirfd);
 	close_host_fd(&x->c->root_fd);
 	close_host_fd(&x->own_pidns);
-	close_host_fd(&x->c->sync_parent);
-	close_host_fd(&x->c->console_peer); /* our end of the pty pair */
 }
 
 static int exec_child_setup(struct exec_child *x, struct error *err)

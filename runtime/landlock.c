@@ -43,7 +43,11 @@ static bool wanted(const struct container_ctx *c)
 	if (!c->policy_loaded || c->policy.mode != POLICY_ENFORCE)
 		return false;
 	/* No process.capabilities: every capability. */
-	return c->caps.set && !(c->caps.bounding & (1ULL << CAP_SYS_ADMIN));
+	if (c->caps.set && !(c->caps.bounding & (1ULL << CAP_SYS_ADMIN)))
+		return true;
+	log_warn("policy: CAP_SYS_ADMIN is granted (the policy's capabilities allow it): no Landlock domain for %s, which would refuse it mount; the container's code of the same uid can open /proc/PID/mem and /proc/PID/fd of exec'd processes once they run",
+		 c->is_exec ? "the exec'd process" : "the container");
+	return false;
 }
 
 int landlock_prepare(struct container_ctx *c, struct error *err)

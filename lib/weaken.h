@@ -23,7 +23,10 @@
  * bind-relative (relative bind sources not resolved nor judged),
  * fs-types (any filesystem type anywhere under enforce),
  * bind-race (bind source judged by realpath(), opened again by name in
- * the child).
+ * the child), exec-landlock (no Landlock domain for the init and exec'd
+ * processes, runtime/landlock.c), exec-proc-fallback (the trampoline exec'd
+ * through the container's /proc/self/fd/N when execveat is refused,
+ * whatever /proc is).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

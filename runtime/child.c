@@ -22,6 +22,7 @@
 #include "../lib/util.h"
 #include "../lib/weaken.h"
 #include "internal.h"
+#include "landlock.h"
 #include "terminal.h"
 
 struct child_step {
@@ -185,6 +186,14 @@ static int step_seccomp_before_creds(struct container_ctx *c, struct error *err)
 	return process_load_seccomp(c, &listener, err);
 }
 
+/* After the last mount and hook, before the container's code: a Landlock
+ * domain of the container's own (landlock.h).  The listener path (locked
+ * down before READY) enters it there. */
+static int step_landlock(struct container_ctx *c, struct error *err)
+{
+	return landlock_enter(c, err);
+}
+
 static int step_credentials(struct container_ctx *c, struct error *err)
 {
 	if (c->locked_down)
@@ -206,6 +215,8 @@ static int step_seccomp_listener(struct container_ctx *c, struct error *err)
 		return 0;
 	if (c->spec->hooks[HOOK_START_CONTAINER].len)
 		return error_set(err, "linux.seccomp: a notify listener together with startContainer hooks is not supported");
+	if (landlock_enter(c, err) < 0)
+		return -1;
 	if (!c->spec->process.no_new_privileges &&
 	    process_load_seccomp(c, &listener, err) < 0)
 		return -1;
@@ -258,6 +269,7 @@ static const struct child_step setup_steps[] = {
 static const struct child_step start_steps[] = {
 	{ "wait for start", step_wait_start },
 	{ "startContainer hooks", step_start_container_hooks },
+	{ "landlock", step_landlock },
 	{ "seccomp", step_seccomp_before_creds },
 	{ "credentials", step_credentials },
 };

@@ -25,6 +25,7 @@
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "internal.h"
+#include "landlock.h"
 #include "terminal.h"
 #include "trampoline.h"
 
@@ -64,6 +65,7 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	c->sync_parent = c->sync_child = c->console_sock = -1;
 	c->console_peer = -1;
 	c->trampoline_fd = -1;
+	c->landlock_fd = -1;
 	c->own_pidns_fd = c->own_timens_fd = -1;
 	for (int t = 0; t < NS_TYPE_MAX; t++)
 		c->ns_fd[t] = -1;
@@ -89,6 +91,7 @@ void ctx_release(struct container_ctx *c)
 	close_fd(&c->console_sock);
 	close_fd(&c->console_peer);
 	close_fd(&c->trampoline_fd);
+	close_fd(&c->landlock_fd);
 	close_fd(&c->own_pidns_fd);
 	close_fd(&c->own_timens_fd);
 	ns_close_joined(c);
@@ -278,7 +281,8 @@ static int prepare(struct container_ctx *c, struct error *err)
 	    cgroup_resolve_path(c->spec->linux.cgroups_path, c->id,
 				c->cgroup_manager, &c->cgroup_path, err) < 0 ||
 	    ctx_prepare_terminal(c, err) < 0 ||
-	    trampoline_memfd(&c->trampoline_fd, err) < 0)
+	    trampoline_memfd(&c->trampoline_fd, err) < 0 ||
+	    landlock_prepare(c, err) < 0)
 		return -1;
 	prepare_listen_fds(c);
 	c->created = rfc3339_now();

@@ -27,6 +27,7 @@
 #include "../lib/util.h"
 #include "../lib/weaken.h"
 #include "internal.h"
+#include "landlock.h"
 #include "lifecycle.h"
 #include "terminal.h"
 #include "trampoline.h"
@@ -197,16 +198,42 @@ static int load_exec_process(const struct exec_opts *o, struct oci_spec *spec,
 
 struct exec_child {
 	struct container_ctx *c;
+	struct container_handle *h;
 	int pidfd;    /* the init's */
 	int ns_flags; /* namespaces to join */
+	int own_pidns; /* ours, to return to after the clone */
 };
+
+static void close_host_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* What the clone holds of the host and does not need inside: --root, the
+ * container's state directory, our pid namespace, the parent's ends of the
+ * sync and console pairs.  All close-on-exec, but closed before the setns,
+ * so that until the execve only the caller's fds, the trampoline, the sync
+ * socket and the console socket are there to reach.  (The cwd-in-root weak
+ * build keeps them: its CVE-2024-21626 test needs a host directory fd.) */
+static void drop_host_fds(struct exec_child *x)
+{
+	close_host_fd(&x->c->sync_parent);
+	close_host_fd(&x->c->console_peer); /* our end of the pty pair */
+	if (WEAKENED("cwd-in-root"))
+		return;
+	close_host_fd(&x->h->rootfd);
+	close_host_fd(&x->h->dirfd);
+	close_host_fd(&x->c->root_fd);
+	close_host_fd(&x->own_pidns);
+}
 
 static int exec_child_setup(struct exec_child *x, struct error *err)
 {
 	struct container_ctx *c = x->c;
 
-	close(c->sync_parent);
-	c->sync_parent = -1;
+	drop_host_fds(x);
 	if (c->restore_sigmask)
 		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -214,6 +241,13 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 	if (x->ns_flags && setns(x->pidfd, x->ns_flags) < 0)
 		return error_sys(err, "join the namespaces of container %s", c->id);
 	close(x->pidfd);
+	/* Inside, and still the runtime's image: non-dumpable since before the
+	 * clone, and now in a Landlock domain of its own, which its execve
+	 * keeps (landlock.h).  The container's processes, all in the init's
+	 * domain, could not reach it between the setns and here either: a
+	 * landlocked process cannot ptrace one without a domain. */
+	if (landlock_enter(c, err) < 0)
+		return -1;
 	if (sync_expect(c->sync_child, SYNC_GO, err) < 0)
 		return -1;
 	if (chdir("/") < 0)
@@ -265,15 +299,16 @@ static int prepare_exec(struct container_ctx *c, const struct container_handle *
 	if (caps_prepare(&c->spec->process.capabilities, c->spec->process.has_capabilities,
 			 &c->caps, err) < 0 ||
 	    trampoline_memfd(&c->trampoline_fd, err) < 0 ||
+	    landlock_prepare(c, err) < 0 ||
 	    ctx_prepare_seccomp(c, err) < 0 || ctx_prepare_terminal(c, err) < 0)
 		return -1;
 	return 0;
 }
 
-static int spawn_exec(struct container_ctx *c, const struct container_handle *h,
+static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 		      pid_t *out, struct error *err)
 {
-	struct exec_child x = { .c = c, .pidfd = -1 };
+	struct exec_child x = { .c = c, .h = h, .pidfd = -1, .own_pidns = -1 };
 	_cleanup_close_ int pidns = -1;
 	int pair[2];
 	pid_t pid;
@@ -299,8 +334,10 @@ static int spawn_exec(struct container_ctx *c, const struct container_handle *h,
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
 	if (ns_clone(0, &pid, err) < 0)
 		return -1;
-	if (pid == 0)
+	if (pid == 0) {
+		x.own_pidns = pidns;
 		exec_child_main(&x);
+	}
 	/* The flag and the pid namespace were for the child; this process
 	 * forks nothing into the container after it (a sanitizer's exit-time
 	 * tracer would otherwise start there, unable to see us, and spin). */

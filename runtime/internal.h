@@ -43,6 +43,7 @@ struct container_ctx {
 	int console_sock; /* --console-socket, connected; -1 if none */
 	int console_peer; /* foreground run: our end of the console pair */
 	int trampoline_fd; /* the sealed exec trampoline (trampoline.h) */
+	int landlock_fd;   /* a ruleset to enter, or -1 (landlock.h) */
 	int own_pidns_fd;  /* our pid/time namespaces for children, when */
 	int own_timens_fd; /* ns_join_before_clone() changes them */
 	bool foreground;  /* run without --detach: we stay to proxy and wait */
@@ -74,6 +75,7 @@ struct container_ctx {
 	bool ns_host[NS_TYPE_MAX];
 	char *exec_path; /* args[0] resolved in the container's PATH */
 	char *home;	 /* HOME from the container's /etc/passwd, if unset */
+	bool proc_fallback_ok; /* trampoline_proc_fallback_ok(), asked early */
 
 	char *cgroup_path;
 	enum cgroup_manager cgroup_manager;

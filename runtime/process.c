@@ -207,6 +207,9 @@ int process_resolve_exec(struct container_ctx *c, struct error *err)
 	_cleanup_free_ char *copy = NULL;
 	char *save = NULL;
 
+	/* Here, before any seccomp filter: whether the trampoline may be
+	 * reached through /proc when execveat is refused (trampoline.h). */
+	c->proc_fallback_ok = trampoline_proc_fallback_ok();
 	if (strchr(arg0, '/')) {
 		int e = check_executable(arg0);
 		if (e) {
@@ -513,6 +516,6 @@ void process_exec(struct container_ctx *c)
 		error_sys(&err, "exec %s", c->exec_path);
 		exec_fail(c, &err);
 	}
-	trampoline_exec(tfd, c->exec_path, argv, envp, &err);
+	trampoline_exec(tfd, c->exec_path, argv, envp, c->proc_fallback_ok, &err);
 	exec_fail(c, &err);
 }

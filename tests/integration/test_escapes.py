@@ -364,8 +364,9 @@ def test_cve_2021_30465_dir_mount_lands_outside_rootfs(env, agentsbx_only, build
 # runtime leaked into the process (runc: a cgroup dir fd), makes the cwd a
 # host directory.  Defence: the cwd is resolved in the container's root
 # with no magic links.  Weak switch: "cwd-in-root" (plain chdir()).  In an
-# `exec` clone, fds 3 and 4 are the state root and the container's state
-# directory on the host.
+# `exec` clone of the weak build, fds 3 and 4 are the state root and the
+# container's state directory on the host (the real build closes them before
+# it joins the container: runtime/exec.c drop_host_fds).
 
 @pytest.mark.parametrize("build", BUILDS)
 def test_cve_2024_21626_exec_cwd_leaked_fd(env, agentsbx_only, build):

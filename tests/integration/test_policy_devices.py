@@ -183,9 +183,10 @@ def test_device_under_dev_made_with_mode_and_owner(penv):
 
 def host_root_spec(args, cwd="/"):
     spec = make_spec(args, root__path="/")
-    # A cgroup mount over the host's view would be refused later anyway;
-    # the attack leaves it out to get as far as it can.
-    spec["mounts"] = [m for m in spec["mounts"] if m["type"] != "cgroup"]
+    # A cgroup or sysfs mount over the host's view would be refused later
+    # anyway (a mount target inside a sysfs); the attack leaves them out to
+    # get as far as it can.
+    spec["mounts"] = [m for m in spec["mounts"] if m["type"] not in ("cgroup", "sysfs")]
     spec["process"]["cwd"] = cwd
     return spec
 

@@ -45,14 +45,15 @@ needs_landlock = pytest.mark.skipif(_landlock_abi() < 1,
 @pytest.fixture
 def penv(runtime, base_rootfs, request):
     """An Env under the default policy, but for bindPrefixes: the one
-    directory the watcher writes its log to."""
+    directory the watcher writes its log to (a writable directory bind,
+    hence writableBinds)."""
     if os.path.exists("/etc/agentsbx/policy.json"):
         pytest.skip("/etc/agentsbx/policy.json exists on this machine")
     e = Env(runtime, base_rootfs, request, ())
     e.out = e.hostdir("out")
     pol = os.path.join(e.tmp, "policy.json")
     with open(pol, "w") as f:
-        f.write('{"bindPrefixes": ["%s"]}' % e.out)
+        f.write('{"bindPrefixes": ["%s"], "writableBinds": true}' % e.out)
     e.policy_args = ["--policy", pol]
     yield e
     left = e.cleanup()
@@ -130,7 +131,9 @@ def test_exec_race_watcher_grabs_nothing(penv, build):
         # Not vacuous: the watcher did find the exec'd processes.
         assert counts["exec_seen"] >= EXECS // 2, summary
     else:
-        assert ex_grab["mem"] > 0 and ex_grab["fd"] > 0, (
+        # (Not fd: the caller's stdio pipes belong to host root, and the
+        # policy's uid 65534 may not reopen them through /proc anyway.)
+        assert ex_grab["mem"] > 0, (
             "weak build (exec-landlock): the watcher got no writable "
             "/proc/PID/mem of an exec'd process, so the test proves nothing:\n"
             + summary)

@@ -14,10 +14,6 @@
 #include "fuzz.h"
 
 static int dirfd = -1;
-/* tmpfs: on ext4 a rename over a file flushes it (auto_da_alloc), 50x
- * slower. */
-static char dir[] = "/dev/shm/agentsbx-fuzz-state.XXXXXX";
-static char tmpdir[] = "/tmp/agentsbx-fuzz-state.XXXXXX";
 static char *made;
 
 static void cleanup(void)
@@ -27,11 +23,18 @@ static void cleanup(void)
 	rmdir(made);
 }
 
+/* tmpfs: on ext4 a rename over a file flushes it (auto_da_alloc), 50x
+ * slower.  run.sh passes FUZZ_TMPDIR, a directory it removes after the
+ * run whatever happened (a crash or a leak report skips atexit). */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
+	const char *base = getenv("FUZZ_TMPDIR");
+
 	fuzz_quiet_log();
-	made = mkdtemp(dir) ? dir : mkdtemp(tmpdir);
-	if (!made || (dirfd = open(made, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+	if (!base)
+		base = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+	made = xasprintf("%s/agentsbx-fuzz-state.XXXXXX", base);
+	if (!mkdtemp(made) || (dirfd = open(made, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		perror("fuzz_state: temp state directory");
 		exit(1);
 	}

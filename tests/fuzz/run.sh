@@ -22,11 +22,15 @@ for t in $targets; do
 	[ -d "$here/$t/regressions" ] && dirs="$dirs $here/$t/regressions"
 	log=$out/fuzz-$t.log
 	echo "== fuzz $t: ${seconds}s (log: $log)"
+	# Scratch space for the target (fuzz_state's state directory), on
+	# tmpfs where there is one; removed below even after a crash.
+	tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo /tmp )/agentsbx-fuzz-$t.XXXXXX")
 	# shellcheck disable=SC2086
-	${FUZZ_NICE:+nice -n 19} "$bin" -max_total_time="$seconds" -timeout=10 \
+	FUZZ_TMPDIR=$tmp ${FUZZ_NICE:+nice -n 19} "$bin" -max_total_time="$seconds" -timeout=10 \
 		-rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$crashes/" ${FUZZ_ARGS:-} $dirs >"$log" 2>&1
 	rc=$?
+	rm -rf "$tmp"
 	grep -E '^#[0-9]+.*(DONE|cov:)' "$log" | tail -n1
 	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$log"
 	if [ $rc -ne 0 ]; then

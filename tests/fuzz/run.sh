@@ -26,6 +26,7 @@ for t in $targets; do
 	# tmpfs where there is one; removed below even after a crash.
 	tmp=$(mktemp -d "$( [ -w /dev/shm ] && echo /dev/shm || echo /tmp )/agentsbx-fuzz-$t.XXXXXX")
 	# shellcheck disable=SC2086
+	LSAN_OPTIONS=suppressions=$here/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS} \
 	FUZZ_TMPDIR=$tmp ${FUZZ_NICE:+nice -n 19} "$bin" -max_total_time="$seconds" -timeout=10 \
 		-rss_limit_mb=2048 -malloc_limit_mb=2048 -print_final_stats=1 \
 		-artifact_prefix="$crashes/" ${FUZZ_ARGS:-} $dirs >"$log" 2>&1

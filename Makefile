@@ -6,6 +6,7 @@
 #   make test       build, then run every test (unit, integration, e2e, vm)
 #   make install    install to $(DESTDIR)$(PREFIX) (default /usr/local)
 #   make asan       build with ASan+UBSan into build-asan/ and run the tests
+#   make fuzz       libFuzzer targets (clang) into build-fuzz/, FUZZ_SECONDS each
 #   make bench      benchmarks against runc and crun
 
 CC       ?= cc
@@ -35,6 +36,10 @@ LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c runtime/*.c hooks/*.c))
 TRAMPOLINE_CFLAGS := -Os -ffreestanding -fno-builtin -static -nostdlib -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -fno-pie -no-pie -Wl,--build-id=none -Wl,-z,norelro \
 	-Wall -Wextra -Werror
+# clang (make fuzz) finds -no-pie unused next to -static: not an error.
+ifneq ($(findstring clang,$(shell $(CC) --version 2>/dev/null | head -n1)),)
+TRAMPOLINE_CFLAGS += -Wno-unused-command-line-argument
+endif
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
 EMBED_JSON := agent-seccomp agent-seccomp-ioctl
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(EMBED_JSON:%=$(BUILD)/spec/embed-%.o) \
@@ -53,7 +58,8 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 
-.PHONY: all deps test check install unit integration vmtest vmtest-systemd e2e sandbox-test attacks asan clean bench tools
+.PHONY: all deps test check install unit integration vmtest vmtest-systemd e2e sandbox-test attacks asan clean bench tools \
+	fuzz fuzz-build fuzz-bins test-fuzz
 
 all: agentsbx
 
@@ -179,7 +185,7 @@ install: agentsbx
 	[ -e $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example ] || \
 	  install -m 0644 policy.json.example $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example
 
-test: unit integration vmtest vmtest-systemd e2e sandbox-test attacks
+test: unit test-fuzz integration vmtest vmtest-systemd e2e sandbox-test attacks
 	@tests/cleanup-after-tests.sh
 
 # The unit and integration tests against an ASan+UBSan build (the guest and
@@ -188,15 +194,45 @@ asan:
 	$(MAKE) BUILD=build-asan CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
 	  LDFLAGS="-fsanitize=address,undefined" unit integration
 
+# Coverage-guided fuzzing (tests/fuzz/README.md): one libFuzzer target per
+# parser of outside input, built with clang and ASan+UBSan into build-fuzz/
+# (the library too, instrumented for coverage), each run FUZZ_SECONDS.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+TEST_FUZZ_SECONDS ?= 30
+FUZZ_CFLAGS  := -O1 -g -fsanitize=fuzzer-no-link,address,undefined \
+	-fno-omit-frame-pointer -fno-sanitize-recover=all
+FUZZ_SRCS    := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS    := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/tests/fuzz/%)
+
+fuzz-build:
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CFLAGS="$(FUZZ_CFLAGS)" \
+	  LDFLAGS="-fsanitize=address,undefined" fuzz-bins
+
+fuzz-bins: $(FUZZ_BINS)
+
+$(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(BUILD)/libagentsbx.a
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ $@"; $(CC) $(CFLAGS) -fsanitize=fuzzer -Wno-missing-prototypes -MMD -MP \
+	  -o $@ $< $(BUILD)/libagentsbx.a $(LDLIBS)
+
+fuzz: fuzz-build
+	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# make test's share: every target, TEST_FUZZ_SECONDS each.
+test-fuzz:
+	$(MAKE) fuzz FUZZ_SECONDS=$(TEST_FUZZ_SECONDS)
+
 # agentsbx, runc and crun side by side (this host and the v2 guest), with
 # hyperfine; writes bench/results/report.md and chart.png.
 bench:
 	./bench/run.sh
 
 clean:
-	rm -rf build build-asan agentsbx
+	rm -rf build build-asan build-fuzz agentsbx
 
--include $(DEPS)
+-include $(DEPS) $(wildcard $(BUILD)/tests/fuzz/*.d)
 
 # Escape regression tests: a build with one defence turned off (lib/weaken.h).
 weak-%:

@@ -54,15 +54,18 @@ int sync_expect_value(int fd, int want, long long *value, struct error *err)
 	struct sync_msg msg;
 	ssize_t n;
 
+	/* MSG_TRUNC: the packet's real length, so that an oversized one is
+	 * refused rather than read as its first sizeof(msg) bytes. */
 	do
-		n = recv(fd, &msg, sizeof(msg), 0);
+		n = recv(fd, &msg, sizeof(msg), MSG_TRUNC);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return error_sys(err, "receive sync message");
 	if (n == 0)
 		return error_set(err, "container init exited during setup");
 	if (n != (ssize_t)sizeof(msg))
-		return error_set(err, "short sync message (%zd bytes)", n);
+		return error_set(err, "bad sync message: %zd bytes, expected %zu",
+				 n, sizeof(msg));
 	if (msg.type == SYNC_ERROR) {
 		msg.err.msg[sizeof(msg.err.msg) - 1] = '\0';
 		*err = msg.err;
@@ -87,17 +90,36 @@ int sync_send_fd(int fd, int type, int payload_fd, struct error *err)
 	return 0;
 }
 
+/* The length of the next packet (blocks until there is one); 0 at EOF. */
+static ssize_t next_packet_size(int fd)
+{
+	ssize_t n;
+
+	do
+		n = recv(fd, NULL, 0, MSG_PEEK | MSG_TRUNC);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
 int sync_recv(int fd, struct sync_msg *msg, int *passed, struct error *err)
 {
-	ssize_t n = fd_recv(fd, msg, sizeof(*msg), passed);
+	ssize_t size, n;
 
+	*passed = -1;
+	size = next_packet_size(fd);
+	if (size < 0)
+		return error_sys(err, "receive from container init");
+	n = fd_recv(fd, msg, sizeof(*msg), passed);
 	if (n < 0)
 		return error_sys(err, "receive from container init");
-	if (n != (ssize_t)sizeof(*msg)) {
+	if (n != (ssize_t)sizeof(*msg) || size != n) {
 		if (*passed >= 0)
 			close(*passed);
 		*passed = -1;
-		return error_set(err, "container init exited during setup");
+		if (n == 0)
+			return error_set(err, "container init exited during setup");
+		return error_set(err, "bad sync message: %zd bytes, expected %zu",
+				 size > n ? size : n, sizeof(*msg));
 	}
 	if (msg->type == SYNC_ERROR) {
 		msg->err.msg[sizeof(msg->err.msg) - 1] = '\0';

@@ -86,6 +86,7 @@ int jreq_u32(struct jctx *c, yajl_val obj, const char *key, uint32_t *out);
 int jreq_u64(struct jctx *c, yajl_val obj, const char *key, uint64_t *out);
 int jreq_i64(struct jctx *c, yajl_val obj, const char *key, int64_t *out);
 
+/* Arrays and maps: on failure *out is left empty (nothing to free). */
 int jstr_array(struct jctx *c, yajl_val obj, const char *key,
 	       struct str_array *out);
 int ju32_array(struct jctx *c, yajl_val obj, const char *key, uint32_t **out,

@@ -446,6 +446,9 @@ int jstr_array(struct jctx *c, yajl_val obj, const char *key,
 			jfail(c, "expected a string, got %s",
 			      spec_json_type_name(e));
 			jpop(c, mark);
+			/* Left empty: callers with a local array (the policy
+			 * parser) need not free a half-filled one. */
+			spec_str_array_free(out);
 			return -1;
 		}
 		out->items[i] = xstrdup(e->u.string);
@@ -476,6 +479,9 @@ int ju32_array(struct jctx *c, yajl_val obj, const char *key, uint32_t **out,
 
 		if (jnum_u64(c, arr->u.array.values[i], UINT32_MAX, &x) < 0) {
 			jpop(c, mark);
+			free(*out);
+			*out = NULL;
+			*len = 0;
 			return -1;
 		}
 		(*out)[i] = (uint32_t)x;
@@ -517,6 +523,8 @@ int jstr_map(struct jctx *c, yajl_val obj, const char *key, struct str_map *out)
 		out->values[i] = xstrdup(e->u.string);
 	}
 	jpop(c, mark);
+	if (rc < 0)
+		spec_str_map_free(out);
 	return rc;
 }
 

@@ -144,6 +144,8 @@ static void run_oci_dir(const char *sub, const struct oci_case *t, size_t n)
 	size_t seen = 0;
 
 	if (!d) {
+		print_message("skipped: %s is absent (the OCI schema tests of "
+			      "../shared; OCI_SCHEMA_TESTS names another copy)\n", dir);
 		free(dir);
 		skip();
 	}
@@ -204,6 +206,8 @@ static void test_oci_spec_example_linuxized(void **state)
 	struct stat st;
 
 	if (stat(path, &st) < 0) {
+		print_message("skipped: %s is absent (the OCI schema tests of "
+			      "../shared; OCI_SCHEMA_TESTS names another copy)\n", path);
 		free(path);
 		skip();
 	}

@@ -735,6 +735,29 @@ def find_cgroups(ids, maxdepth=4):
 
 
 @pytest.fixture
+def penv(runtime, base_rootfs, request):
+    """An Env with no --policy: the built-in default policy (enforce) is in
+    force; a test passes a policy file of its own where it needs one."""
+    if os.path.exists("/etc/agentsbx/policy.json"):
+        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
+    e = Env(runtime, base_rootfs, request, ())
+    yield e
+    left = e.cleanup()
+    if left:
+        e.force_clean()
+    subprocess.run(["rm", "-rf", e.tmp])
+    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
+
+
+def policy_file(env, content):
+    """A policy file in env's temp dir: content is JSON text or a dict."""
+    path = os.path.join(env.tmp, "policy-%s.json" % uuid.uuid4().hex[:6])
+    with open(path, "w") as f:
+        f.write(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+@pytest.fixture
 def env(runtime, base_rootfs, request, oci_policy_args):
     e = Env(runtime, base_rootfs, request, oci_policy_args)
     yield e

@@ -5,28 +5,14 @@ the policy off."""
 
 import json
 import os
-import subprocess
 
 import pytest
 
-from conftest import Env, run_cmd, write_spec
+from conftest import run_cmd, write_spec
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-
-@pytest.fixture
-def xenv(runtime, base_rootfs, request):
-    if os.path.exists("/etc/agentsbx/policy.json"):
-        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
-    e = Env(runtime, base_rootfs, request, ())
-    yield e
-    left = e.cleanup()
-    if left:
-        e.force_clean()
-    subprocess.run(["rm", "-rf", e.tmp])
-    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
 
 
 def load_example():
@@ -39,17 +25,17 @@ def status_of(out):
 
 
 @pytest.mark.parametrize("policy", ["default", "off"])
-def test_config_json_example_runs(xenv, policy):
-    bundle = xenv.make_bundle("example")
+def test_config_json_example_runs(penv, policy):
+    bundle = penv.make_bundle("example")
     write_spec(bundle, load_example())
     extra = []
     if policy == "off":
-        path = os.path.join(xenv.tmp, "off.json")
+        path = os.path.join(penv.tmp, "off.json")
         with open(path, "w") as f:
             f.write('{"mode": "off"}\n')
         extra = ["--policy", path]
-    cid = xenv.new_id()
-    rc, out, err = run_cmd([xenv.runtime, "--root", xenv.root] + extra +
+    cid = penv.new_id()
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root] + extra +
                            ["run", "--bundle", bundle, cid], timeout=60)
     assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
     lines = out.splitlines()
@@ -63,23 +49,23 @@ def test_config_json_example_runs(xenv, policy):
     assert st["Seccomp"] == ("2" if policy == "default" else "0")
 
 
-def test_policy_json_example_loads_and_runs(xenv):
+def test_policy_json_example_loads_and_runs(penv):
     """policy.json.example (installed by `make install` under /etc/agentsbx)
     is a valid policy, the same as the built-in default, and runs the
     example config."""
     example = os.path.join(REPO, "policy.json.example")
-    rc, out, err = run_cmd([xenv.runtime, "--policy", example, "policy", "show"])
+    rc, out, err = run_cmd([penv.runtime, "--policy", example, "policy", "show"])
     assert rc == 0, err
     shown = json.loads(out)
-    rc, out, err = run_cmd([xenv.runtime, "policy", "show"])
+    rc, out, err = run_cmd([penv.runtime, "policy", "show"])
     default = json.loads(out)
     assert shown.pop("source") == example
     default.pop("source")
     assert shown == default
-    bundle = xenv.make_bundle("example")
+    bundle = penv.make_bundle("example")
     write_spec(bundle, load_example())
-    cid = xenv.new_id()
-    rc, out, err = run_cmd([xenv.runtime, "--root", xenv.root, "--policy", example,
+    cid = penv.new_id()
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", example,
                             "run", "--bundle", bundle, cid], timeout=60)
     assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
     assert out.splitlines()[0] == "hello from agentsbx"

@@ -9,32 +9,11 @@ import uuid
 
 import pytest
 
-from conftest import Env, make_spec, run_cmd
+from conftest import policy_file, make_spec, run_cmd
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
 
 PROBE = "/usr/local/bin/syscall_probe"
-
-
-@pytest.fixture
-def penv(runtime, base_rootfs, request):
-    """An Env with no --policy: the policy in force is the default one."""
-    if os.path.exists("/etc/agentsbx/policy.json"):
-        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
-    e = Env(runtime, base_rootfs, request, ())
-    yield e
-    left = e.cleanup()
-    if left:
-        e.force_clean()
-    subprocess.run(["rm", "-rf", e.tmp])
-    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
-
-
-def policy_file(env, content):
-    path = os.path.join(env.tmp, "policy-%s.json" % uuid.uuid4().hex[:6])
-    with open(path, "w") as f:
-        f.write(content if isinstance(content, str) else json.dumps(content))
-    return path
 
 
 def status_fields(text):

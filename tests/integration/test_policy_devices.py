@@ -25,30 +25,14 @@ weak-dev-path, weak-rootfs-host) where the attack must work.
 import os
 import shutil
 import stat
-import subprocess
 import tempfile
-import uuid
 
 import pytest
 
-from conftest import Env, make_spec, run_cmd, write_spec
+from conftest import make_spec, run_cmd, write_spec
 from escape_helpers import BUILDS, pick_runtime, rt_as, run_as
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
-
-
-@pytest.fixture
-def penv(runtime, base_rootfs, request):
-    """An Env with no --policy: the built-in default (enforce)."""
-    if os.path.exists("/etc/agentsbx/policy.json"):
-        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
-    e = Env(runtime, base_rootfs, request, ())
-    yield e
-    left = e.cleanup()
-    if left:
-        e.force_clean()
-    subprocess.run(["rm", "-rf", e.tmp])
-    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
 
 
 @pytest.fixture

@@ -22,33 +22,12 @@ import uuid
 
 import pytest
 
-from conftest import Env, add_mount, make_spec, run_cmd
+from conftest import policy_file, add_mount, make_spec, run_cmd
 from escape_helpers import BUILDS, pick_runtime
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
 
 SH = "/bin/sh"
-
-
-@pytest.fixture
-def penv(runtime, base_rootfs, request):
-    """An Env with no --policy: the policy in force is the built-in one."""
-    if os.path.exists("/etc/agentsbx/policy.json"):
-        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
-    e = Env(runtime, base_rootfs, request, ())
-    yield e
-    left = e.cleanup()
-    if left:
-        e.force_clean()
-    subprocess.run(["rm", "-rf", e.tmp])
-    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
-
-
-def policy_file(env, content):
-    path = os.path.join(env.tmp, "policy-%s.json" % uuid.uuid4().hex[:6])
-    with open(path, "w") as f:
-        json.dump(content, f)
-    return path
 
 
 def hook_spec(kind, path, args, process=("true",)):

@@ -13,37 +13,15 @@ unified: linux.resources.unified cannot undo the policy's limits.
 """
 
 import os
-import subprocess
 import uuid
 
 import pytest
 
-from conftest import Env, kv_lines, make_spec, run_cmd
+from conftest import policy_file, kv_lines, make_spec, run_cmd
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
 
 MiB = 1024 * 1024
-
-
-@pytest.fixture
-def penv(runtime, base_rootfs, request):
-    """An Env with no --policy: the built-in default policy is in force."""
-    if os.path.exists("/etc/agentsbx/policy.json"):
-        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
-    e = Env(runtime, base_rootfs, request, ())
-    yield e
-    left = e.cleanup()
-    if left:
-        e.force_clean()
-    subprocess.run(["rm", "-rf", e.tmp])
-    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
-
-
-def policy_file(env, text):
-    path = os.path.join(env.tmp, "policy-%s.json" % uuid.uuid4().hex[:6])
-    with open(path, "w") as f:
-        f.write(text)
-    return path
 
 
 def run_sh(env, script, extra_global=(), spec_changes=None, check=True):

@@ -26,31 +26,10 @@ import uuid
 
 import pytest
 
-from conftest import Env, add_mount, make_spec, run_cmd, write_spec
+from conftest import policy_file, add_mount, make_spec, run_cmd, write_spec
 from escape_helpers import BUILDS, in_private_mountns, pick_runtime, quote
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
-
-
-@pytest.fixture
-def penv(runtime, base_rootfs, request):
-    """An Env with no --policy of its own: each test passes its policy."""
-    if os.path.exists("/etc/agentsbx/policy.json"):
-        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
-    e = Env(runtime, base_rootfs, request, ())
-    yield e
-    left = e.cleanup()
-    if left:
-        e.force_clean()
-    subprocess.run(["rm", "-rf", e.tmp])
-    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
-
-
-def policy_file(env, content):
-    path = os.path.join(env.tmp, "policy-%s.json" % uuid.uuid4().hex[:6])
-    with open(path, "w") as f:
-        json.dump(content, f)
-    return path
 
 
 def new_bundle(env, spec):

@@ -14,24 +14,10 @@ import uuid
 
 import pytest
 
-from conftest import Env, kv_lines, make_spec, run_cmd
+from conftest import kv_lines, make_spec, run_cmd
 from escape_helpers import BUILDS, pick_runtime
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
-
-
-@pytest.fixture
-def penv(runtime, base_rootfs, request):
-    """An Env with no --policy: the built-in default policy is in force."""
-    if os.path.exists("/etc/agentsbx/policy.json"):
-        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
-    e = Env(runtime, base_rootfs, request, ())
-    yield e
-    left = e.cleanup()
-    if left:
-        e.force_clean()
-    subprocess.run(["rm", "-rf", e.tmp])
-    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
 
 
 def run_with(env, runtime, args, extra_global=(), spec_changes=None):

@@ -12,35 +12,12 @@ naming the field, unless the policy's realtimeScheduling is true.
 
 import json
 import os
-import subprocess
-import uuid
 
 import pytest
 
-from conftest import Env, make_spec
+from conftest import policy_file, make_spec
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
-
-
-@pytest.fixture
-def penv(runtime, base_rootfs, request):
-    """An Env with no --policy: the built-in default (enforce)."""
-    if os.path.exists("/etc/agentsbx/policy.json"):
-        pytest.skip("/etc/agentsbx/policy.json exists on this machine")
-    e = Env(runtime, base_rootfs, request, ())
-    yield e
-    left = e.cleanup()
-    if left:
-        e.force_clean()
-    subprocess.run(["rm", "-rf", e.tmp])
-    assert not left, "the test left things behind:\n  " + "\n  ".join(left)
-
-
-def policy_file(env, content):
-    path = os.path.join(env.tmp, "policy-%s.json" % uuid.uuid4().hex[:6])
-    with open(path, "w") as f:
-        json.dump(content, f)
-    return path
 
 
 # What the probe prints: the scheduling policy of the container's process

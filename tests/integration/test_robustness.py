@@ -5,11 +5,10 @@ cannot be written."""
 import os
 import subprocess
 import time
-import uuid
 
 import pytest
 
-from conftest import make_spec, run_cmd, write_spec
+from conftest import make_spec, write_spec
 
 
 def test_fifo_config_json_is_refused_not_waited_on(env):

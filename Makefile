@@ -212,10 +212,13 @@ fuzz-build:
 
 fuzz-bins: $(FUZZ_BINS)
 
+# The MCP target stops at the hand-off of a parsed call (fuzz_mcp.c).
+$(BUILD)/tests/fuzz/fuzz_mcp: FUZZ_LDFLAGS := -Wl,--wrap=mcp_calls_start,--wrap=mcp_calls_cancel
+
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(BUILD)/libagentsbx.a
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ $@"; $(CC) $(CFLAGS) -fsanitize=fuzzer -Wno-missing-prototypes -MMD -MP \
-	  -o $@ $< $(BUILD)/libagentsbx.a $(LDLIBS)
+	  -o $@ $< $(BUILD)/libagentsbx.a $(FUZZ_LDFLAGS) $(LDLIBS)
 
 fuzz: fuzz-build
 	tests/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)

@@ -1,26 +1,53 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `agentsbx mcp`'s input (hostile: the model's client writes it): the
- * JSON-RPC reader.  Its pure steps are static in runtime/mcp.c and
- * runtime/mcp_tools.c, so this target includes both files (they are not
- * changed for it) and drives, on a byte stream as stdin would deliver it:
+ * JSON-RPC reader.  The line splitter and the message handler are static in
+ * runtime/mcp.c, so this target includes that file (unchanged) and drives,
+ * on a byte stream as stdin would deliver it:
  *   next_line()/consume_line()  the line splitter of serve(),
- *   handle_line()               JSON load, envelope check, dispatch,
- *                               the reply (generated; stdout is not written),
- *   parse_call()                tools/call's arguments, with every language
- *                               offered.
- * No sandbox is ever made: the server that dispatches offers no language,
- * so tools/call stops at parse_language(); parse_call() is called
- * directly on a second server that offers them all but dispatches nothing.
+ *   handle_line()               JSON load, envelope check, dispatch, the
+ *                               reply (generated; stdout is not written),
+ *   mcp_tools_parse_call()      tools/call's arguments (mcp_tools.c, linked
+ *                               from the library), every language offered
+ *                               and the session tools on.
+ * What a valid tools/call would start is intercepted at link time
+ * (-Wl,--wrap=mcp_calls_start,--wrap=mcp_calls_cancel, set in the
+ * Makefile): the wrappers check what the parser produced and free it, so
+ * no thread and no sandbox is ever made.
  */
 #include "../../runtime/mcp.c"
-#include "../../runtime/mcp_tools.c"
 
 #include "fuzz.h"
 
 static const struct mcp_opts opts = {
 	.timeout = 10, .max_timeout = 60, .output_limit = 1 << 20,
+	.max_sessions = 4, .file_limit = 1 << 20,
 };
+
+void __wrap_mcp_calls_start(struct mcp_server *s, const struct mcp_id *id,
+			    struct call_args *a, struct mcp_id *token);
+void __wrap_mcp_calls_cancel(struct mcp_server *s, const struct mcp_id *request_id);
+
+/* A call the parser accepted: what it promised holds. */
+void __wrap_mcp_calls_start(struct mcp_server *s, const struct mcp_id *id,
+			    struct call_args *a, struct mcp_id *token)
+{
+	fuzz_assert(id && id->text);
+	fuzz_assert(a->tool < TOOL_MAX);
+	if (a->tool == TOOL_RUN_CODE || a->tool == TOOL_SESSION_RUN) {
+		fuzz_assert(a->code && a->lang < SANDBOX_LANG_MAX);
+		fuzz_assert(a->timeout > 0 && a->timeout <= s->o->max_timeout);
+	}
+	if (a->tool != TOOL_RUN_CODE && a->tool != TOOL_SESSION_CREATE)
+		fuzz_assert(a->session_id != NULL);
+	mcp_call_args_free(a);
+	mcp_id_free(token);
+}
+
+void __wrap_mcp_calls_cancel(struct mcp_server *s, const struct mcp_id *request_id)
+{
+	fuzz_assert(request_id && request_id->text);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -28,33 +55,16 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* tools/call's arguments as parse_call() reads them. */
-static void fuzz_parse_call(const char *line, size_t len)
-{
-	struct mcp_server s = { .o = &opts, .sigfd = -1, .output_gone = true };
-	yajl_val msg, params;
-	struct call_args a;
-	struct error e;
-
-	for (int i = 0; i < SANDBOX_LANG_MAX; i++)
-		s.image_for[i] = "/nonexistent";
-	if (spec_json_load(line, len, "message", &msg, &e) < 0)
-		return;
-	if (YAJL_IS_OBJECT(msg) && (params = jmember(msg, "params")) &&
-	    YAJL_IS_OBJECT(params) && parse_call(&s, NULL, params, &a) == 0) {
-		fuzz_assert(a.in.code && a.lang < SANDBOX_LANG_MAX);
-		fuzz_assert(a.in.timeout > 0 && a.in.timeout <= opts.max_timeout);
-	}
-	yajl_tree_free(msg);
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* No language offered: nothing reaches get_sandbox(). */
 	struct mcp_server s = { .o = &opts, .sigfd = -1, .output_gone = true };
 	struct line_reader r = { 0 };
 	struct line l;
 
+	pthread_mutex_init(&s.out_lock, NULL);
+	pthread_mutex_init(&s.lock, NULL);
+	for (int i = 0; i < SANDBOX_LANG_MAX; i++)
+		s.image_for[i] = "/nonexistent";
 	r.buf = xmalloc(size + 1);
 	memcpy(r.buf, data, size);
 	r.len = r.cap = size;
@@ -62,19 +72,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* serve()'s loop, with all of the input already read. */
 	while (!s.stop_signal) {
 		if (next_line(&s, &r, &l)) {
-			if (!l.skip) {
+			if (!l.skip)
 				handle_line(&s, l.text, l.len);
-				fuzz_parse_call(l.text, l.len);
-			}
 			consume_line(&r, &l);
 			continue;
 		}
-		if (r.len && !r.discarding && r.len <= MCP_LINE_MAX) {
+		if (r.len && !r.discarding && r.len <= MCP_LINE_MAX)
 			handle_line(&s, r.buf, r.len);
-			fuzz_parse_call(r.buf, r.len);
-		}
 		break;
 	}
 	free(r.buf);
+	pthread_mutex_destroy(&s.out_lock);
+	pthread_mutex_destroy(&s.lock);
 	return 0;
 }

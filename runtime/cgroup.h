@@ -31,7 +31,7 @@ enum cgroup_manager {
 	CGROUP_MANAGER_SYSTEMD, /* --systemd-cgroup */
 };
 
-struct cgroup_stats; /* defined by the cgroup issue (events --stats) */
+struct cgroup_stats; /* events --stats (events.c) */
 
 /* What the host has; cached after the first call (statfs of /sys/fs/cgroup). */
 int cgroup_detect_mode(enum cgroup_mode *mode, struct error *err);

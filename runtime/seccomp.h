@@ -10,7 +10,7 @@
  * Life of a filter in `create`:
  *
  *   parent, before clone():  seccomp_prepare(&spec->linux.seccomp,
- *                                            "<root>/seccomp-cache", &prog)
+ *                                            "<root>/.seccomp-cache", &prog)
  *   child, last step:        seccomp_prog_load(&prog, &listener_fd)
  *                            hand listener_fd to the parent (see below)
  *                            execve()
@@ -95,7 +95,7 @@ struct seccomp_prog {
 
 /*
  * Validate and compile sc (or fetch it from cache_dir) into *out.
- * cache_dir: "<--root>/seccomp-cache", created 0700 if missing; its last
+ * cache_dir: "<--root>/.seccomp-cache", created 0700 if missing; its last
  * component must not be a symlink and it must belong to the effective uid
  * with no group/other access, else the cache is not used (a warning is
  * logged, the profile is compiled).  NULL: no cache.  Cache trouble never

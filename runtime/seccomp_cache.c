@@ -2,7 +2,7 @@
 /*
  * The on-disk cache of compiled seccomp programs.
  *
- * One file per program in <root>/seccomp-cache, named by the hex SHA-256 key:
+ * One file per program in <root>/.seccomp-cache, named by the hex SHA-256 key:
  *
  *   struct cache_header (magic, format, insn count, key, SHA-256 of insns)
  *   struct sock_filter[count]

@@ -269,7 +269,10 @@ class Rounds:
             landed += hit
             # A kill after the command finished is wasted: the span
             # settles where about 3 in 4 kills land, over the whole run.
-            span = span * 1.01 if hit else max(span * 0.95, 0.0005)
+            # (exec and run then wait for the process: every kill lands,
+            # the calibrated span of their setup stays.)
+            if cmd not in ("exec", "run"):
+                span = span * 1.01 if hit else max(span * 0.95, 0.0005)
             if left:
                 failed.append(left)
         self.stats[cmd] = (landed, attempts, len(failed), span)

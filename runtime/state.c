@@ -139,6 +139,7 @@ static int empty_dir(int dirfd, const char *id, struct error *err)
 	if (!d)
 		return error_sys(err, "read state directory for %s", id);
 	dupfd = -1;
+	rewinddir(d); /* the offset is shared with dirfd */
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
 		    !strcmp(de->d_name, STATE_FILE))
@@ -222,6 +223,7 @@ void state_dir_sweep_staged(int rootfd)
 	if (dupfd < 0 || !(d = fdopendir(dupfd)))
 		return;
 	dupfd = -1;
+	rewinddir(d); /* the offset is shared with rootfd */
 	while ((de = readdir(d))) {
 		_cleanup_close_ int fd = -1;
 		pid_t pid;

@@ -16,13 +16,16 @@ createContainer hook runs."""
 import json
 import os
 import random
+import shutil
 import signal
 import statistics
+import subprocess
 import time
+import uuid
 
 import pytest
 
-from conftest import (_MYPID, _stat_fields, find_cgroups, make_spec, reap_orphans,
+from conftest import (_MYPID, Env, _stat_fields, find_cgroups, make_spec, reap_orphans,
                       spawn, wait_for)
 
 KILLS = int(os.environ.get("KILL_TEST_KILLS", "50"))
@@ -380,3 +383,76 @@ def test_staged_directory_of_a_dead_create_is_swept(env):
     assert not os.path.exists(staged)
     assert os.path.exists(live)  # its creator (here: us) may still fill it
     os.rmdir(live)
+
+
+# ---- the egress table in a joined network namespace ---------------------
+
+@pytest.fixture
+def joined_netns():
+    """A network namespace made by the test (`ip netns add`), as a pod's."""
+    name = "asbx-k-" + uuid.uuid4().hex[:6]
+    subprocess.run(["ip", "netns", "add", name], check=True, capture_output=True, timeout=10)
+    try:
+        yield name
+    finally:
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, timeout=10)
+
+
+def agentsbx_tables(netns):
+    r = subprocess.run(["ip", "netns", "exec", netns, "nft", "list", "tables"],
+                       capture_output=True, text=True, timeout=10)
+    assert r.returncode == 0, r.stderr
+    return [l.split()[-1] for l in r.stdout.splitlines()
+            if l.startswith("table") and "agentsbx" in l]
+
+
+def test_killed_create_leaves_no_egress_table_in_joined_netns(runtime, base_rootfs, request,
+                                                              joined_netns, agentsbx_only):
+    """Under the enforce policy (network allowed, so the egress table goes
+    into the joined namespace): creates killed at random times, then
+    delete --force: the container's table never outlives it."""
+    env = Env(runtime, base_rootfs, request, ())
+    try:
+        pol = os.path.join(env.tmp, "policy.json")
+        with open(pol, "w") as f:
+            f.write('{"networkAllowed": true}')
+        env.policy_args = ["--policy", pol]
+        spec = make_spec(["sleep", "1000"])
+        for n in spec["linux"]["namespaces"]:
+            if n["type"] == "network":
+                n["path"] = "/run/netns/" + joined_netns
+        r = Rounds(env)
+        r.bundle = env.make_bundle("joined", spec)
+        cid = env.new_id()
+        span = r.calibrate("create", cid) * 1.3
+        landed = attempts = tables_seen = 0
+        failed = []
+        while landed < 30 and attempts < 150:
+            attempts += 1
+            p = spawn(env.argv("create", "--bundle", r.bundle, cid))
+            time.sleep(random.uniform(0, span))
+            os.kill(p.pid, signal.SIGKILL)
+            hit = p.wait(30)[0] == -signal.SIGKILL
+            landed += hit
+            span = span * 1.01 if hit else max(span * 0.95, 0.0005)
+            tables_seen += hit and bool(agentsbx_tables(joined_netns))
+            rc, out, err = r.rt("delete", "--force", cid)
+            left = [] if rc == 0 else ["delete --force: %s" % err.strip()]
+            left += agentsbx_tables(joined_netns)
+            left += leftovers(env, cid, set())
+            if left:
+                failed.append(left)
+                scrub(env, cid)
+                for t in agentsbx_tables(joined_netns):
+                    subprocess.run(["ip", "netns", "exec", joined_netns, "nft", "delete",
+                                    "table", "inet", t], capture_output=True, timeout=10)
+        print("\njoined netns: %d kills landed in %d creates, the table was there after %d "
+              "of them, %d rounds left something" % (landed, attempts, tables_seen, len(failed)))
+        assert not failed, failed[:3]
+        assert landed >= 30
+    finally:
+        left = env.cleanup()
+        if left:
+            env.force_clean()
+        shutil.rmtree(env.tmp, ignore_errors=True)
+    assert not left, left

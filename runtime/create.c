@@ -150,6 +150,9 @@ static int write_ctx_state(struct container_ctx *c, enum container_status status
 	struct container_state st;
 
 	ctx_state(c, status, &st);
+	/* Until "created", a killed create is told by this process gone. */
+	st.creator_pid = getpid();
+	st.creator_start_time = proc_start_time(st.creator_pid);
 	return state_write(c->state_dir_fd, &st, err);
 }
 
@@ -289,13 +292,12 @@ static int prepare(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
-static int make_state_dir(struct container_ctx *c, struct error *err)
+/* What the state directory holds before the clone: the spec, the fifos,
+ * and the "creating" state naming this process and the cgroup to come. */
+static int fill_state_dir(struct container_ctx *c, struct error *err)
 {
 	_cleanup_close_ int cfg = -1;
 
-	if (state_dir_create(c->root_fd, c->id, &c->state_dir_fd, err) < 0)
-		return -1;
-	c->state_dir_made = true;
 	/* The spec as it is now: delete runs the poststop hooks from it even
 	 * if the bundle has changed or gone. */
 	cfg = openat(c->state_dir_fd, STATE_CONFIG_FILE,
@@ -312,6 +314,25 @@ static int make_state_dir(struct container_ctx *c, struct error *err)
 	c->done_fd = openat(c->state_dir_fd, STATE_DONE_FIFO, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (c->done_fd < 0)
 		return error_sys(err, "open exec.done fifo for %s", c->id);
+	return write_ctx_state(c, STATUS_CREATING, err);
+}
+
+/* The state directory appears under the id whole, already locked and
+ * holding the "creating" state: never empty or half-made. */
+static int make_state_dir(struct container_ctx *c, struct error *err)
+{
+	_cleanup_free_ char *staged = NULL;
+
+	state_dir_sweep_staged(c->root_fd);
+	if (state_dir_stage(c->root_fd, &staged, &c->state_dir_fd, err) < 0)
+		return -1;
+	if (fill_state_dir(c, err) < 0) {
+		state_dir_discard_staged(c->root_fd, staged, c->state_dir_fd);
+		return -1;
+	}
+	if (state_dir_publish(c->root_fd, staged, c->id, c->state_dir_fd, err) < 0)
+		return -1;
+	c->state_dir_made = true;
 	return 0;
 }
 
@@ -393,6 +414,11 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 		child_main(c);
 	ns_restore_after_clone(c);
 	c->pid = pid;
+	/* Recorded before the init may act (it waits for SYNC_GO, and dies
+	 * with us until READY): delete finds it by pid and start time. */
+	c->start_time = proc_start_time(pid);
+	if (write_ctx_state(c, STATUS_CREATING, err) < 0)
+		return -1;
 	mounts_close_trees(&c->mounts); /* the child has its copies */
 	close_fd(&c->sync_child);
 	close_fd(&c->console_sock);
@@ -414,7 +440,6 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 		return -1;
 	if (wait_child_ready(c, err) < 0)
 		return -1;
-	c->start_time = proc_start_time(pid);
 	close_fd(&c->fifo_fd);
 	close_fd(&c->done_fd);
 	return 0;

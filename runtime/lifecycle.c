@@ -40,8 +40,20 @@ void handle_close(struct container_handle *h)
 	h->dirfd = h->rootfd = -1;
 }
 
-int handle_open(const struct global_opts *g, const char *id, bool exclusive,
-		struct container_handle *h, struct error *err)
+/* What a directory without a readable state.json is: the leftover of a
+ * killed delete (state.json goes last) or a damaged one, recording
+ * nothing to undo.  Shown stopped, removable by delete. */
+static void stub_state(const char *id, struct container_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->id = xstrdup(id);
+	st->bundle = xstrdup("");
+	st->status = STATUS_STOPPED;
+}
+
+static int handle_open_as(const struct global_opts *g, const char *id,
+			  enum handle_lock lock, bool stub_ok,
+			  struct container_handle *h, struct error *err)
 {
 	memset(h, 0, sizeof(*h));
 	h->dirfd = h->rootfd = -1;
@@ -52,12 +64,37 @@ int handle_open(const struct global_opts *g, const char *id, bool exclusive,
 			error_set(err, "container \"%s\" does not exist", id);
 		return -1;
 	}
-	if (state_dir_open(h->rootfd, id, exclusive, &h->dirfd, err) < 0 ||
-	    state_read(h->dirfd, &h->st, err) < 0) {
-		handle_close(h);
-		return -1;
+	if ((lock == HANDLE_UNLOCKED
+		     ? state_dir_open_unlocked(h->rootfd, id, &h->dirfd, err)
+		     : state_dir_open(h->rootfd, id, lock == HANDLE_EXCLUSIVE,
+				      &h->dirfd, err)) < 0)
+		goto fail;
+	if (state_read(h->dirfd, &h->st, err) == 0)
+		return 0;
+	if (!stub_ok)
+		goto fail;
+	/* Unlocked, the directory may be going away under a delete. */
+	if (lock == HANDLE_UNLOCKED) {
+		struct stat sb;
+		if (fstat(h->dirfd, &sb) == 0 && sb.st_nlink == 0) {
+			error_set(err, "container \"%s\" does not exist", id);
+			goto fail;
+		}
 	}
+	log_debug("container %s: %s: taken as stopped", id, err->msg);
+	stub_state(id, &h->st);
+	h->no_record = true;
 	return 0;
+fail:
+	handle_close(h);
+	return -1;
+}
+
+int handle_open(const struct global_opts *g, const char *id, bool exclusive,
+		struct container_handle *h, struct error *err)
+{
+	return handle_open_as(g, id, exclusive ? HANDLE_EXCLUSIVE : HANDLE_SHARED,
+			      false, h, err);
 }
 
 /* A pidfd for the init, if it is still the process we started. */
@@ -263,7 +300,9 @@ int container_state(const struct global_opts *g, const char *id,
 	struct container_handle h;
 	_cleanup_free_ char *json = NULL;
 
-	if (handle_open(g, id, false, &h, err) < 0)
+	/* No lock: state.json is replaced whole, and a create or delete in
+	 * progress is answered at once ("creating", or the state before). */
+	if (handle_open_as(g, id, HANDLE_UNLOCKED, true, &h, err) < 0)
 		return -1;
 	json = state_to_json(&h.st, true);
 	printf("%s\n", json);
@@ -277,7 +316,7 @@ int container_kill(const struct global_opts *g, const char *id, int sig,
 	struct container_handle h;
 	int r;
 
-	if (handle_open(g, id, false, &h, err) < 0)
+	if (handle_open_as(g, id, HANDLE_SHARED, true, &h, err) < 0)
 		return -1;
 	if (h.st.status == STATUS_STOPPED && !all) {
 		handle_close(&h);
@@ -297,9 +336,11 @@ int destroy_container(struct container_handle *h, struct error *err)
 	struct oci_spec spec;
 	_cleanup_free_ char *json = NULL;
 
-	if (h->st.status != STATUS_STOPPED) {
-		if (h->st.status == STATUS_PAUSED)
-			cgroup_freeze(h->st.cgroup_path, h->st.cgroup_manager, false, err);
+	if (h->st.status == STATUS_PAUSED)
+		cgroup_freeze(h->st.cgroup_path, h->st.cgroup_manager, false, err);
+	/* Also when "stopped": a killed create may have left its init alive
+	 * (signal_init acts only on the recorded pid and start time). */
+	if (proc_is_same(h->st.pid, h->st.start_time)) {
 		if (signal_init(&h->st, SIGKILL, err) < 0 && err->code)
 			return -1;
 		if (wait_init_gone(&h->st, err) < 0)
@@ -322,16 +363,28 @@ int destroy_container(struct container_handle *h, struct error *err)
 	return state_dir_remove(h->rootfd, h->st.id, h->dirfd, err);
 }
 
+/* Directories of creates killed before they had an id (nothing made yet). */
+static void sweep_staged(const struct global_opts *g)
+{
+	_cleanup_close_ int rootfd = -1;
+	struct error ignored;
+
+	if (state_root_open(g->root, false, &rootfd, &ignored) == 0)
+		state_dir_sweep_staged(rootfd);
+}
+
 int container_delete(const struct global_opts *g, const char *id, bool force,
 		     struct error *err)
 {
 	struct container_handle h;
 	int r;
 
-	if (handle_open(g, id, true, &h, err) < 0) {
+	if (handle_open_as(g, id, HANDLE_EXCLUSIVE, true, &h, err) < 0) {
 		/* runc: delete --force of a missing container is not an error. */
-		if (force && strstr(err->msg, "does not exist"))
+		if (force && strstr(err->msg, "does not exist")) {
+			sweep_staged(g);
 			return 0;
+		}
 		return -1;
 	}
 	if (!force && (h.st.status == STATUS_RUNNING || h.st.status == STATUS_PAUSED)) {
@@ -343,32 +396,34 @@ int container_delete(const struct global_opts *g, const char *id, bool force,
 	hooks_guard_load(g->policy_path); /* poststop: judged where they run */
 	r = destroy_container(&h, err);
 	handle_close(&h);
+	if (force)
+		sweep_staged(g);
 	return r;
 }
 
-static void list_entry(int rootfd, const char *id, bool json, bool quiet,
-		       bool *first)
+static void list_entry(const struct global_opts *g, const char *id, bool json,
+		       bool quiet, bool *first)
 {
-	_cleanup_close_ int dirfd = -1;
-	struct container_state st;
+	struct container_handle h;
+	struct container_state *st = &h.st;
 	struct error err;
 
-	if (container_id_validate(id, &err) < 0 ||
-	    state_dir_open(rootfd, id, false, &dirfd, &err) < 0 ||
-	    state_read(dirfd, &st, &err) < 0)
+	/* Unlocked, as state: a container being created or deleted is shown
+	 * as it is, never waited for, never hidden. */
+	if (handle_open_as(g, id, HANDLE_UNLOCKED, true, &h, &err) < 0)
 		return;
 	if (quiet) {
-		printf("%s\n", st.id);
+		printf("%s\n", st->id);
 	} else if (json) {
-		_cleanup_free_ char *s = state_to_json(&st, false);
+		_cleanup_free_ char *s = state_to_json(st, false);
 		printf("%s%s", *first ? "" : ",", s);
 	} else {
-		printf("%-12s %-10d %-10s %-40s %-30s %s\n", st.id,
-		       st.status == STATUS_STOPPED ? 0 : st.pid, status_name(st.status),
-		       st.bundle, st.created ? st.created : "", st.owner ? st.owner : "");
+		printf("%-12s %-10d %-10s %-40s %-30s %s\n", st->id,
+		       st->status == STATUS_STOPPED ? 0 : st->pid, status_name(st->status),
+		       st->bundle, st->created ? st->created : "", st->owner ? st->owner : "");
 	}
 	*first = false;
-	state_free(&st);
+	handle_close(&h);
 }
 
 int container_list(const struct global_opts *g, bool json, bool quiet,
@@ -393,7 +448,7 @@ int container_list(const struct global_opts *g, bool json, bool quiet,
 			return error_sys(err, "read %s", g->root);
 		while ((de = readdir(d)))
 			if (de->d_name[0] != '.' && de->d_type == DT_DIR)
-				list_entry(rootfd, de->d_name, json && !quiet, quiet, &first);
+				list_entry(g, de->d_name, json && !quiet, quiet, &first);
 		closedir(d);
 	}
 	if (json && !quiet)

@@ -13,7 +13,10 @@ struct container_handle {
 	int rootfd;
 	int dirfd;
 	struct container_state st;
+	bool no_record; /* no readable state.json: st is a "stopped" stub */
 };
+
+enum handle_lock { HANDLE_UNLOCKED, HANDLE_SHARED, HANDLE_EXCLUSIVE };
 
 int handle_open(const struct global_opts *g, const char *id, bool exclusive,
 		struct container_handle *h, struct error *err);

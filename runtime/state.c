@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <stdint.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -15,6 +18,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/log.h"
 #include "../lib/util.h"
 #include "cgroup.h"
 
@@ -66,22 +70,195 @@ int state_root_open(const char *root, bool create, int *out, struct error *err)
 	return 0;
 }
 
+/* ---- the state directory ---------------------------------------------------- */
+
+/* flock, waiting at most STATE_LOCK_WAIT_S: every holder's own waits are
+ * bounded, so a lock held that long is a stuck or stopped command. */
+static int lock_bounded(int fd, int op, const char *id, struct error *err)
+{
+	struct timespec now, end;
+	useconds_t delay = 1000;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += STATE_LOCK_WAIT_S;
+	for (;;) {
+		if (flock(fd, op | LOCK_NB) == 0)
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return error_sys(err, "lock state directory for %s", id);
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec ||
+		    (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return error_setc(err, EWOULDBLOCK,
+					  "container \"%s\" is busy: another command has held its lock for %d s",
+					  id, STATE_LOCK_WAIT_S);
+		usleep(delay);
+		if (delay < 20000)
+			delay *= 2;
+	}
+}
+
+int state_dir_stage(int rootfd, char **name, int *out, struct error *err)
+{
+	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *n = NULL;
+
+	/* Unique even across pid namespaces sharing one --root. */
+	for (int tries = 0;; tries++) {
+		uint32_t r;
+
+		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
+			return error_sys(err, "getrandom");
+		free(n);
+		n = xasprintf(STATE_STAGING_PREFIX "%d.%08x", (int)getpid(), r);
+		if (mkdirat(rootfd, n, 0700) == 0)
+			break;
+		if (errno != EEXIST || tries == 10)
+			return error_sys(err, "create state directory %s", n);
+	}
+	fd = openat(rootfd, n, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return error_sys(err, "open state directory %s", n);
+	if (flock(fd, LOCK_EX) < 0)
+		return error_sys(err, "lock state directory %s", n);
+	*out = take_fd(fd);
+	*name = take_ptr(n);
+	return 0;
+}
+
+/* Remove the entries of dirfd (files only), state.json last. */
+static int empty_dir(int dirfd, const char *id, struct error *err)
+{
+	_cleanup_close_ int dupfd = dup(dirfd);
+	struct dirent *de;
+	DIR *d;
+
+	if (dupfd < 0)
+		return error_sys(err, "dup state directory fd");
+	d = fdopendir(dupfd);
+	if (!d)
+		return error_sys(err, "read state directory for %s", id);
+	dupfd = -1;
+	rewinddir(d); /* the offset is shared with dirfd */
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") ||
+		    !strcmp(de->d_name, STATE_FILE))
+			continue;
+		if (unlinkat(dirfd, de->d_name, 0) < 0 && errno != ENOENT) {
+			int e = errno;
+			closedir(d);
+			return error_setc(err, e, "remove %s/%s", id, de->d_name);
+		}
+	}
+	closedir(d);
+	if (unlinkat(dirfd, STATE_FILE, 0) < 0 && errno != ENOENT)
+		return error_sys(err, "remove %s/%s", id, STATE_FILE);
+	return 0;
+}
+
+void state_dir_discard_staged(int rootfd, const char *name, int dirfd)
+{
+	struct error e;
+
+	if (empty_dir(dirfd, name, &e) < 0)
+		log_warn("remove staged state directory %s: %s", name, e.msg);
+	else if (unlinkat(rootfd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
+		log_warn("remove staged state directory %s: %s", name, strerror(errno));
+}
+
+int state_dir_publish(int rootfd, const char *name, const char *id, int dirfd,
+		      struct error *err)
+{
+	int r = renameat2(rootfd, name, rootfd, id, RENAME_NOREPLACE);
+
+	/* A filesystem without RENAME_NOREPLACE: a plain rename still never
+	 * replaces a container, whose directory is never empty. */
+	if (r < 0 && errno == EINVAL)
+		r = renameat(rootfd, name, rootfd, id);
+	if (r == 0)
+		return 0;
+	if (errno == EEXIST || errno == ENOTEMPTY)
+		error_set(err, "container with id exists: %s", id);
+	else
+		error_sys(err, "create state directory for %s", id);
+	state_dir_discard_staged(rootfd, name, dirfd);
+	return -1;
+}
+
 int state_dir_create(int rootfd, const char *id, int *out, struct error *err)
 {
 	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *name = NULL;
 
-	if (mkdirat(rootfd, id, 0700) < 0) {
-		if (errno == EEXIST)
-			return error_set(err, "container with id exists: %s", id);
-		return error_sys(err, "create state directory for %s", id);
-	}
-	fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return error_sys(err, "open state directory for %s", id);
-	if (flock(fd, LOCK_EX) < 0)
-		return error_sys(err, "lock state directory for %s", id);
+	if (state_dir_stage(rootfd, &name, &fd, err) < 0 ||
+	    state_dir_publish(rootfd, name, id, fd, err) < 0)
+		return -1;
 	*out = take_fd(fd);
 	return 0;
+}
+
+/* ".new.PID.RANDOM" -> PID; false if name is not a staged directory. */
+static bool parse_staged(const char *name, pid_t *pid)
+{
+	const char *p = name + strlen(STATE_STAGING_PREFIX);
+	char *end;
+	long v;
+
+	if (strncmp(name, STATE_STAGING_PREFIX, strlen(STATE_STAGING_PREFIX)))
+		return false;
+	errno = 0;
+	v = strtol(p, &end, 10);
+	if (errno || end == p || *end != '.' || v <= 0 || v > INT32_MAX)
+		return false;
+	*pid = (pid_t)v;
+	return true;
+}
+
+void state_dir_sweep_staged(int rootfd)
+{
+	_cleanup_close_ int dupfd = dup(rootfd);
+	struct dirent *de;
+	DIR *d;
+
+	if (dupfd < 0 || !(d = fdopendir(dupfd)))
+		return;
+	dupfd = -1;
+	rewinddir(d); /* the offset is shared with rootfd */
+	while ((de = readdir(d))) {
+		_cleanup_close_ int fd = -1;
+		pid_t pid;
+
+		if (!parse_staged(de->d_name, &pid))
+			continue;
+		/* Its creator may be between the mkdir and the flock: only a
+		 * dead creator's (and an unlocked) one is a leftover. */
+		if (kill(pid, 0) == 0 || errno != ESRCH)
+			continue;
+		fd = openat(rootfd, de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+			continue;
+		state_dir_discard_staged(rootfd, de->d_name, fd);
+	}
+	closedir(d);
+}
+
+static int open_dir(int rootfd, const char *id, int *out, struct error *err)
+{
+	int fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return error_set(err, "container \"%s\" does not exist", id);
+		return error_sys(err, "open state directory for %s", id);
+	}
+	*out = fd;
+	return 0;
+}
+
+int state_dir_open_unlocked(int rootfd, const char *id, int *out,
+			    struct error *err)
+{
+	return open_dir(rootfd, id, out, err);
 }
 
 int state_dir_open(int rootfd, const char *id, bool exclusive, int *out,
@@ -90,15 +267,10 @@ int state_dir_open(int rootfd, const char *id, bool exclusive, int *out,
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 
-	fd = openat(rootfd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return error_set(err, "container \"%s\" does not exist",
-					 id);
-		return error_sys(err, "open state directory for %s", id);
-	}
-	if (flock(fd, exclusive ? LOCK_EX : LOCK_SH) < 0)
-		return error_sys(err, "lock state directory for %s", id);
+	if (open_dir(rootfd, id, &fd, err) < 0)
+		return -1;
+	if (lock_bounded(fd, exclusive ? LOCK_EX : LOCK_SH, id, err) < 0)
+		return -1;
 	/* It may have been deleted while we waited for the lock. */
 	if (fstat(fd, &st) < 0)
 		return error_sys(err, "stat state directory for %s", id);
@@ -110,26 +282,8 @@ int state_dir_open(int rootfd, const char *id, bool exclusive, int *out,
 
 int state_dir_remove(int rootfd, const char *id, int dirfd, struct error *err)
 {
-	_cleanup_close_ int dupfd = dup(dirfd);
-	DIR *d;
-	struct dirent *de;
-
-	if (dupfd < 0)
-		return error_sys(err, "dup state directory fd");
-	d = fdopendir(dupfd);
-	if (!d)
-		return error_sys(err, "read state directory for %s", id);
-	dupfd = -1;
-	while ((de = readdir(d))) {
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (unlinkat(dirfd, de->d_name, 0) < 0 && errno != ENOENT) {
-			int e = errno;
-			closedir(d);
-			return error_setc(err, e, "remove %s/%s", id, de->d_name);
-		}
-	}
-	closedir(d);
+	if (empty_dir(dirfd, id, err) < 0)
+		return -1;
 	if (unlinkat(rootfd, id, AT_REMOVEDIR) < 0 && errno != ENOENT)
 		return error_sys(err, "remove state directory for %s", id);
 	return 0;
@@ -216,6 +370,12 @@ static char *state_to_stored_json(const struct container_state *st)
 	yajl_gen_bool(g, st->started);
 	gen_str(g, "storedStatus");
 	gen_str(g, status_name(st->status));
+	if (st->status == STATUS_CREATING) {
+		gen_str(g, "creatorPid");
+		yajl_gen_integer(g, st->creator_pid);
+		gen_str(g, "creatorStartTime");
+		yajl_gen_integer(g, (long long)st->creator_start_time);
+	}
 	yajl_gen_map_close(g);
 	return gen_finish(g);
 }
@@ -302,6 +462,12 @@ int state_read(int dirfd, struct container_state *st, struct error *err)
 	st->cgroup_path = dup_or_null(tree_str(root, "cgroupPath"));
 	st->cgroup_manager = (enum cgroup_manager)tree_int(root, "cgroupManager");
 	st->started = YAJL_IS_TRUE(yajl_tree_get(root, path, yajl_t_true));
+	{
+		const char *stored = tree_str(root, "storedStatus");
+		st->creating = stored && !strcmp(stored, status_name(STATUS_CREATING));
+	}
+	st->creator_pid = (pid_t)tree_int(root, "creatorPid");
+	st->creator_start_time = (unsigned long long)tree_int(root, "creatorStartTime");
 	read_annotations(root, &st->annotations);
 	yajl_tree_free(root);
 	if (!st->id || !st->bundle) {
@@ -403,6 +569,13 @@ void state_refresh(int dirfd, struct container_state *st)
 	bool frozen = false;
 	struct error err;
 
+	/* A create in progress, or a killed one (whatever it left is for
+	 * delete, even a live init: it was never handed over). */
+	if (st->creating) {
+		st->status = proc_is_same(st->creator_pid, st->creator_start_time)
+				     ? STATUS_CREATING : STATUS_STOPPED;
+		return;
+	}
 	if (!proc_is_same(st->pid, st->start_time)) {
 		st->status = STATUS_STOPPED;
 		return;

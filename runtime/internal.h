@@ -76,6 +76,9 @@ struct container_ctx {
 	char *exec_path; /* args[0] resolved in the container's PATH */
 	char *home;	 /* HOME from the container's /etc/passwd, if unset */
 	bool proc_fallback_ok; /* trampoline_proc_fallback_ok(), asked early */
+	bool cwd_open;	       /* cwd_fd: process.cwd resolved, not yet entered */
+	int cwd_fd;
+	bool fds_ready;	       /* process_prepare_fds() done */
 
 	char *cgroup_path;
 	enum cgroup_manager cgroup_manager;
@@ -168,10 +171,13 @@ int process_resolve_exec(struct container_ctx *c, struct error *err);
 int process_resolve_home(struct container_ctx *c, struct error *err);
 int process_setup_early(struct container_ctx *c, struct error *err);
 int process_apply_credentials(struct container_ctx *c, struct error *err);
+int process_open_cwd(struct container_ctx *c, struct error *err);
+int process_prepare_fds(struct container_ctx *c, struct error *err);
 __attribute__((noreturn)) void process_exec(struct container_ctx *c);
 int process_load_seccomp(struct container_ctx *c, int *listener, struct error *err);
 void process_report_start_failure(struct container_ctx *c, const struct error *err);
 int process_set_rlimits(const struct oci_process *p, struct error *err);
+int mempolicy_apply(const struct oci_spec *spec, struct error *err);
 
 /* sysctl/hostname in the child; procfs checks. */
 int proc_check_fd(int fd, const char *what, struct error *err);

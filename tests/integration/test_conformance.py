@@ -194,3 +194,51 @@ def test_memory_policy_refused(env, policy, words):
     rc, out, err = env.run(make_spec(["true"], linux__memoryPolicy=policy))
     assert rc != 0
     assert "linux.memoryPolicy" in err and words in err, err
+
+
+# ---- no mount namespace: the host's, chrooted --------------------------------------
+
+def host_ns_spec(args, keep=()):
+    spec = make_spec(args, root__readonly=False)
+    spec["linux"]["namespaces"] = [n for n in spec["linux"]["namespaces"]
+                                   if n["type"] in keep]
+    for key in ("hostname", "domainname"):
+        spec.pop(key, None)
+    spec["mounts"] = []
+    spec["linux"].pop("maskedPaths", None)
+    spec["linux"].pop("readonlyPaths", None)
+    return spec
+
+
+@pytest.mark.parametrize("keep", [(), ("pid", "ipc", "uts", "network")],
+                         ids=["no-namespaces", "no-mount-namespace"])
+def test_no_mount_namespace_runs_in_the_hosts(env, keep):
+    cid = env.create(host_ns_spec(["sleep", "1000"], keep))
+    pid = env.state(cid)["pid"]
+    assert os.readlink("/proc/%d/ns/mnt" % pid) == os.readlink("/proc/self/ns/mnt")
+    if not keep:
+        assert os.readlink("/proc/%d/ns/pid" % pid) == os.readlink("/proc/self/ns/pid")
+        assert os.readlink("/proc/%d/ns/net" % pid) == os.readlink("/proc/self/ns/net")
+    # chrooted into the rootfs
+    rootfs = os.path.join(env.default_bundle(), "rootfs")
+    assert os.stat("/proc/%d/root" % pid).st_ino == os.stat(rootfs).st_ino
+    env.rt("start", cid)
+    env.wait_status(cid, "running")
+    env.rt("kill", cid, "KILL")
+    env.wait_status(cid, "stopped")
+
+
+def test_no_mount_namespace_output(env):
+    rc, out, err = env.run(host_ns_spec(["sh", "-c", "ls /; id -u"]))
+    assert rc == 0, err
+    assert "bin\n" in out and out.endswith("0\n"), out
+
+
+def test_no_mount_namespace_refuses_mounts(env):
+    spec = host_ns_spec(["true"])
+    spec["mounts"] = [{"destination": "/proc", "type": "proc", "source": "proc"}]
+    rc, out, err = env.run(spec)
+    assert rc != 0
+    assert "mounts" in err and "mount namespace" in err, err
+    with open("/proc/self/mountinfo") as f:
+        assert env.tmp not in f.read()

@@ -242,3 +242,41 @@ def test_no_mount_namespace_refuses_mounts(env):
     assert "mounts" in err and "mount namespace" in err, err
     with open("/proc/self/mountinfo") as f:
         assert env.tmp not in f.read()
+
+
+# ---- a mount destination that is a dangling symlink ---------------------------------
+
+@pytest.mark.parametrize("link,made", [
+    ("/data/real", "data/real"),           # absolute: from the container's root
+    ("real", "srv/real"),                  # relative to the link's directory
+    ("../../../../outside", "outside"),    # ".." stops at the container's root
+    ("/a/../b/./c", "b/c"),
+], ids=["absolute", "relative", "dotdot-capped", "dots"])
+def test_mount_on_dangling_symlink(env, link, made):
+    rootfs = os.path.join(env.default_bundle(), "rootfs")
+    os.makedirs(os.path.join(rootfs, "srv"), exist_ok=True)
+    os.symlink(link, os.path.join(rootfs, "srv", "link"))
+    spec = make_spec(["sh", "-c", "echo hi > /srv/link/f; cat /%s/f; "
+                      "grep -c ' /%s ' /proc/self/mountinfo" % (made, made)])
+    spec["mounts"].append({"destination": "/srv/link", "type": "tmpfs",
+                           "source": "tmpfs", "options": ["size=1m"]})
+    rc, out, err = env.run(spec)
+    assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
+    assert out == "hi\n1\n", out
+    # created inside the rootfs, never beside it
+    assert os.path.isdir(os.path.join(rootfs, made))
+    assert not os.path.exists(os.path.join(os.path.dirname(rootfs), "outside"))
+
+
+def test_bind_file_on_dangling_symlink(env):
+    rootfs = os.path.join(env.default_bundle(), "rootfs")
+    os.symlink("/etc/made.conf", os.path.join(rootfs, "etc", "link.conf"))
+    src = os.path.join(env.tmp, "src.conf")
+    with open(src, "w") as f:
+        f.write("from-host\n")
+    spec = make_spec(["cat", "/etc/made.conf"])
+    spec["mounts"].append({"destination": "/etc/link.conf", "type": "bind",
+                           "source": src, "options": ["bind", "ro"]})
+    rc, out, err = env.run(spec)
+    assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
+    assert out == "from-host\n"

@@ -138,8 +138,15 @@ static int set_scheduler(const struct oci_scheduler *s, struct error *err)
 	attr.sched_runtime = s->runtime.set ? s->runtime.v : 0;
 	attr.sched_deadline = s->deadline.set ? s->deadline.v : 0;
 	attr.sched_period = s->period.set ? s->period.v : 0;
-	if (syscall(SYS_sched_setattr, 0, &attr, 0) < 0)
+	if (syscall(SYS_sched_setattr, 0, &attr, 0) < 0) {
+		/* With RT group scheduling (cgroup v1) a realtime task needs a
+		 * budget in its cgroup, which starts with none. */
+		if (errno == EPERM && (attr.sched_policy == SCHED_FIFO ||
+				       attr.sched_policy == SCHED_RR))
+			return error_sys(err, "set scheduler %s (with RT group scheduling, a cgroup v1 host also needs linux.resources.cpu.realtimeRuntime)",
+					 s->policy);
 		return error_sys(err, "set scheduler %s", s->policy);
+	}
 	return 0;
 }
 

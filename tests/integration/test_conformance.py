@@ -280,3 +280,43 @@ def test_bind_file_on_dangling_symlink(env):
     rc, out, err = env.run(spec)
     assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
     assert out == "from-host\n"
+
+
+# ---- realtime scheduling on a cgroup v1 host -------------------------------------------
+
+def _v1_rt_host():
+    return os.path.exists("/sys/fs/cgroup/cpu/cpu.rt_runtime_us")
+
+
+@pytest.fixture
+def rt_budget_restored():
+    """The runtime gives its own /agentsbx parent the budget; put back what
+    it had (0 on a fresh host) once the test's containers are gone."""
+    f = "/sys/fs/cgroup/cpu/agentsbx/cpu.rt_runtime_us"
+    try:
+        with open(f) as fh:
+            before = fh.read().strip()
+    except OSError:
+        before = None
+    yield
+    if before is not None:
+        try:
+            with open(f, "w") as fh:
+                fh.write(before)
+        except OSError:
+            pass  # another container still holds part of it
+
+
+@pytest.mark.parametrize("policy,cpu", [
+    ("SCHED_FIFO", {"realtimeRuntime": 10000, "realtimePeriod": 1000000}),
+    ("SCHED_RR", {"realtimeRuntime": 5000}),
+], ids=["fifo-runtime-period", "rr-runtime"])
+def test_realtime_on_v1(rt_budget_restored, env, policy, cpu):
+    if not _v1_rt_host():
+        pytest.skip("no cgroup v1 cpu hierarchy with RT group scheduling")
+    spec = make_spec(["sh", "-c", "procinfo sched; cat /proc/self/cgroup"],
+                     process__scheduler={"policy": policy, "priority": 1},
+                     linux__resources__cpu=cpu)
+    rc, out, err = env.run(spec)
+    assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
+    assert kv_lines(out).get("sched.policy") == policy, out

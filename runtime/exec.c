@@ -250,6 +250,9 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 		return -1;
 	if (sync_expect(c->sync_child, SYNC_GO, err) < 0)
 		return -1;
+	/* In the container's cgroup by now: execCPUAffinity.final. */
+	if (process_cpu_affinity(c->spec->process.exec_cpu_affinity.final, "final", err) < 0)
+		return -1;
 	if (chdir("/") < 0)
 		return error_sys(err, "chdir to the container's /");
 	if (process_set_rlimits(&c->spec->process, err) < 0 ||
@@ -341,6 +344,9 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 	/* Nothing inside may open our /proc/<pid>/exe (CVE-2019-5736). */
 	if (!WEAKENED("dumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
+	/* execCPUAffinity.initial: ours, and the clone's until its cgroup. */
+	if (process_cpu_affinity(c->spec->process.exec_cpu_affinity.initial, "initial", err) < 0)
+		return -1;
 	if (ns_clone(0, &pid, err) < 0)
 		return -1;
 	if (pid == 0) {

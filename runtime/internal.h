@@ -178,6 +178,7 @@ int process_load_seccomp(struct container_ctx *c, int *listener, struct error *e
 void process_report_start_failure(struct container_ctx *c, const struct error *err);
 int process_set_rlimits(const struct oci_process *p, struct error *err);
 int mempolicy_apply(const struct oci_spec *spec, struct error *err);
+int process_cpu_affinity(const char *list, const char *field, struct error *err);
 
 /* sysctl/hostname in the child; procfs checks. */
 int proc_check_fd(int fd, const char *what, struct error *err);

@@ -320,3 +320,27 @@ def test_realtime_on_v1(rt_budget_restored, env, policy, cpu):
     rc, out, err = env.run(spec)
     assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
     assert kv_lines(out).get("sched.policy") == policy, out
+
+
+# ---- process.execCPUAffinity (exec), features --------------------------------------------
+
+def test_exec_cpu_affinity_final(env):
+    if os.cpu_count() < 2:
+        pytest.skip("one CPU")
+    cid = env.create(make_spec(["sleep", "1000"]))
+    env.rt("start", cid)
+    proc = dict(make_spec(["grep", "Cpus_allowed_list", "/proc/self/status"])["process"],
+                execCPUAffinity={"initial": "0", "final": "1"})
+    pfile = os.path.join(env.tmp, "process.json")
+    with open(pfile, "w") as f:
+        json.dump(proc, f)
+    rc, out, err = env.rt("exec", "--process", pfile, cid)
+    assert out.split() == ["Cpus_allowed_list:", "1"], out
+
+
+def test_features_memory_policy(env):
+    rc, out, err = env.rt("features")
+    mp = json.loads(out)["linux"]["memoryPolicy"]
+    assert "MPOL_BIND" in mp["modes"] and "MPOL_WEIGHTED_INTERLEAVE" in mp["modes"]
+    assert sorted(mp["flags"]) == ["MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES",
+                                   "MPOL_F_STATIC_NODES"]

@@ -256,7 +256,7 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 	if (chdir("/") < 0)
 		return error_sys(err, "chdir to the container's /");
 	if (process_set_rlimits(&c->spec->process, err) < 0 ||
-	    mempolicy_apply(c->spec, err) < 0 ||
+	    mempolicy_apply(c->spec, err) < 0 || process_setup_exec(c, err) < 0 ||
 	    terminal_setup_child(c, err) < 0 || process_resolve_exec(c, err) < 0 ||
 	    process_resolve_home(c, err) < 0)
 		return -1;

@@ -179,6 +179,7 @@ void process_report_start_failure(struct container_ctx *c, const struct error *e
 int process_set_rlimits(const struct oci_process *p, struct error *err);
 int mempolicy_apply(const struct oci_spec *spec, struct error *err);
 int process_cpu_affinity(const char *list, const char *field, struct error *err);
+int process_setup_exec(struct container_ctx *c, struct error *err);
 
 /* sysctl/hostname in the child; procfs checks. */
 int proc_check_fd(int fd, const char *what, struct error *err);

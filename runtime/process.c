@@ -200,6 +200,18 @@ int process_setup_early(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
+/* An exec'd process: its own scheduler and I/O priority, as runc's setns
+ * init sets them (its rlimits: process_set_rlimits). */
+int process_setup_exec(struct container_ctx *c, struct error *err)
+{
+	const struct oci_process *p = &c->spec->process;
+
+	if (set_io_priority(&p->io_priority, err) < 0 ||
+	    set_scheduler(&p->scheduler, err) < 0)
+		return -1;
+	return 0;
+}
+
 /* ---- the executable ------------------------------------------------------ */
 
 static const char *env_get(const struct str_array *env, const char *name)

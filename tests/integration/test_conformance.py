@@ -344,3 +344,20 @@ def test_features_memory_policy(env):
     assert "MPOL_BIND" in mp["modes"] and "MPOL_WEIGHTED_INTERLEAVE" in mp["modes"]
     assert sorted(mp["flags"]) == ["MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES",
                                    "MPOL_F_STATIC_NODES"]
+
+
+def test_exec_scheduler_and_io_priority(env):
+    # runc's setns init sets both for an exec'd process too
+    cid = env.create(make_spec(["sleep", "1000"]))
+    env.rt("start", cid)
+    proc = dict(make_spec(["procinfo", "sched", "nice", "ioprio"])["process"],
+                scheduler={"policy": "SCHED_BATCH", "nice": 7},
+                ioPriority={"class": "IOPRIO_CLASS_BE", "priority": 6})
+    pfile = os.path.join(env.tmp, "process.json")
+    with open(pfile, "w") as f:
+        json.dump(proc, f)
+    rc, out, err = env.rt("exec", "--process", pfile, cid)
+    kv = kv_lines(out)
+    assert kv.get("sched.policy") == "SCHED_BATCH", out
+    assert kv.get("nice") == "7", out
+    assert kv.get("ioprio.class") == "2" and kv.get("ioprio.level") == "6", out

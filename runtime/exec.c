@@ -251,7 +251,8 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 	if (sync_expect(c->sync_child, SYNC_GO, err) < 0)
 		return -1;
 	/* In the container's cgroup by now: execCPUAffinity.final. */
-	if (process_cpu_affinity(c->spec->process.exec_cpu_affinity.final, "final", err) < 0)
+	if (process_cpu_affinity(c->spec->process.exec_cpu_affinity.final, "final", err) < 0 ||
+	    rootfs_enter_init_root(x->h->st.pid, x->ns_flags & CLONE_NEWNS, err) < 0)
 		return -1;
 	if (chdir("/") < 0)
 		return error_sys(err, "chdir to the container's /");

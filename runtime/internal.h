@@ -157,6 +157,7 @@ __attribute__((noreturn)) void child_main(struct container_ctx *c);
 /* rootfs.c: mounts, pivot_root, masked/readonly paths (in the child). */
 int rootfs_prepare_mounts(struct container_ctx *c, struct error *err);
 int rootfs_finalize(struct container_ctx *c, struct error *err);
+int rootfs_enter_init_root(pid_t init, bool joined_mnt, struct error *err);
 int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,
 			const struct mount_entry *e, struct error *err);
 

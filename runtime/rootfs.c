@@ -438,3 +438,23 @@ int rootfs_finalize(struct container_ctx *c, struct error *err)
 		return error_sys(err, "open new root");
 	return mounts_setattr(root, false, MOUNT_ATTR_RDONLY, 0, 0, "/ (root.readonly)", err);
 }
+
+/* exec into a container without a mount namespace of its own (its init's
+ * is ours: nothing to join, so setns left this process in the host's
+ * tree): it takes the init's root, runc's chroot, read from the init's
+ * /proc entry (pid checked by the caller, which holds its pidfd). */
+int rootfs_enter_init_root(pid_t init, bool joined_mnt, struct error *err)
+{
+	_cleanup_close_ int root = -1;
+	char path[64];
+
+	if (joined_mnt)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)init);
+	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return error_sys(err, "open %s", path);
+	if (fchdir(root) < 0 || chroot(".") < 0)
+		return error_sys(err, "chroot to the container's root (%s)", path);
+	return 0;
+}

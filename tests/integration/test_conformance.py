@@ -228,6 +228,15 @@ def test_no_mount_namespace_runs_in_the_hosts(env, keep):
     env.wait_status(cid, "stopped")
 
 
+def test_no_mount_namespace_exec_runs_in_the_containers_root(env):
+    cid = env.create(host_ns_spec(["sleep", "1000"]))
+    env.rt("start", cid)
+    env.wait_status(cid, "running")
+    rc, out, err = env.rt("exec", cid, "sh", "-c", "ls /")
+    assert sorted(out.split()) == sorted(os.listdir(
+        os.path.join(env.default_bundle(), "rootfs"))), out
+
+
 def test_no_mount_namespace_output(env):
     rc, out, err = env.run(host_ns_spec(["sh", "-c", "ls /; id -u"]))
     assert rc == 0, err

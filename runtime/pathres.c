@@ -142,6 +142,20 @@ static int walk_create(int rootfd, const char *path, mode_t mode, int *dir_out,
 
 	if (cur < 0)
 		return error_sys(err, "dup rootfs fd");
+	if (WEAKENED("resolve-in-root")) {
+		/* The parent looked up as path_open_in_root's weak build does:
+		 * symlinks and ".." may leave the rootfs. */
+		char parent[WALK_MAX];
+		const char *base;
+
+		path_split(path, parent, sizeof(parent), &base);
+		if (path_open_in_root(rootfd, parent, O_PATH | O_DIRECTORY, false,
+				      dir_out, err) == 0) {
+			snprintf(name, name_sz, "%s", base);
+			return 0;
+		}
+		error_clear(err);
+	}
 	if (snprintf(todo_buf[0], WALK_MAX, "%s", rel(path)) >= WALK_MAX)
 		return error_set(err, "path too long: %s", path);
 	todo = todo_buf[0];

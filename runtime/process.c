@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <grp.h>
 #include <linux/close_range.h>
 #include <linux/ioprio.h>
@@ -607,6 +608,50 @@ static int move_above(int *fd, unsigned int first, const char *what, struct erro
 	return 0;
 }
 
+/* close_range(from, to) for a kernel without it (before 5.9) or a filter
+ * that refuses it: the fds listed in /proc/self/fd (the list read first,
+ * then closed), else every number up to the fd limit. */
+static int close_fds(unsigned int from, unsigned int to)
+{
+	DIR *d;
+	struct dirent *e;
+	int open_fds[1024];
+	size_t n = 0;
+	long max;
+
+	if (syscall(SYS_close_range, from, to, 0) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EPERM)
+		return -1;
+	d = opendir("/proc/self/fd");
+	if (d) {
+		bool full = false;
+
+		while ((e = readdir(d))) {
+			long fd = strtol(e->d_name, NULL, 10);
+
+			if (e->d_name[0] == '.' || fd == dirfd(d) ||
+			    fd < (long)from || (unsigned long)fd > to)
+				continue;
+			if (n == sizeof(open_fds) / sizeof(open_fds[0])) {
+				full = true;
+				break;
+			}
+			open_fds[n++] = (int)fd;
+		}
+		closedir(d);
+		if (!full) {
+			for (size_t i = 0; i < n; i++)
+				close(open_fds[i]);
+			return 0;
+		}
+	}
+	max = sysconf(_SC_OPEN_MAX);
+	for (long fd = from; fd < max && (unsigned long)fd <= to; fd++)
+		close((int)fd);
+	return 0;
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	return *(const int *)a - *(const int *)b;
@@ -655,7 +700,7 @@ int process_prepare_fds(struct container_ctx *c, struct error *err)
 	for (size_t i = 0; i <= n; i++) {
 		unsigned int to = i < n ? (unsigned int)keep[i] : ~0U;
 
-		if (to > from && syscall(SYS_close_range, from, to - 1 + (i == n), 0) < 0)
+		if (to > from && close_fds(from, to - 1 + (i == n)) < 0)
 			return error_sys(err, "close file descriptors %u-%u", from, to);
 		if (i < n)
 			from = to + 1;

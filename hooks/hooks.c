@@ -54,13 +54,23 @@ static char **build_argv(const struct oci_hook *hook)
 	return argv;
 }
 
+/* A hook without "env" gets the environment the runtime was called with,
+ * as runc and crun give it (Go's exec.Cmd with a nil Env); "env": [] is an
+ * empty one. */
 static char **build_envp(const struct oci_hook *hook)
 {
-	size_t n = hook->env.len;
-	char **envp = xcalloc(n + 1, sizeof(*envp));
+	char *const *from = hook->has_env ? hook->env.items : environ;
+	size_t n = 0;
+	char **envp;
 
+	if (hook->has_env)
+		n = hook->env.len;
+	else
+		while (from && from[n])
+			n++;
+	envp = xcalloc(n + 1, sizeof(*envp));
 	for (size_t i = 0; i < n; i++)
-		envp[i] = hook->env.items[i];
+		envp[i] = from[i];
 	return envp;
 }
 

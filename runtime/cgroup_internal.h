@@ -117,6 +117,16 @@ typedef int (*cg_level_fn)(const struct cg_dir *parent,
 			   const struct cg_dir *dir, bool made, bool leaf,
 			   void *ctx, struct error *err);
 
+/* cgroup_v1_rt.c: a realtime budget for the parents agentsbx made, given
+ * top-down from a cg_walk level function (cgroup v1 cpu hierarchy). */
+struct cg1_rt {
+	int64_t runtime;  /* requested cpu.rt_runtime_us, <= 0: none */
+	uint64_t period;  /* requested cpu.rt_period_us, 0: the default */
+	int depth;
+};
+int cg1_rt_level(const struct cg_dir *parent, const struct cg_dir *dir, bool made,
+		 bool leaf, struct cg1_rt *rt, struct error *err);
+
 int cg_walk(const struct cg_dir *root, const char *path, bool create,
 	    cg_level_fn fn, void *ctx, struct cg_dir *leaf,
 	    struct cg_made *made, struct error *err);

@@ -512,20 +512,48 @@ static int check_reusable(const struct cg_dir *leaf, struct error *err)
 	return 0;
 }
 
+/* What each level of a hierarchy needs when it is made: cpuset's cpus and
+ * mems, cpu's realtime budget (cgroup_v1_rt.c). */
+struct level_ctx {
+	bool cpuset, rt;
+	struct cpuset_ctx cs;
+	struct cg1_rt budget;
+};
+
+static int hier_level(const struct cg_dir *parent, const struct cg_dir *dir,
+		      bool made, bool leaf, void *ctx, struct error *err)
+{
+	struct level_ctx *l = ctx;
+
+	if (l->cpuset && cpuset_level(parent, dir, made, leaf, &l->cs, err) < 0)
+		return -1;
+	if (l->rt && cg1_rt_level(parent, dir, made, leaf, &l->budget, err) < 0)
+		return -1;
+	return 0;
+}
+
 static int make_hier(struct v1_dirs *d, size_t i, const char *path,
-		     bool *checked, struct error *err)
+		     const struct oci_resources *res, bool *checked, struct error *err)
 {
 	const struct cg1_hier *hier = &d->h->hier[i];
-	struct cpuset_ctx cs = { 0 };
-	bool cpuset = hier->ctrls & (1u << CG1_CPUSET);
+	const struct oci_cpu *cpu = res ? &res->cpu : NULL;
+	struct level_ctx l = {
+		.cpuset = hier->ctrls & (1u << CG1_CPUSET),
+		.rt = cpu && (hier->ctrls & (1u << CG1_CPU)) && cpu->realtime_runtime.set &&
+		      cpu->realtime_runtime.v > 0,
+	};
 	int ret;
 
+	if (l.rt) {
+		l.budget.runtime = cpu->realtime_runtime.v;
+		l.budget.period = cpu->realtime_period.set ? cpu->realtime_period.v : 0;
+	}
 	if (cg_open_mount(hier->mnt, false, &d->root[i], err) < 0)
 		return -1;
-	ret = cg_walk(&d->root[i], path, true, cpuset ? cpuset_level : NULL,
-		      &cs, &d->leaf[i], &d->made[i], err);
-	free(cs.cpus);
-	free(cs.mems);
+	ret = cg_walk(&d->root[i], path, true, l.cpuset || l.rt ? hier_level : NULL,
+		      &l, &d->leaf[i], &d->made[i], err);
+	free(l.cs.cpus);
+	free(l.cs.mems);
 	if (ret < 0)
 		return -1;
 	if (d->made[i].n == 0 && !*checked) {
@@ -546,6 +574,7 @@ static int write_pid(const struct cg_dir *d, pid_t pid, struct error *err)
 /* ---- operations ------------------------------------------------------------- */
 
 static int create_dirs(struct v1_dirs *d, const char *path,
+		       const struct oci_resources *res,
 		       const struct cg_settings *v1, const struct cg_settings *v2,
 		       struct error *err)
 {
@@ -553,7 +582,7 @@ static int create_dirs(struct v1_dirs *d, const char *path,
 	bool checked = false;
 
 	for (size_t i = 0; i < d->h->n_hier; i++) {
-		if (make_hier(d, i, path, &checked, err) < 0 ||
+		if (make_hier(d, i, path, res, &checked, err) < 0 ||
 		    cg_settings_apply(&d->leaf[i], v1, hier_has,
 				      &d->h->hier[i], err) < 0)
 			return -1;
@@ -585,7 +614,7 @@ int cg1_create(const struct cg_host *h, const char *path,
 	if (cg1_build_settings(res, false, h, &v1, &v2, err) < 0)
 		return -1;
 	v1_dirs_init(&d, h);
-	if (check_v1_ctrls(h, &v1, err) < 0 || create_dirs(&d, path, &v1, &v2, err) < 0)
+	if (check_v1_ctrls(h, &v1, err) < 0 || create_dirs(&d, path, res, &v1, &v2, err) < 0)
 		goto out;
 	for (; pid > 0 && entered < h->n_hier; entered++)
 		if (write_pid(&d.leaf[entered], pid, err) < 0)

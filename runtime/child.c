@@ -131,6 +131,10 @@ static int step_hostname(struct container_ctx *c, struct error *err)
 
 	if (h && sethostname(h, strlen(h)) < 0)
 		return error_sys(err, "set hostname %s", h);
+	/* kernel.domainname in linux.sysctl wins over the field, as in runc
+	 * (which writes the sysctls after the names). */
+	if (str_map_get(&c->spec->linux.sysctl, "kernel.domainname"))
+		d = NULL;
 	if (d && setdomainname(d, strlen(d)) < 0)
 		return error_sys(err, "set domainname %s", d);
 	return 0;
@@ -174,15 +178,35 @@ static int step_start_container_hooks(struct container_ctx *c, struct error *err
 			 HOOK_START_CONTAINER, c->state_json, err);
 }
 
-/* Without no_new_privs, loading a filter needs CAP_SYS_ADMIN, so it must
+/*
+ * Without no_new_privs, loading a filter needs CAP_SYS_ADMIN, so it must
  * come before the capabilities are dropped; with it, the filter is the very
- * last step (process_exec). */
+ * last step (process_exec).  Either way the cwd is resolved (openat2) and
+ * the fds closed (close_range) before it: the spec's profile may be one
+ * written for runc, which lists neither.
+ *
+ * What the init calls after this filter, without no_new_privs (strace -f of
+ * tests/integration/test_conformance.py's bundle): prctl (PR_CAPBSET_DROP,
+ * PR_SET_KEEPCAPS, PR_CAP_AMBIENT), setgroups, setresgid, setresuid,
+ * capget, capset, umask, fchdir, close, rt_sigaction, rt_sigprocmask,
+ * execveat -- and, when execveat is refused, execve of /proc/self/fd/N (the
+ * trampoline, which calls execve only).  Only when the cwd could not be
+ * looked up before it (EACCES as the runtime's root): open, openat2, and
+ * chdir + getcwd when openat2 is refused.  On an error: write (exec.done,
+ * the log, stderr), exit_group.
+ */
 static int step_seccomp_before_creds(struct container_ctx *c, struct error *err)
 {
 	int listener = -1;
 
-	if (c->locked_down || c->spec->process.no_new_privileges)
+	if (c->locked_down)
 		return 0;
+	if (process_open_cwd(c, err) < 0)
+		return -1;
+	if (c->spec->process.no_new_privileges)
+		return 0;
+	if (process_prepare_fds(c, err) < 0)
+		return -1;
 	return process_load_seccomp(c, &listener, err);
 }
 
@@ -215,7 +239,7 @@ static int step_seccomp_listener(struct container_ctx *c, struct error *err)
 		return 0;
 	if (c->spec->hooks[HOOK_START_CONTAINER].len)
 		return error_set(err, "linux.seccomp: a notify listener together with startContainer hooks is not supported");
-	if (landlock_enter(c, err) < 0)
+	if (landlock_enter(c, err) < 0 || process_open_cwd(c, err) < 0)
 		return -1;
 	if (!c->spec->process.no_new_privileges &&
 	    process_load_seccomp(c, &listener, err) < 0)

@@ -250,15 +250,27 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 		return -1;
 	if (sync_expect(c->sync_child, SYNC_GO, err) < 0)
 		return -1;
+	/* In the container's cgroup by now: execCPUAffinity.final. */
+	if (process_cpu_affinity(c->spec->process.exec_cpu_affinity.final, "final", err) < 0 ||
+	    rootfs_enter_init_root(x->h->st.pid, x->ns_flags & CLONE_NEWNS, err) < 0)
+		return -1;
 	if (chdir("/") < 0)
 		return error_sys(err, "chdir to the container's /");
 	if (process_set_rlimits(&c->spec->process, err) < 0 ||
+	    mempolicy_apply(c->spec, err) < 0 || process_setup_exec(c, err) < 0 ||
 	    terminal_setup_child(c, err) < 0 || process_resolve_exec(c, err) < 0 ||
 	    process_resolve_home(c, err) < 0)
 		return -1;
 	if (!c->spec->process.terminal && setsid() < 0)
 		return error_sys(err, "setsid");
-	if (!c->spec->process.no_new_privileges && process_load_seccomp(c, NULL, err) < 0)
+	/* Before a filter written for runc (no openat2, no close_range):
+	 * the cwd resolved and the fds closed.  After it: what child.c's
+	 * step_seccomp_before_creds lists, plus prctl(PR_SET_PDEATHSIG),
+	 * sendto and close of the sync socket. */
+	if (process_open_cwd(c, err) < 0)
+		return -1;
+	if (!c->spec->process.no_new_privileges &&
+	    (process_prepare_fds(c, err) < 0 || process_load_seccomp(c, NULL, err) < 0))
 		return -1;
 	if (process_apply_credentials(c, err) < 0)
 		return -1;
@@ -277,6 +289,7 @@ __attribute__((noreturn)) static void exec_child_main(struct exec_child *x)
 		_exit(1);
 	}
 	close(x->c->sync_child);
+	x->c->sync_child = -1;
 	process_exec(x->c);
 }
 
@@ -332,6 +345,9 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 	/* Nothing inside may open our /proc/<pid>/exe (CVE-2019-5736). */
 	if (!WEAKENED("dumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
+	/* execCPUAffinity.initial: ours, and the clone's until its cgroup. */
+	if (process_cpu_affinity(c->spec->process.exec_cpu_affinity.initial, "initial", err) < 0)
+		return -1;
 	if (ns_clone(0, &pid, err) < 0)
 		return -1;
 	if (pid == 0) {

@@ -63,6 +63,15 @@ static const char *const seccomp_flags[] = {
 	"SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", NULL,
 };
 
+static const char *const mempolicy_modes[] = {
+	"MPOL_DEFAULT", "MPOL_BIND", "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
+	"MPOL_PREFERRED", "MPOL_PREFERRED_MANY", "MPOL_LOCAL", NULL,
+};
+
+static const char *const mempolicy_flags[] = {
+	"MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES", "MPOL_F_STATIC_NODES", NULL,
+};
+
 static void gen_enabled(yajl_gen g, const char *key, bool on)
 {
 	str(g, key);
@@ -100,6 +109,11 @@ static void gen_linux(yajl_gen g)
 	str_list(g, "archs", seccomp_archs);
 	str_list(g, "knownFlags", seccomp_flags);
 	str_list(g, "supportedFlags", seccomp_flags);
+	yajl_gen_map_close(g);
+	str(g, "memoryPolicy");
+	yajl_gen_map_open(g);
+	str_list(g, "modes", mempolicy_modes);
+	str_list(g, "flags", mempolicy_flags);
 	yajl_gen_map_close(g);
 	gen_enabled(g, "apparmor", false);
 	gen_enabled(g, "selinux", false);

@@ -76,6 +76,9 @@ struct container_ctx {
 	char *exec_path; /* args[0] resolved in the container's PATH */
 	char *home;	 /* HOME from the container's /etc/passwd, if unset */
 	bool proc_fallback_ok; /* trampoline_proc_fallback_ok(), asked early */
+	bool cwd_open;	       /* cwd_fd: process.cwd resolved, not yet entered */
+	int cwd_fd;
+	bool fds_ready;	       /* process_prepare_fds() done */
 
 	char *cgroup_path;
 	enum cgroup_manager cgroup_manager;
@@ -154,6 +157,7 @@ __attribute__((noreturn)) void child_main(struct container_ctx *c);
 /* rootfs.c: mounts, pivot_root, masked/readonly paths (in the child). */
 int rootfs_prepare_mounts(struct container_ctx *c, struct error *err);
 int rootfs_finalize(struct container_ctx *c, struct error *err);
+int rootfs_enter_init_root(pid_t init, bool joined_mnt, struct error *err);
 int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,
 			const struct mount_entry *e, struct error *err);
 
@@ -168,10 +172,15 @@ int process_resolve_exec(struct container_ctx *c, struct error *err);
 int process_resolve_home(struct container_ctx *c, struct error *err);
 int process_setup_early(struct container_ctx *c, struct error *err);
 int process_apply_credentials(struct container_ctx *c, struct error *err);
+int process_open_cwd(struct container_ctx *c, struct error *err);
+int process_prepare_fds(struct container_ctx *c, struct error *err);
 __attribute__((noreturn)) void process_exec(struct container_ctx *c);
 int process_load_seccomp(struct container_ctx *c, int *listener, struct error *err);
 void process_report_start_failure(struct container_ctx *c, const struct error *err);
 int process_set_rlimits(const struct oci_process *p, struct error *err);
+int mempolicy_apply(const struct oci_spec *spec, struct error *err);
+int process_cpu_affinity(const char *list, const char *field, struct error *err);
+int process_setup_exec(struct container_ctx *c, struct error *err);
 
 /* sysctl/hostname in the child; procfs checks. */
 int proc_check_fd(int fd, const char *what, struct error *err);

@@ -50,11 +50,9 @@ static const enum ns_type join_order[] = {
 int ns_prepare(struct container_ctx *c, struct error *err)
 {
 	const struct oci_namespace *user = spec_find_namespace(c->spec, NS_USER);
-	const struct oci_namespace *mnt = spec_find_namespace(c->spec, NS_MOUNT);
 	unsigned long flags = 0;
 
-	if (!mnt)
-		return error_set(err, "config.json: linux.namespaces: a mount namespace is required");
+	/* No mount namespace: the host's, chrooted (rootfs.c), as runc. */
 	for (size_t i = 0; i < c->spec->linux.n_namespaces; i++) {
 		const struct oci_namespace *ns = &c->spec->linux.namespaces[i];
 		if (ns->path || ns->type == NS_TIME || ns->type == NS_CGROUP)

@@ -88,12 +88,156 @@ static int open_component(int dirfd, const char *name, int *out)
 	return 0;
 }
 
+#define WALK_MAX 4096
+#define WALK_SYMLINKS 40
+
+/* Drop the last component of an in-root path ("a/b" -> "a", "a" -> ""). */
+static void pop_component(char *done)
+{
+	char *slash = strrchr(done, '/');
+
+	if (slash)
+		*slash = '\0';
+	else
+		done[0] = '\0';
+}
+
+/* The next component of *todo (leading slashes skipped) into comp; *todo
+ * advanced past it.  false when none is left. */
+static bool next_component(const char **todo, char *comp, size_t size)
+{
+	const char *p = *todo, *end;
+
+	while (*p == '/')
+		p++;
+	if (!*p)
+		return false;
+	end = strchrnul(p, '/');
+	snprintf(comp, size, "%.*s", (int)(end - p), p);
+	while (*end == '/')
+		end++;
+	*todo = end;
+	return true;
+}
+
+/*
+ * The walk behind path_mkdir_in_root and path_mkfile_in_root when something
+ * on the way is missing.  Each component is looked at without following
+ * (fstatat AT_SYMLINK_NOFOLLOW, then opened RESOLVE_NO_SYMLINKS from the
+ * directory reached so far); a symlink -- dangling ones included, as runc
+ * and crun create a mount target where the link points -- is read and its
+ * target walked in its place, inside the root: an absolute target from
+ * the root, ".." never above it.  A missing directory on the way is
+ * created.  The last component is not: *dir_out is its parent's fd and
+ * name its name ("" when path is the root).  A component swapped for a
+ * symlink during the walk makes the open fail, never escape.
+ */
+static int walk_create(int rootfd, const char *path, mode_t mode, int *dir_out,
+		       char *name, size_t name_sz, struct error *err)
+{
+	char todo_buf[2][WALK_MAX], done[WALK_MAX] = "", comp[256] = "";
+	const char *todo;
+	int which = 0, links = 0;
+	_cleanup_close_ int cur = dup(rootfd);
+
+	if (cur < 0)
+		return error_sys(err, "dup rootfs fd");
+	if (WEAKENED("resolve-in-root")) {
+		/* The parent looked up as path_open_in_root's weak build does:
+		 * symlinks and ".." may leave the rootfs. */
+		char parent[WALK_MAX];
+		const char *base;
+
+		path_split(path, parent, sizeof(parent), &base);
+		if (path_open_in_root(rootfd, parent, O_PATH | O_DIRECTORY, false,
+				      dir_out, err) == 0) {
+			snprintf(name, name_sz, "%s", base);
+			return 0;
+		}
+		error_clear(err);
+	}
+	if (snprintf(todo_buf[0], WALK_MAX, "%s", rel(path)) >= WALK_MAX)
+		return error_set(err, "path too long: %s", path);
+	todo = todo_buf[0];
+	name[0] = '\0';
+	while (next_component(&todo, comp, sizeof(comp))) {
+		bool last = !*todo;
+		struct stat st;
+		int next;
+
+		if (!strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
+			struct open_how how = {
+				.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS |
+					   RESOLVE_NO_MAGICLINKS,
+			};
+			long fd;
+
+			pop_component(done);
+			fd = sys_openat2(rootfd, done[0] ? done : ".", &how);
+			if (fd < 0)
+				return error_sys(err, "%s in rootfs: resolve /%s", path, done);
+			close(cur);
+			cur = (int)fd;
+			continue;
+		}
+		if (fstatat(cur, comp, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			if (errno != ENOENT)
+				return error_sys(err, "%s in rootfs: stat /%s/%s", path, done, comp);
+			if (last)
+				break;
+			if (mkdirat(cur, comp, mode) < 0 && errno != EEXIST)
+				return error_sys(err, "mkdir %s in rootfs: /%s/%s", path, done, comp);
+		} else if (S_ISLNK(st.st_mode)) {
+			char target[WALK_MAX];
+			ssize_t n;
+
+			if (++links > WALK_SYMLINKS) {
+				errno = ELOOP;
+				return error_sys(err, "%s in rootfs", path);
+			}
+			n = readlinkat(cur, comp, target, sizeof(target) - 1);
+			if (n < 0)
+				return error_sys(err, "%s in rootfs: readlink /%s/%s", path, done, comp);
+			target[n] = '\0';
+			which = !which;
+			if (snprintf(todo_buf[which], WALK_MAX, "%s/%s", target, todo) >= WALK_MAX)
+				return error_set(err, "path too long: %s", path);
+			todo = todo_buf[which];
+			if (target[0] == '/') {
+				done[0] = '\0';
+				close(cur);
+				cur = dup(rootfd);
+				if (cur < 0)
+					return error_sys(err, "dup rootfs fd");
+			}
+			continue;
+		} else if (last) {
+			break;
+		}
+		if (open_component(cur, comp, &next) < 0)
+			return error_sys(err, "%s in rootfs: open /%s/%s", path, done, comp);
+		close(cur);
+		cur = next;
+		if (strlen(done) + strlen(comp) + 2 > sizeof(done))
+			return error_set(err, "path too long: %s", path);
+		if (done[0])
+			strcat(done, "/");
+		strcat(done, comp);
+	}
+	if (strcmp(comp, ".") && strcmp(comp, "..") && !next_component(&todo, comp, sizeof(comp)))
+		snprintf(name, name_sz, "%s", comp);
+	*dir_out = take_fd(cur);
+	return 0;
+}
+
 int path_mkdir_in_root(int rootfd, const char *path, mode_t mode, int *out,
 		       struct error *err)
 {
-	char buf[4096];
-	_cleanup_close_ int cur = -1;
-	char *save = NULL, *comp;
+	char name[256];
+	_cleanup_close_ int dir = -1;
 
 	/* Fast path: it exists (symlinks inside the root allowed). */
 	if (path_open_in_root(rootfd, path, O_PATH | O_DIRECTORY, false, out,
@@ -101,68 +245,24 @@ int path_mkdir_in_root(int rootfd, const char *path, mode_t mode, int *out,
 		return 0;
 	if (err->code != ENOENT)
 		return -1;
-
-	if (snprintf(buf, sizeof(buf), "%s", rel(path)) >= (int)sizeof(buf))
-		return error_set(err, "path too long: %s", path);
-	cur = dup(rootfd);
-	if (cur < 0)
-		return error_sys(err, "dup rootfs fd");
-	for (comp = strtok_r(buf, "/", &save); comp;
-	     comp = strtok_r(NULL, "/", &save)) {
-		int next;
-
-		if (!strcmp(comp, ".") || !*comp)
-			continue;
-		if (!strcmp(comp, ".."))
-			return error_set(err, "mkdir %s in rootfs: \"..\" not allowed",
-					 path);
-		/* An existing component may be a symlink inside the root:
-		 * resolve it in the root relative to where we are. */
-		if (open_component(cur, comp, &next) == 0) {
-			close(cur);
-			cur = next;
-			continue;
-		}
-		if (errno == ELOOP || errno == EXDEV) {
-			struct open_how how = {
-				.flags = O_PATH | O_DIRECTORY | O_CLOEXEC,
-				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-			};
-			/* Re-resolve the prefix so far from the root. */
-			size_t plen = (size_t)(comp - buf) + strlen(comp);
-			char prefix[4096];
-			long fd;
-
-			snprintf(prefix, sizeof(prefix), "%.*s", (int)plen,
-				 rel(path));
-			fd = sys_openat2(rootfd, prefix, &how);
-			if (fd < 0)
-				return error_sys(err, "mkdir %s in rootfs: resolve %s",
-						 path, prefix);
-			close(cur);
-			cur = (int)fd;
-			continue;
-		}
-		if (errno != ENOENT)
-			return error_sys(err, "mkdir %s in rootfs: open %s", path,
-					 comp);
-		if (mkdirat(cur, comp, mode) < 0 && errno != EEXIST)
-			return error_sys(err, "mkdir %s in rootfs", path);
-		if (open_component(cur, comp, &next) < 0)
-			return error_sys(err, "mkdir %s in rootfs: reopen %s", path,
-					 comp);
-		close(cur);
-		cur = next;
+	error_clear(err);
+	if (walk_create(rootfd, path, mode, &dir, name, sizeof(name), err) < 0)
+		return -1;
+	if (!name[0]) {
+		*out = take_fd(dir);
+		return 0;
 	}
-	*out = take_fd(cur);
+	if (mkdirat(dir, name, mode) < 0 && errno != EEXIST)
+		return error_sys(err, "mkdir %s in rootfs", path);
+	if (open_component(dir, name, out) < 0)
+		return error_sys(err, "mkdir %s in rootfs: reopen %s", path, name);
 	return 0;
 }
 
 int path_mkfile_in_root(int rootfd, const char *path, mode_t mode, int *out,
 			struct error *err)
 {
-	char parent[4096];
-	const char *base;
+	char base[256];
 	_cleanup_close_ int dirfd = -1;
 	_cleanup_close_ int fd = -1;
 
@@ -170,9 +270,11 @@ int path_mkfile_in_root(int rootfd, const char *path, mode_t mode, int *out,
 		return 0;
 	if (err->code != ENOENT)
 		return -1;
-	path_split(path, parent, sizeof(parent), &base);
-	if (path_mkdir_in_root(rootfd, parent, 0755, &dirfd, err) < 0)
+	error_clear(err);
+	if (walk_create(rootfd, path, 0755, &dirfd, base, sizeof(base), err) < 0)
 		return -1;
+	if (!base[0])
+		return error_set(err, "create %s in rootfs: is the root", path);
 	{
 		/* O_PATH dirfd cannot be used for O_CREAT; reopen it. */
 		_cleanup_close_ int wdir =

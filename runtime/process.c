@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <dirent.h>
 #include <grp.h>
 #include <linux/close_range.h>
 #include <linux/ioprio.h>
@@ -138,8 +139,51 @@ static int set_scheduler(const struct oci_scheduler *s, struct error *err)
 	attr.sched_runtime = s->runtime.set ? s->runtime.v : 0;
 	attr.sched_deadline = s->deadline.set ? s->deadline.v : 0;
 	attr.sched_period = s->period.set ? s->period.v : 0;
-	if (syscall(SYS_sched_setattr, 0, &attr, 0) < 0)
+	if (syscall(SYS_sched_setattr, 0, &attr, 0) < 0) {
+		/* With RT group scheduling (cgroup v1) a realtime task needs a
+		 * budget in its cgroup, which starts with none. */
+		if (errno == EPERM && (attr.sched_policy == SCHED_FIFO ||
+				       attr.sched_policy == SCHED_RR))
+			return error_sys(err, "set scheduler %s (with RT group scheduling, a cgroup v1 host also needs linux.resources.cpu.realtimeRuntime)",
+					 s->policy);
 		return error_sys(err, "set scheduler %s", s->policy);
+	}
+	return 0;
+}
+
+/* process.execCPUAffinity (exec only; the validator checked the list's
+ * form): "0-3,7" as the calling thread's affinity. */
+#define AFFINITY_CPUS 8192
+
+int process_cpu_affinity(const char *list, const char *field, struct error *err)
+{
+	cpu_set_t *set;
+	size_t size = CPU_ALLOC_SIZE(AFFINITY_CPUS);
+	const char *p = list;
+	int r;
+
+	if (!list || !*list)
+		return 0;
+	set = CPU_ALLOC(AFFINITY_CPUS);
+	if (!set)
+		return error_set(err, "out of memory");
+	CPU_ZERO_S(size, set);
+	while (*p) {
+		char *end;
+		unsigned long a = strtoul(p, &end, 10), b = a;
+
+		if (*end == '-')
+			b = strtoul(end + 1, &end, 10);
+		for (unsigned long n = a; n <= b && n < AFFINITY_CPUS; n++)
+			CPU_SET_S(n, size, set);
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			break;
+	}
+	r = sched_setaffinity(0, size, set);
+	CPU_FREE(set);
+	if (r < 0)
+		return error_sys(err, "process.execCPUAffinity.%s %s", field, list);
 	return 0;
 }
 
@@ -148,10 +192,22 @@ int process_setup_early(struct container_ctx *c, struct error *err)
 {
 	const struct oci_process *p = &c->spec->process;
 
-	if (process_set_rlimits(p, err) < 0 ||
+	if (process_set_rlimits(p, err) < 0 || mempolicy_apply(c->spec, err) < 0 ||
 	    set_oom_score_adj(p, c->host_proc_fd, err) < 0 ||
 	    set_personality(&c->spec->linux.personality, err) < 0 ||
 	    set_io_priority(&p->io_priority, err) < 0 ||
+	    set_scheduler(&p->scheduler, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* An exec'd process: its own scheduler and I/O priority, as runc's setns
+ * init sets them (its rlimits: process_set_rlimits). */
+int process_setup_exec(struct container_ctx *c, struct error *err)
+{
+	const struct oci_process *p = &c->spec->process;
+
+	if (set_io_priority(&p->io_priority, err) < 0 ||
 	    set_scheduler(&p->scheduler, err) < 0)
 		return -1;
 	return 0;
@@ -261,10 +317,60 @@ static int set_user(const struct oci_user *u, struct error *err)
 	return 0;
 }
 
-/* The cwd, resolved in the container's root: a magic link such as
+/*
+ * The cwd, resolved in the container's root: a magic link such as
  * /proc/self/fd/N (a leaked host fd, CVE-2024-21626) or a symlink out of the
- * root cannot make it a host directory. */
-static int change_cwd(const char *cwd, struct error *err)
+ * root cannot make it a host directory.  Resolved before the spec's seccomp
+ * filter (process_open_cwd: openat2, which a profile written for runc may
+ * not list), entered after the user change (fchdir checks search permission
+ * on it as the container's user, as runc's chdir after setuid does).
+ */
+int process_open_cwd(struct container_ctx *c, struct error *err)
+{
+	_cleanup_close_ int root = -1;
+	int fd = -1;
+
+	if (c->cwd_open || WEAKENED("cwd-in-root"))
+		return 0;
+	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return error_sys(err, "open /");
+	if (path_open_in_root(root, c->spec->process.cwd, O_PATH | O_DIRECTORY,
+			      false, &fd, err) < 0) {
+		/* A directory on the way only the container's user may
+		 * search (runc retries its chdir after setuid too): looked
+		 * up again after the user change. */
+		if (err->code == EACCES) {
+			error_clear(err);
+			return 0;
+		}
+		return error_prefix(err, "process.cwd");
+	}
+	c->cwd_fd = fd;
+	c->cwd_open = true;
+	return 0;
+}
+
+/* After a filter that refuses openat2 (ENOSYS or EPERM) and only when the
+ * runtime's own lookup was refused: chdir, then getcwd must show the
+ * directory reachable from the container's root ("(unreachable)" or
+ * ENOENT when a magic link led outside it). */
+static int chdir_checked(const char *cwd, struct error *err)
+{
+	char buf[4096];
+
+	if (chdir(cwd) < 0)
+		return error_sys(err, "chdir to cwd %s", cwd);
+	if (!getcwd(buf, sizeof(buf)) || buf[0] != '/') {
+		if (chdir("/") < 0) {
+			/* the process exits on the error below anyway */
+		}
+		return error_set(err, "process.cwd: %s leads outside the container's root", cwd);
+	}
+	return 0;
+}
+
+static int change_cwd(struct container_ctx *c, const char *cwd, struct error *err)
 {
 	_cleanup_close_ int root = -1, dir = -1;
 
@@ -273,11 +379,27 @@ static int change_cwd(const char *cwd, struct error *err)
 			return error_sys(err, "chdir to cwd %s", cwd);
 		return 0;
 	}
+	if (c->cwd_open) {
+		int r = fchdir(c->cwd_fd);
+		int e = errno;
+
+		close(c->cwd_fd);
+		c->cwd_open = false;
+		errno = e;
+		if (r < 0)
+			return error_sys(err, "chdir to cwd %s", cwd);
+		return 0;
+	}
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return error_sys(err, "open /");
-	if (path_open_in_root(root, cwd, O_PATH | O_DIRECTORY, false, &dir, err) < 0)
+	if (path_open_in_root(root, cwd, O_PATH | O_DIRECTORY, false, &dir, err) < 0) {
+		if (err->code == ENOSYS || err->code == EPERM) {
+			error_clear(err);
+			return chdir_checked(cwd, err);
+		}
 		return error_prefix(err, "process.cwd");
+	}
 	if (fchdir(dir) < 0)
 		return error_sys(err, "chdir to cwd %s", cwd);
 	return 0;
@@ -291,7 +413,7 @@ int process_apply_credentials(struct container_ctx *c, struct error *err)
 	    caps_apply(&c->caps, err) < 0)
 		return -1;
 	umask(p->user.umask.set ? (mode_t)p->user.umask.v : 0022);
-	if (change_cwd(p->cwd, err) < 0) {
+	if (change_cwd(c, p->cwd, err) < 0) {
 		/* An image's root-only WORKDIR (/root is 0700): say why. */
 		if (err->code == EACCES && c->policy_loaded &&
 		    c->policy.mode == POLICY_ENFORCE && c->policy.uid.set &&
@@ -471,43 +593,133 @@ __attribute__((noreturn)) static void exec_fail(struct container_ctx *c, struct 
 	_exit(127);
 }
 
+/* Move *fd to the lowest free number >= first (close-on-exec), if below. */
+static int move_above(int *fd, unsigned int first, const char *what, struct error *err)
+{
+	int moved;
+
+	if (*fd < 0 || *fd >= (int)first)
+		return 0;
+	moved = fcntl(*fd, F_DUPFD_CLOEXEC, (int)first);
+	if (moved < 0)
+		return error_sys(err, "move the %s fd", what);
+	/* the old number is below first: pass_fds() closes it */
+	*fd = moved;
+	return 0;
+}
+
+/* close_range(from, to) for a kernel without it (before 5.9) or a filter
+ * that refuses it: the fds listed in /proc/self/fd (the list read first,
+ * then closed), else every number up to the fd limit. */
+static int close_fds(unsigned int from, unsigned int to)
+{
+	DIR *d;
+	struct dirent *e;
+	int open_fds[1024];
+	size_t n = 0;
+	long max;
+
+	if (syscall(SYS_close_range, from, to, 0) == 0)
+		return 0;
+	if (errno != ENOSYS && errno != EPERM)
+		return -1;
+	d = opendir("/proc/self/fd");
+	if (d) {
+		bool full = false;
+
+		while ((e = readdir(d))) {
+			long fd = strtol(e->d_name, NULL, 10);
+
+			if (e->d_name[0] == '.' || fd == dirfd(d) ||
+			    fd < (long)from || (unsigned long)fd > to)
+				continue;
+			if (n == sizeof(open_fds) / sizeof(open_fds[0])) {
+				full = true;
+				break;
+			}
+			open_fds[n++] = (int)fd;
+		}
+		closedir(d);
+		if (!full) {
+			for (size_t i = 0; i < n; i++)
+				close(open_fds[i]);
+			return 0;
+		}
+	}
+	max = sysconf(_SC_OPEN_MAX);
+	for (long fd = from; fd < max && (unsigned long)fd <= to; fd++)
+		close((int)fd);
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * The fds the process gets: 0-2, the caller's 3..first-1 (--preserve-fds,
+ * LISTEN_FDS), nothing else of the runtime's (CVE-2024-21626): every fd past
+ * them is closed, not only marked, but the few this process still needs
+ * until its execve (all close-on-exec): the trampoline, exec.done, the cwd
+ * not yet entered, the sync socket (exec), the log.  Done before the spec's
+ * seccomp filter when that comes first (close_range may not be in it).
+ */
+int process_prepare_fds(struct container_ctx *c, struct error *err)
+{
+	unsigned int first = 3 + (unsigned int)c->opts->preserve_fds +
+			     (unsigned int)c->listen_fds;
+	int log_fd = log_get_fd(), keep[5];
+	size_t n = 0;
+	unsigned int from = first;
+
+	if (c->fds_ready)
+		return 0;
+	if (log_fd == STDERR_FILENO || !(fcntl(log_fd, F_GETFD) & FD_CLOEXEC))
+		log_fd = -1;
+	if (move_above(&c->trampoline_fd, first, "exec trampoline", err) < 0 ||
+	    move_above(&c->done_fd, first, "exec.done", err) < 0 ||
+	    move_above(&c->sync_child, first, "sync socket", err) < 0 ||
+	    (c->cwd_open && move_above(&c->cwd_fd, first, "cwd", err) < 0) ||
+	    move_above(&log_fd, first, "log", err) < 0)
+		return -1;
+	if (log_fd >= 0 && log_fd != log_get_fd())
+		log_redirect(log_fd);
+	if (pass_fds(first, err) < 0)
+		return -1;
+	keep[n++] = c->trampoline_fd;
+	if (c->done_fd >= 0)
+		keep[n++] = c->done_fd;
+	if (c->sync_child >= 0)
+		keep[n++] = c->sync_child;
+	if (c->cwd_open)
+		keep[n++] = c->cwd_fd;
+	if (log_fd >= 0)
+		keep[n++] = log_fd;
+	qsort(keep, n, sizeof(keep[0]), cmp_int);
+	for (size_t i = 0; i <= n; i++) {
+		unsigned int to = i < n ? (unsigned int)keep[i] : ~0U;
+
+		if (to > from && close_fds(from, to - 1 + (i == n)) < 0)
+			return error_sys(err, "close file descriptors %u-%u", from, to);
+		if (i < n)
+			from = to + 1;
+	}
+	c->fds_ready = true;
+	return 0;
+}
+
 void process_exec(struct container_ctx *c)
 {
 	const struct oci_process *p = &c->spec->process;
 	char **argv = xcalloc(p->args.len + 1, sizeof(char *));
 	char **envp = build_env(c);
 	struct error err;
-	unsigned int first = 3 + (unsigned int)c->opts->preserve_fds +
-			     (unsigned int)c->listen_fds;
-	int tfd;
 
 	for (size_t i = 0; i < p->args.len; i++)
 		argv[i] = p->args.items[i];
-	/* The trampoline's fd and exec.done's (init only), out of the way of
-	 * the fds the process gets, side by side. */
-	tfd = fcntl(c->trampoline_fd, F_DUPFD_CLOEXEC, (int)first);
-	if (tfd < 0) {
-		error_sys(&err, "move the exec trampoline fd");
+	if (process_prepare_fds(c, &err) < 0)
 		exec_fail(c, &err);
-	}
-	if (c->done_fd >= 0 && c->done_fd != tfd + 1) {
-		/* Whatever sits at tfd + 1 is ours and about to be closed. */
-		if (dup3(c->done_fd, tfd + 1, O_CLOEXEC) < 0) {
-			error_sys(&err, "move the exec.done fd");
-			exec_fail(c, &err);
-		}
-		c->done_fd = tfd + 1;
-	}
-	if (pass_fds(first, &err) < 0)
-		exec_fail(c, &err);
-	/* Nothing of the runtime's crosses into the container (CVE-2024-21626):
-	 * every fd past the preserved ones is closed, not only marked, but those
-	 * two (close-on-exec: gone once the trampoline runs). */
-	if ((tfd > (int)first && syscall(SYS_close_range, first, tfd - 1, 0) < 0) ||
-	    syscall(SYS_close_range, tfd + (c->done_fd >= 0 ? 2 : 1), ~0U, 0) < 0) {
-		error_sys(&err, "close file descriptors");
-		exec_fail(c, &err);
-	}
 	reset_signals();
 	if (process_load_seccomp(c, NULL, &err) < 0)
 		exec_fail(c, &err);
@@ -516,6 +728,6 @@ void process_exec(struct container_ctx *c)
 		error_sys(&err, "exec %s", c->exec_path);
 		exec_fail(c, &err);
 	}
-	trampoline_exec(tfd, c->exec_path, argv, envp, c->proc_fallback_ok, &err);
+	trampoline_exec(c->trampoline_fd, c->exec_path, argv, envp, c->proc_fallback_ok, &err);
 	exec_fail(c, &err);
 }

@@ -200,11 +200,47 @@ static int set_root_propagation(unsigned long prop, struct error *err)
 	return 0;
 }
 
+/* No mount namespace of its own (none in the spec, or a joined one that is
+ * the host's): the process runs in the host's mount tree, chrooted into
+ * the rootfs, as runc runs it.  Nothing is mounted there: a mount would be
+ * the host's (and outlive the container), and pivot_root would replace
+ * the host's root. */
+static bool in_host_mount_ns(const struct container_ctx *c)
+{
+	return !spec_find_namespace(c->spec, NS_MOUNT) || c->ns_host[NS_MOUNT];
+}
+
+static int check_host_mount_ns(struct container_ctx *c, struct error *err)
+{
+	const struct oci_linux *l = &c->spec->linux;
+	const char *what = c->mounts.len ? "mounts"
+			   : l->masked_paths.len ? "linux.maskedPaths"
+			   : l->readonly_paths.len ? "linux.readonlyPaths"
+			   : c->spec->root.readonly ? "root.readonly" : NULL;
+
+	if (what)
+		return error_set(err, "%s: without a mount namespace of its own (linux.namespaces has no new \"mount\") it would change the host's mount table: not supported",
+				 what);
+	return 0;
+}
+
+static int make_cwd(struct container_ctx *c, struct error *err)
+{
+	_cleanup_close_ int cwd = -1;
+
+	/* A missing cwd is created, as runc does; inside the rootfs only. */
+	if (path_mkdir_in_root(c->rootfs_fd, c->spec->process.cwd, 0755, &cwd, err) < 0)
+		return error_prefix(err, "process.cwd");
+	return 0;
+}
+
 int rootfs_prepare_mounts(struct container_ctx *c, struct error *err)
 {
 	_cleanup_close_ int old = -1;
 	char p[FD_PATH_MAX];
 
+	if (in_host_mount_ns(c))
+		return check_host_mount_ns(c, err) < 0 ? -1 : make_cwd(c, err);
 	if (set_root_propagation(c->mounts.rootfs_propagation, err) < 0)
 		return -1;
 	/* The rootfs bound onto itself, so that it is a mount point for
@@ -230,13 +266,7 @@ int rootfs_prepare_mounts(struct container_ctx *c, struct error *err)
 	mounts_close_trees(&c->mounts);
 	if (devices_setup(c, err) < 0)
 		return -1;
-	/* A missing cwd is created, as runc does; inside the rootfs only. */
-	{
-		_cleanup_close_ int cwd = -1;
-		if (path_mkdir_in_root(c->rootfs_fd, c->spec->process.cwd, 0755, &cwd, err) < 0)
-			return error_prefix(err, "process.cwd");
-	}
-	return 0;
+	return make_cwd(c, err);
 }
 
 /* ---- masked and read-only paths ------------------------------------------ */
@@ -352,6 +382,18 @@ static int do_pivot_root(int rootfd, struct error *err)
 	return 0;
 }
 
+/* In the host's mount namespace (in_host_mount_ns): runc's chroot. */
+static int do_chroot(int rootfd, struct error *err)
+{
+	if (fchdir(rootfd) < 0)
+		return error_sys(err, "chdir to rootfs");
+	if (chroot(".") < 0)
+		return error_sys(err, "chroot to rootfs");
+	if (chdir("/") < 0)
+		return error_sys(err, "chdir to new root");
+	return 0;
+}
+
 /* --no-pivot: for a rootfs on a ramfs, where pivot_root cannot work. */
 static int do_move_root(int rootfd, struct error *err)
 {
@@ -370,6 +412,13 @@ int rootfs_finalize(struct container_ctx *c, struct error *err)
 {
 	_cleanup_close_ int root = -1;
 
+	if (in_host_mount_ns(c)) {
+		if (do_chroot(c->rootfs_fd, err) < 0)
+			return -1;
+		close(c->host_proc_fd);
+		c->host_proc_fd = -1;
+		return 0;
+	}
 	if (apply_masks(c, err) < 0)
 		return -1;
 	if (c->opts->no_pivot ? do_move_root(c->rootfs_fd, err) < 0
@@ -388,4 +437,24 @@ int rootfs_finalize(struct container_ctx *c, struct error *err)
 	if (root < 0)
 		return error_sys(err, "open new root");
 	return mounts_setattr(root, false, MOUNT_ATTR_RDONLY, 0, 0, "/ (root.readonly)", err);
+}
+
+/* exec into a container without a mount namespace of its own (its init's
+ * is ours: nothing to join, so setns left this process in the host's
+ * tree): it takes the init's root, runc's chroot, read from the init's
+ * /proc entry (pid checked by the caller, which holds its pidfd). */
+int rootfs_enter_init_root(pid_t init, bool joined_mnt, struct error *err)
+{
+	_cleanup_close_ int root = -1;
+	char path[64];
+
+	if (joined_mnt)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/root", (int)init);
+	root = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0)
+		return error_sys(err, "open %s", path);
+	if (fchdir(root) < 0 || chroot(".") < 0)
+		return error_sys(err, "chroot to the container's root (%s)", path);
+	return 0;
 }

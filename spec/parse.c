@@ -64,6 +64,7 @@ static int parse_hook(struct jctx *c, yajl_val v, void *out)
 	    jstr_array(c, v, "env", &h->env) < 0 ||
 	    jopt_i64(c, v, "timeout", INT64_MIN, INT64_MAX, &h->timeout) < 0)
 		return -1;
+	h->has_env = jmember(v, "env") && !YAJL_IS_NULL(jmember(v, "env"));
 	return 0;
 }
 

@@ -175,6 +175,7 @@ struct oci_hook {
 	char *path; /* absolute */
 	struct str_array args;
 	struct str_array env;
+	bool has_env;		/* "env" given (absent: the runtime's environment) */
 	struct opt_i64 timeout; /* seconds, > 0 when set */
 };
 
@@ -365,6 +366,17 @@ struct oci_memory_policy {
 	char *nodes;
 	struct str_array flags;
 };
+
+/* linux.memoryPolicy as set_mempolicy(2) takes it (spec/mempolicy.c). */
+#define SPEC_MPOL_MAX_NODES 1024
+struct spec_mempolicy {
+	int mode;
+	unsigned flags;
+	unsigned long nodes[SPEC_MPOL_MAX_NODES / (8 * sizeof(long))];
+	size_t n_nodes;
+};
+int spec_memory_policy(const struct oci_memory_policy *in, struct spec_mempolicy *out,
+		       struct error *err);
 
 struct oci_linux {
 	struct oci_namespace *namespaces;

@@ -152,6 +152,8 @@ static const struct {
 	{ "net.", NS_NETWORK },	  { "kernel.msg", NS_IPC },
 	{ "kernel.sem", NS_IPC }, { "kernel.shm", NS_IPC },
 	{ "fs.mqueue.", NS_IPC },
+	/* no field of its own before domainname: runc and crun take it */
+	{ "kernel.domainname", NS_UTS },
 };
 
 /* "net.ipv4.ip_forward": dot-separated non-empty names, no '/'. */
@@ -195,12 +197,11 @@ static int check_sysctl(const struct oci_spec *s, const char *key,
 				  "linux.sysctl[%s]: the value has "
 				  "control characters",
 				  spec_quote(q, key));
-	if (strcmp(key, "kernel.hostname") == 0 ||
-	    strcmp(key, "kernel.domainname") == 0)
+	if (strcmp(key, "kernel.hostname") == 0)
 		return spec_vfail(err, CFG,
 				  "linux.sysctl[%s]: refused: use the "
-				  "\"%s\" field",
-				  spec_quote(q, key), key + 7);
+				  "\"hostname\" field",
+				  spec_quote(q, key));
 	for (size_t i = 0;
 	     i < sizeof(namespaced_sysctls) / sizeof(namespaced_sysctls[0]);
 	     i++) {
@@ -352,9 +353,6 @@ static int check_unsupported(const struct oci_linux *l, struct error *err)
 		return spec_vfail(err, CFG, "linux.intelRdt: " NOT_SUPPORTED);
 	if (l->has_net_devices)
 		return spec_vfail(err, CFG, "linux.netDevices: " NOT_SUPPORTED);
-	if (l->memory_policy.set)
-		return spec_vfail(err, CFG,
-				  "linux.memoryPolicy: " NOT_SUPPORTED);
 	if (l->mount_label)
 		return spec_vfail(err, CFG,
 				  "linux.mountLabel: not supported: this "
@@ -374,6 +372,12 @@ int spec_check_linux(const struct oci_spec *s, struct error *err)
 	    check_cgroups_path(l, err) < 0 || check_misc(l, err) < 0 ||
 	    check_unsupported(l, err) < 0)
 		return -1;
+	if (l->memory_policy.set) {
+		struct spec_mempolicy mp;
+
+		if (spec_memory_policy(&l->memory_policy, &mp, err) < 0)
+			return -1;
+	}
 	if (l->resources.present &&
 	    spec_check_resources(&l->resources, err) < 0)
 		return -1;

@@ -255,7 +255,9 @@ def test_cve_2019_16884_proc_sys_symlink(env, agentsbx_only, build, fs):
 def test_cve_2019_19921_proc_symlink_out_of_rootfs(env, agentsbx_only, build):
     """/proc -> a host directory by an absolute and by a ../ path: refused
     by agentsbx; even the weak build cannot reach the host (the path is
-    still resolved in the rootfs), and the host directory stays empty."""
+    still resolved in the rootfs: it mounts where the dangling link points
+    inside it, as runc and crun create such a target), and the host
+    directory stays empty."""
     runtime = pick_runtime(build, "proc-target")
     host = env.hostdir("hostdir")
     for target in (host, "../../../../../../../../.." + host):
@@ -265,8 +267,8 @@ def test_cve_2019_19921_proc_symlink_out_of_rootfs(env, agentsbx_only, build):
         os.symlink(target, os.path.join(rootfs, "proc"))
         rc, out, err = run_as(env, runtime, make_spec(["true"]), bundle=bundle)
         assert os.listdir(host) == [], (target, os.listdir(host))
-        assert rc != 0, (target, out, err)
         if build == "real":
+            assert rc != 0, (target, out, err)
             assert "/proc" in err, err
 
 

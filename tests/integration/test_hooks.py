@@ -27,8 +27,8 @@ in the runtime namespace, as the container sees it (1: it has its own pid
 namespace) for createContainer and startContainer (runtime.md "State").
 
 runc 1.1.5 runs the poststart hooks during `create` (with status
-"created"), lets a startContainer failure pass, leaks its own environment
-into hooks without env, waits for a timed-out hook's children, and does not
+"created"), lets a startContainer failure pass, waits for a timed-out
+hook's children, and does not
 log hook output: the tests of those take `agentsbx_only`.  Error message
 contents (kind, path, "exited with status N") are agentsbx's format; for
 another runtime only the exit status and the hook's stderr are looked for.
@@ -393,8 +393,10 @@ def test_hook_args_and_env_passed_exactly(env):
             ["A=1", "B=with space", "EMPTY=", "DUP=x", PATH_ENV, "Z=" + kind], kind
 
 
-def test_hook_without_args_gets_path_as_argv0_and_no_env(env, agentsbx_only):
-    # A hook with neither args nor env: argv = [path], envp empty.
+def hook_without_args(env, hook_env):
+    """A createRuntime hook with no args (and env hook_env, or none when
+    None), run with HOOKMARK in the runtime's environment: (cmdline,
+    environ, stdin) as the hook saw them."""
     h = Hooks(env, args=["true"], kinds=[])
     probe = os.path.join(env.tmp, "noargs.sh")
     out = os.path.join(h.logdir, "noargs")
@@ -404,18 +406,33 @@ def test_hook_without_args_gets_path_as_argv0_and_no_env(env, agentsbx_only):
                 "/bin/cat < /proc/self/environ > %s.environ\n"
                 "/bin/cat > %s.stdin\n" % (out, out, out))
     os.chmod(probe, 0o755)
-    h.spec["hooks"]["createRuntime"] = [{"path": probe}]
+    hook = {"path": probe}
+    if hook_env is not None:
+        hook["env"] = hook_env
+    h.spec["hooks"]["createRuntime"] = [hook]
     h.write()
     cid = env.new_id()
-    rc, out_, err = env.run(bundle=h.bundle, cid=cid)
+    rc, out_, err = env.run(bundle=h.bundle, cid=cid,
+                            env=dict(os.environ, HOOKMARK="issue15"))
     assert rc == 0, err
-    with open(out + ".cmdline", "rb") as f:
-        # the kernel runs "/bin/sh PATH" for a #! script run as argv [PATH]
-        assert f.read().split(b"\0")[:-1] == [b"/bin/sh", probe.encode()]
-    with open(out + ".environ", "rb") as f:
-        assert f.read() == b""
-    with open(out + ".stdin") as f:
-        assert json.load(f)["id"] == cid
+    got = []
+    for what in ("cmdline", "environ", "stdin"):
+        with open(out + "." + what, "rb") as f:
+            got.append(f.read())
+    assert json.loads(got[2])["id"] == cid
+    # the kernel runs "/bin/sh PATH" for a #! script run as argv [PATH]
+    assert got[0].split(b"\0")[:-1] == [b"/bin/sh", probe.encode()]
+    return got[1].split(b"\0")[:-1]
+
+
+def test_hook_without_env_gets_the_runtimes_environment(env):
+    # runc and crun: a hook without "env" runs with the environment the
+    # runtime was called with (issue 15).
+    assert b"HOOKMARK=issue15" in hook_without_args(env, None)
+
+
+def test_hook_with_empty_env_gets_none(env):
+    assert hook_without_args(env, []) == []
 
 
 def test_hooks_several_of_a_kind_run_in_order(env):

@@ -95,3 +95,23 @@ def test_userns_unshifted_readonly_rootfs(env):
     rc, out, err = env.run(spec)
     assert rc == 0, err
     assert out.split() == ["0", "65534"]
+
+
+@pytest.mark.parametrize("kind", ["dir", "file"])
+def test_userns_bind_source_only_host_root_reaches(env, shifted_bundle, kind):
+    """A bind source under a directory only host root may search (0700,
+    root's): opened as the runtime (host root), not with the container's
+    user-namespace identity (runc and crun open it before the userns)."""
+    private = os.path.join(env.tmp, "root-only")
+    os.makedirs(os.path.join(private, "shared"))
+    os.chmod(private, 0o700)
+    with open(os.path.join(private, "shared", "f"), "w") as f:
+        f.write("reached\n")
+    os.chmod(os.path.join(private, "shared", "f"), 0o644)
+    src = os.path.join(private, "shared") if kind == "dir" else \
+        os.path.join(private, "shared", "f")
+    spec = userns_spec(["cat", "/h/f" if kind == "dir" else "/h"])
+    add_mount(spec, "/h", "bind", src, ["rbind", "ro"])
+    rc, out, err = env.run(spec)
+    assert rc == 0, err
+    assert out == "reached\n"

@@ -102,6 +102,7 @@ static struct oci_hook mk_hook(char *path, char **args, size_t nargs,
 		.path = path,
 		.args = { nargs ? args : NULL, nargs },
 		.env = { nenv ? env : NULL, nenv },
+		.has_env = env != NULL, /* NULL: no "env" (the runtime's) */
 		.timeout = { timeout > 0, timeout },
 	};
 }
@@ -258,12 +259,30 @@ static void test_env_exact_not_inherited(void **state)
 	assert_null(strstr(log, "LEAK"));
 }
 
-static void test_env_empty_when_absent(void **state)
+/* No "env": the runtime's environment, as runc and crun give it. */
+static void test_env_inherited_when_absent(void **state)
 {
 	struct oci_hook h = mk_hook("/usr/bin/env", NULL, 0, NULL, 0, 0);
 	_cleanup_free_ char *log = NULL;
 	struct error err;
 
+	(void)state;
+	setenv("AGENTSBX_TEST_INHERIT", "yes", 1);
+	assert_int_equal(run1(&h, "{}", &err), 0);
+	unsetenv("AGENTSBX_TEST_INHERIT");
+	log = log_text();
+	assert_contains(log, "stdout: AGENTSBX_TEST_INHERIT=yes\n");
+}
+
+/* "env": []: an empty environment. */
+static void test_env_empty_when_empty(void **state)
+{
+	char *none[] = { NULL };
+	struct oci_hook h = mk_hook("/usr/bin/env", NULL, 0, none, 0, 0);
+	_cleanup_free_ char *log = NULL;
+	struct error err;
+
+	(void)state;
 	assert_int_equal(run1(&h, "{}", &err), 0);
 	log = log_text();
 	assert_int_equal(count(log, "stdout:"), 0);
@@ -934,7 +953,8 @@ int main(void)
 		T(test_args_exact),
 		T(test_default_argv0_is_path),
 		T(test_env_exact_not_inherited),
-		T(test_env_empty_when_absent),
+		T(test_env_inherited_when_absent),
+		T(test_env_empty_when_empty),
 		T(test_state_on_stdin),
 		T(test_large_state_read_fully),
 		T(test_hook_ignores_large_state),

@@ -342,7 +342,13 @@ static void test_sysctls(void **state)
 		{ "'linux':{" NS(T("uts") "," T("network") "," T(
 			  "ipc")) ",'sysctl':"
 				  "{'kernel.domainname':'x'}}",
-		  "refused: use the \"domainname\" field" },
+		  NULL },
+		{ "'linux':{" NS(T("network")) ",'sysctl':"
+				  "{'kernel.domainname':'x'}}",
+		  "needs a \"uts\" namespace" },
+		{ "'linux':{" NS(T("uts")) ",'sysctl':"
+				  "{'kernel.hostname':'x'}}",
+		  "refused: use the \"hostname\" field" },
 		{ "'linux':{" NS(T("network")) ",'sysctl':{'.net.x':'1'}}",
 		  "not a sysctl name" },
 		{ "'linux':{" NS(T("network")) ",'sysctl':{'net.x.':'1'}}",

@@ -203,7 +203,7 @@ lin("cgroups-path-dotdot", {"cgroupsPath": "/agentsbx/../../system.slice"}, 'con
 lin("cgroups-path-systemd-dotdot", {"cgroupsPath": "system.slice:agentsbx:.."}, 'config.json: linux.cgroupsPath: "system.slice:agentsbx:.." must not have ".." components')
 lin("intel-rdt", {"intelRdt": {"closID": "guaranteed_group"}}, "config.json: linux.intelRdt: not supported by agentsbx")
 lin("net-devices", {"namespaces": NS("network"), "netDevices": {"eth0": {"name": "ctr0"}}}, "config.json: linux.netDevices: not supported by agentsbx")
-lin("memory-policy", {"memoryPolicy": {"mode": "MPOL_BIND", "nodes": "0"}}, "config.json: linux.memoryPolicy: not supported by agentsbx")
+lin("memory-policy", {"memoryPolicy": {"mode": "MPOL_BIND"}}, "config.json: linux.memoryPolicy.nodes: MPOL_BIND needs at least one node")
 lin("mount-label", {"mountLabel": "system_u:object_r:container_file_t:s0"}, "config.json: linux.mountLabel: not supported: this build has no AppArmor/SELinux support")
 lin("personality-domain", {"personality": {"domain": "SVR4"}}, 'config.json: linux.personality.domain: unknown domain "SVR4"')
 lin("personality-flags", {"personality": {"domain": "LINUX", "flags": ["ADDR_NO_RANDOMIZE"]}}, 'config.json: linux.personality.flags[0]: "ADDR_NO_RANDOMIZE": not supported by agentsbx')

@@ -112,7 +112,8 @@ int policy_judge_objects(struct container_ctx *c, struct error *err);
 int netfilter_install_egress(const struct str_array *cidrs, const char *id,
 			     struct error *err);
 /* A joined netns that gets the table: noted in the state dir before the
- * clone, checked to be init's after it, the table removed at delete. */
+ * clone, checked to be init's after it, the table removed at delete.
+ * Also opens libnftables (before the clone) when egress rules are due. */
 int netfilter_note_joined_netns(struct container_ctx *c, struct error *err);
 int netfilter_check_joined_netns(struct container_ctx *c, struct error *err);
 int netfilter_remove_egress(int state_dir_fd, const char *id, struct error *err);

@@ -134,6 +134,11 @@ int ns_child_join(struct container_ctx *c, struct error *err);
 int ns_child_after_go(struct container_ctx *c, struct error *err);
 int ns_loopback_up(struct container_ctx *c, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
+/* ns_clone, but with clone3(CLONE_INTO_CGROUP) when cgroup_fd >= 0: the
+ * child is born in that cgroup (*born_in); on a kernel without it, a
+ * plain clone (*born_in false: the caller moves the child). */
+int ns_clone_into(unsigned long flags, int cgroup_fd, pid_t *pid,
+		  bool *born_in, struct error *err);
 void ns_restore_after_clone(struct container_ctx *c);
 
 /* ns_judge.c: namespace files judged as kernel objects. */

@@ -253,11 +253,18 @@ CHART_CASES = [("c1", "1 run"), ("c2", "2 lifecycle"), ("c3docker", "3a docker")
                ("c4", "4 sequential"), ("c5", "5 concurrent"), ("c6", "6 exec")]
 
 
+def ref_of(env):
+    """crun where it ran (the guest; the host in a private mount namespace
+    without the cgroup2 mount), else runc."""
+    return "crun" if env and env.stats("c1", "crun") else "runc"
+
+
 def chart(envs, results):
     """Median / reference median per case: the guest against crun, the host
     against runc (crun cannot run there)."""
     panels = []
-    for env, ref in ((envs.get("vm"), "crun"), (envs.get("host"), "runc")):
+    for env in (envs.get("vm"), envs.get("host")):
+        ref = ref_of(env)
         if not env or not env.present or ref not in env.runtimes:
             continue
         rows = []
@@ -595,9 +602,10 @@ def main():
     o.append("## Headline: case 1, `run` of /bin/true (default spec)")
     o.append("")
     heads = []
-    for env, ref in ((vm, "crun"), (host, "runc")):
+    for env in (vm, host):
         if not env.present:
             continue
+        ref = ref_of(env)
         a, r, f = env.stats("c1", "agentsbx"), env.stats("c1", ref), env.stats("c1", "floor")
         ap = env.stats("c1", "agentsbx-policy")
         if a and r:
@@ -606,7 +614,7 @@ def main():
                     f"less sensitive to load: {a['min'] / r['min']:.2f}×)")
             if f:
                 line += f", **{ratio(a, f):.2f}× the floor** ({fmt_t(f['median'])})"
-            if env.name == "vm":
+            if ref == "crun":
                 rc = env.stats("c1", "runc")
                 if rc:
                     line += f"; runc {ratio(rc, r):.2f}× crun"
@@ -614,13 +622,17 @@ def main():
                 line += f". With its default sandbox policy on: {fmt_t(ap['median'])}, {ratio(ap, r):.2f}× {ref}"
             heads.append(line + ".")
     o += heads or ["- no results"]
-    a, c, f = vm.stats("c1", "agentsbx"), vm.stats("c1", "crun"), vm.stats("c1", "floor")
     o.append("")
-    if a and c and f:
-        ok1, ok2 = ratio(a, c) <= 0.7, ratio(a, f) <= 2.0
-        o.append(f"Target (issue): agentsbx's case-1 median at or below 0.7× crun's and within 2× the floor. "
-                 f"In the guest, where crun runs: {ratio(a, c):.2f}× crun ({'met' if ok1 else 'not met'}), "
-                 f"{ratio(a, f):.2f}× the floor ({'met' if ok2 else 'not met'}).")
+    verdicts = []
+    for env, where in ((vm, "in the guest"), (host, "on this host")):
+        a, c, f = env.stats("c1", "agentsbx"), env.stats("c1", "crun"), env.stats("c1", "floor")
+        if a and c and f:
+            ok1, ok2 = ratio(a, c) <= 0.7, ratio(a, f) <= 2.0
+            verdicts.append(f"{where}: {ratio(a, c):.2f}× crun ({'met' if ok1 else 'not met'}), "
+                            f"{ratio(a, f):.2f}× the floor ({'met' if ok2 else 'not met'})")
+    if verdicts:
+        o.append("Target (issue): agentsbx's case-1 median at or below 0.7× crun's and within 2× the floor. "
+                 + "; ".join(verdicts) + ".")
     elif not vm.present:
         o.append("Target: not assessed (the guest did not run: "
                  + (vm.skipped or vm.vmrun or "see bench/run.sh output") + ").")
@@ -630,7 +642,7 @@ def main():
              "(memory/pids/cpu limits, capabilities dropped, the strict agent seccomp profile stacked, ...).")
     o.append("")
     if have_chart:
-        o.append("![each runtime's median over crun's (guest) and runc's (host)](chart.png)")
+        o.append("![each runtime's median over crun's (runc's where crun did not run)](chart.png)")
         o.append("")
     # tables
     for name, title in ENVS:
@@ -646,6 +658,9 @@ def main():
                  f"cgroups {i.get('cgroups', '?')}. {i.get('agentsbx', '').strip()}; {i.get('runc', '')}; "
                  f"{i.get('crun', '')}; {i.get('hyperfine', '')}. Load average at start/end: "
                  f"{i.get('loadavg_start', '?')} / {i.get('loadavg_end', '?')}.")
+        if i.get("mountns"):
+            o.append("")
+            o.append(f"**All runtimes (and the floor) ran in one private mount namespace**: {i['mountns']}")
         o.append("")
         o += case_table(env)
         o.append("")

@@ -60,6 +60,7 @@ T_START=$(now)
 	echo "runc=$("$RUNC" --version | head -1)"
 	echo "crun=$("$CRUN" --version | head -1)"
 	echo "hyperfine=$(hyperfine --version)"
+	[ -n "${BENCH_MOUNTNS:-}" ] && echo "mountns=$BENCH_MOUNTNS"
 	echo "n4=$N4"
 	echo "n5=$N5"
 	echo "runc_cases=$RUNC_CASES"

@@ -52,6 +52,7 @@ static const struct vfs_opt vfs_opts[] = {
 /* Filesystem data that is in no libmount map: passed on as it is. */
 static const char *const data_keys[] = {
 	"mode", "size", "uid", "gid", "ptmxmode", "nr_inodes", "nr_blocks",
+	"max", /* devpts: the policy's limits.ptys */
 };
 static const char *const data_words[] = { "newinstance" };
 

@@ -44,7 +44,7 @@ static void test_each_option(void **state)
 		"strictatime", "nostrictatime", "bind", "rbind", "private",
 		"rprivate", "slave", "rslave", "shared", "rshared", "unbindable",
 		"runbindable", "mode=755", "size=65536k", "uid=0", "gid=5",
-		"ptmxmode=0666", "nr_inodes=1k", "nr_blocks=100", "newinstance",
+		"ptmxmode=0666", "nr_inodes=1k", "nr_blocks=100", "newinstance", "max=64",
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(one) / sizeof(*one); i++)
@@ -56,6 +56,7 @@ static void test_spec_combinations(void **state)
 	(void)state;
 	same_as_libmount("nosuid,strictatime,mode=755,size=65536k");
 	same_as_libmount("nosuid,noexec,newinstance,ptmxmode=0666,mode=0620,gid=5");
+	same_as_libmount("nosuid,noexec,newinstance,ptmxmode=0666,mode=0620,gid=5,max=64");
 	same_as_libmount("nosuid,noexec,nodev,mode=1777,size=65536k");
 	same_as_libmount("nosuid,noexec,nodev,ro");
 	same_as_libmount("rbind,rprivate,ro");

@@ -20,7 +20,11 @@ $(error pkg-config cannot find: $(PKG_MISSING) (Debian: `make deps`, or install 
 endif
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS))
+# libnftables, libsystemd and libmount: headers only; the calls that need
+# them dlopen them (lib/dynlib.h), so that every other call does not load
+# ~18 libraries.
+DLOPEN_PKGS := libnftables libsystemd mount
+PKG_LIBS   := $(shell pkg-config --libs $(filter-out $(DLOPEN_PKGS),$(PKGS))) -ldl
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 GITCOMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 

@@ -95,7 +95,9 @@ log "ablation done ($(($(date +%s) - T0)) s)"
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 	CG=(/sys/fs/cgroup)                            # pure v2
 else
-	CG=(/sys/fs/cgroup/unified)                    # hybrid: cgroup2 first, then every v1 hierarchy
+	CG=()                                          # hybrid: cgroup2 first, then every v1 hierarchy
+	# (bench/run.sh may have unmounted the cgroup2 one: then v1 only)
+	[ "$(stat -f -c %T /sys/fs/cgroup/unified 2>/dev/null)" = cgroup2fs ] && CG=(/sys/fs/cgroup/unified)
 	for d in /sys/fs/cgroup/*/; do
 		d=${d%/}
 		[ "$d" = /sys/fs/cgroup/unified ] || CG+=("$d")

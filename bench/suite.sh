@@ -60,6 +60,7 @@ T_START=$(now)
 	echo "runc=$("$RUNC" --version | head -1)"
 	echo "crun=$("$CRUN" --version | head -1)"
 	echo "hyperfine=$(hyperfine --version)"
+	[ -n "${BENCH_MOUNTNS:-}" ] && echo "mountns=$BENCH_MOUNTNS"
 	echo "n4=$N4"
 	echo "n5=$N5"
 	echo "runc_cases=$RUNC_CASES"
@@ -325,7 +326,9 @@ for n in "${NAMES[@]}"; do
 	[ -n "${ids// /}" ] && leftover+="$n state: $ids; "
 done
 # Cgroups the runtimes named after our ids (deepest first).
-cgs=$(find /sys/fs/cgroup -depth -type d -name "$PREFIX-*" 2>/dev/null)
+# (cgroup filesystems only: bench/run.sh's throw-away tmpfs is not one)
+cgs=$(find /sys/fs/cgroup -depth -type d -name "$PREFIX-*" 2>/dev/null |
+      while read -r d; do case $(stat -f -c %T "$d") in cgroupfs|cgroup2fs) echo "$d" ;; esac; done)
 for d in $cgs; do rmdir "$d" 2>/dev/null || leftover+="cgroup $d; "; done
 [ -n "$cgs" ] && log "removed $(echo "$cgs" | wc -l) cgroup dirs left by the runtimes"
 [ -n "$cgs" ] && echo "$cgs" > "$OUT/cgroups-removed.txt"

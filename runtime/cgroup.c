@@ -412,6 +412,34 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 	return ret;
 }
 
+int cgroup_create_for_clone(const char *path, enum cgroup_manager manager,
+			    const struct oci_resources *res, int *fd,
+			    struct error *err)
+{
+	const struct cg_host *h;
+	_cleanup_cg_dir_ struct cg_dir root = CG_DIR_INIT;
+	_cleanup_cg_dir_ struct cg_dir leaf = CG_DIR_INIT;
+	struct error ignored;
+
+	*fd = -1;
+	if (manager == CGROUP_MANAGER_SYSTEMD)
+		return 0; /* the scope is started with the pid in it */
+	h = prepare(path, manager, err);
+	if (!h)
+		return -1;
+	if (h->mode != CGROUP_MODE_V2)
+		return 0;
+	if (cgroup_create(path, manager, res, 0, err) < 0)
+		return -1;
+	if (cg_open_mount(h->v2_mnt, true, &root, err) < 0 ||
+	    cg_walk(&root, path, false, NULL, NULL, &leaf, NULL, err) < 0) {
+		cgroup_destroy(path, manager, true, &ignored);
+		return -1;
+	}
+	*fd = take_fd(leaf.fd);
+	return 0;
+}
+
 int cgroup_enter(const char *path, enum cgroup_manager manager, pid_t pid,
 		 struct error *err)
 {

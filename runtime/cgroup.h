@@ -69,6 +69,17 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 void cgroup_resources_for_spec(const struct oci_spec *spec,
 			       struct oci_resources *out);
 
+/*
+ * cgroup v2 with cgroupfs: cgroup_create without a process, before the
+ * clone, and *fd an fd on the cgroup for clone3(CLONE_INTO_CGROUP): the
+ * init is born in it, which costs far less than a write of cgroup.procs
+ * (no cgroup_threadgroup_rwsem for writing).  Elsewhere (v1, hybrid,
+ * systemd) nothing is done and *fd is -1: cgroup_create after the clone.
+ */
+int cgroup_create_for_clone(const char *path, enum cgroup_manager manager,
+			    const struct oci_resources *res, int *fd,
+			    struct error *err);
+
 /* Move pid into an existing container cgroup (exec). */
 int cgroup_enter(const char *path, enum cgroup_manager manager, pid_t pid,
 		 struct error *err);

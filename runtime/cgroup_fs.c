@@ -443,6 +443,10 @@ int cg_remove_tree(const struct cg_dir *root, const char *path,
 	size_t nsub = 0;
 	int ret = -1;
 
+	/* The common case first: a leaf with no child cgroup (and no task)
+	 * goes at once; EBUSY (children, tasks) takes the long way. */
+	if (unlinkat(root->fd, rel, AT_REMOVEDIR) == 0 || errno == ENOENT)
+		return 0;
 	if (cg_walk(root, path, false, NULL, NULL, &leaf, NULL, err) < 0)
 		return err->code == ENOENT ? 0 : -1;
 	if (list_subdirs(&leaf, &sub, &nsub, err) < 0)
@@ -502,8 +506,17 @@ int cg_signal_all(const struct cg_dir *d, int sig,
 	size_t nseen = 0, fresh = 0;
 	bool was_frozen = false, froze = false;
 	struct error ferr;
+	_cleanup_free_ pid_t *first = NULL;
+	size_t nfirst;
 	int ret = 0;
 
+	/* Nothing to stop in an empty cgroup (the usual one after `run`:
+	 * the init reaped): no freeze.  A task that could join it now comes
+	 * from outside, which no freeze keeps out either. */
+	if (cg_collect_pids(d, &first, &nfirst, err) < 0)
+		return -1;
+	if (nfirst == 0)
+		return 0;
 	if (fz && fz->dir && fz->is_frozen(fz->dir, &was_frozen, &ferr) == 0 &&
 	    !was_frozen) {
 		froze = fz->freeze(fz->dir, true, &ferr) == 0;

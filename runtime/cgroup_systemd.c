@@ -21,6 +21,7 @@
 #include <systemd/sd-bus.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/dynlib.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 
@@ -34,8 +35,95 @@
 #define SD_PRIVATE_ADDR "unix:path=/run/systemd/private"
 #define SD_POLL_MS 250 /* a look at the job when no JobRemoved came */
 
-#define _cleanup_bus_error_ __attribute__((cleanup(sd_bus_error_free)))
-#define _cleanup_bus_msg_ __attribute__((cleanup(sd_bus_message_unrefp)))
+/*
+ * libsystemd, opened by the first call that talks to systemd (dlopen,
+ * lib/dynlib.h): only --systemd-cgroup needs it, and linking it made every
+ * call pay for its ~10 libraries.  Every sd_bus_* call below goes through
+ * this table.
+ */
+static struct {
+	__typeof__(sd_bus_call) *sd_bus_call;
+	__typeof__(sd_bus_call_method) *sd_bus_call_method;
+	__typeof__(sd_bus_error_has_name) *sd_bus_error_has_name;
+	__typeof__(sd_bus_error_is_set) *sd_bus_error_is_set;
+	__typeof__(sd_bus_flush_close_unref) *sd_bus_flush_close_unref;
+	__typeof__(sd_bus_get_property_string) *sd_bus_get_property_string;
+	__typeof__(sd_bus_get_property_trivial) *sd_bus_get_property_trivial;
+	__typeof__(sd_bus_match_signal) *sd_bus_match_signal;
+	__typeof__(sd_bus_message_append) *sd_bus_message_append;
+	__typeof__(sd_bus_message_append_array) *sd_bus_message_append_array;
+	__typeof__(sd_bus_message_append_strv) *sd_bus_message_append_strv;
+	__typeof__(sd_bus_message_close_container) *sd_bus_message_close_container;
+	__typeof__(sd_bus_message_new_method_call) *sd_bus_message_new_method_call;
+	__typeof__(sd_bus_message_open_container) *sd_bus_message_open_container;
+	__typeof__(sd_bus_message_read) *sd_bus_message_read;
+	__typeof__(sd_bus_new) *sd_bus_new;
+	__typeof__(sd_bus_open_system) *sd_bus_open_system;
+	__typeof__(sd_bus_path_encode) *sd_bus_path_encode;
+	__typeof__(sd_bus_process) *sd_bus_process;
+	__typeof__(sd_bus_set_address) *sd_bus_set_address;
+	__typeof__(sd_bus_slot_unref) *sd_bus_slot_unref;
+	__typeof__(sd_bus_start) *sd_bus_start;
+	__typeof__(sd_bus_unref) *sd_bus_unref;
+	__typeof__(sd_bus_wait) *sd_bus_wait;
+	__typeof__(sd_bus_message_unref) *sd_bus_message_unref;
+	__typeof__(sd_bus_error_free) *sd_bus_error_free;
+} sdl;
+static void *sdl_handle;
+
+static int sd_load(struct error *err)
+{
+#define SYM(f) { #f, (void **)&sdl.f }
+	const struct dynlib_sym syms[] = {
+		SYM(sd_bus_call),
+		SYM(sd_bus_call_method),
+		SYM(sd_bus_error_has_name),
+		SYM(sd_bus_error_is_set),
+		SYM(sd_bus_flush_close_unref),
+		SYM(sd_bus_get_property_string),
+		SYM(sd_bus_get_property_trivial),
+		SYM(sd_bus_match_signal),
+		SYM(sd_bus_message_append),
+		SYM(sd_bus_message_append_array),
+		SYM(sd_bus_message_append_strv),
+		SYM(sd_bus_message_close_container),
+		SYM(sd_bus_message_new_method_call),
+		SYM(sd_bus_message_open_container),
+		SYM(sd_bus_message_read),
+		SYM(sd_bus_new),
+		SYM(sd_bus_open_system),
+		SYM(sd_bus_path_encode),
+		SYM(sd_bus_process),
+		SYM(sd_bus_set_address),
+		SYM(sd_bus_slot_unref),
+		SYM(sd_bus_start),
+		SYM(sd_bus_unref),
+		SYM(sd_bus_wait),
+		SYM(sd_bus_message_unref),
+		SYM(sd_bus_error_free),
+	};
+#undef SYM
+
+	return dynlib_load(&sdl_handle, "libsystemd.so.0",
+			   "--systemd-cgroup (the systemd cgroup manager)",
+			   "Debian: libsystemd0", syms,
+			   sizeof(syms) / sizeof(*syms), err);
+}
+
+static void bus_error_free(sd_bus_error *e)
+{
+	if (sdl_handle)
+		sdl.sd_bus_error_free(e);
+}
+
+static void bus_msg_unrefp(sd_bus_message **m)
+{
+	if (*m)
+		sdl.sd_bus_message_unref(*m);
+}
+
+#define _cleanup_bus_error_ __attribute__((cleanup(bus_error_free)))
+#define _cleanup_bus_msg_ __attribute__((cleanup(bus_msg_unrefp)))
 
 /* ---- the bus ---------------------------------------------------------------- */
 
@@ -49,7 +137,7 @@ struct sd_conn {
 static void conn_close(struct sd_conn *c)
 {
 	if (c->bus)
-		sd_bus_flush_close_unref(c->bus);
+		sdl.sd_bus_flush_close_unref(c->bus);
 	cgsd_unit_free(&c->unit);
 	free(c->unit_path);
 	memset(c, 0, sizeof(*c));
@@ -69,7 +157,7 @@ static int check_running(struct error *err)
 static int bus_fail(struct error *err, int r, const sd_bus_error *e,
 		    const char *method, const char *unit)
 {
-	if (e && sd_bus_error_is_set(e))
+	if (e && sdl.sd_bus_error_is_set(e))
 		error_set(err, "systemd cgroup manager: %s %s: %s (%s)", method,
 			  unit, e->message ? e->message : "", e->name);
 	else
@@ -83,14 +171,14 @@ static int bus_fail(struct error *err, int r, const sd_bus_error *e,
 static int open_private(sd_bus **out)
 {
 	sd_bus *bus = NULL;
-	int r = sd_bus_new(&bus);
+	int r = sdl.sd_bus_new(&bus);
 
 	if (r >= 0)
-		r = sd_bus_set_address(bus, SD_PRIVATE_ADDR);
+		r = sdl.sd_bus_set_address(bus, SD_PRIVATE_ADDR);
 	if (r >= 0)
-		r = sd_bus_start(bus);
+		r = sdl.sd_bus_start(bus);
 	if (r < 0) {
-		sd_bus_unref(bus);
+		sdl.sd_bus_unref(bus);
 		return r;
 	}
 	*out = bus;
@@ -99,7 +187,7 @@ static int open_private(sd_bus **out)
 
 static int bus_open(sd_bus **out, struct error *err)
 {
-	int r = sd_bus_open_system(out);
+	int r = sdl.sd_bus_open_system(out);
 
 	if (r >= 0)
 		return 0;
@@ -117,7 +205,7 @@ static int read_version(struct sd_conn *c, struct error *err)
 {
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_free_ char *v = NULL;
-	int r = sd_bus_get_property_string(c->bus, SD_DEST, SD_PATH,
+	int r = sdl.sd_bus_get_property_string(c->bus, SD_DEST, SD_PATH,
 					   SD_MANAGER, "Version", &e, &v);
 
 	if (r < 0)
@@ -133,10 +221,10 @@ static int conn_open(struct sd_conn *c, const struct cg_host *h,
 	int r;
 
 	memset(c, 0, sizeof(*c));
-	if (check_running(err) < 0 ||
+	if (sd_load(err) < 0 || check_running(err) < 0 ||
 	    cgsd_unit_from_path(path, &c->unit, err) < 0)
 		return -1;
-	r = sd_bus_path_encode(SD_PATH "/unit", c->unit.name, &c->unit_path);
+	r = sdl.sd_bus_path_encode(SD_PATH "/unit", c->unit.name, &c->unit_path);
 	if (r < 0)
 		return bus_fail(err, r, NULL, "encode the object path of",
 				c->unit.name);
@@ -149,37 +237,37 @@ static int conn_open(struct sd_conn *c, const struct cg_host *h,
 static int append_variant(sd_bus_message *m, const struct cgsd_prop *p)
 {
 	const char *sig = p->type == CGSD_STRV ? "as" : "ay";
-	int r = sd_bus_message_open_container(m, 'r', "sv");
+	int r = sdl.sd_bus_message_open_container(m, 'r', "sv");
 
 	if (r >= 0)
-		r = sd_bus_message_append(m, "s", p->name);
+		r = sdl.sd_bus_message_append(m, "s", p->name);
 	if (r >= 0)
-		r = sd_bus_message_open_container(m, 'v', sig);
+		r = sdl.sd_bus_message_open_container(m, 'v', sig);
 	if (r >= 0 && p->type == CGSD_STRV)
-		r = sd_bus_message_append_strv(m, p->strv);
+		r = sdl.sd_bus_message_append_strv(m, p->strv);
 	else if (r >= 0)
-		r = sd_bus_message_append_array(m, 'y', p->bytes, p->n_bytes);
+		r = sdl.sd_bus_message_append_array(m, 'y', p->bytes, p->n_bytes);
 	if (r >= 0)
-		r = sd_bus_message_close_container(m);
+		r = sdl.sd_bus_message_close_container(m);
 	if (r >= 0)
-		r = sd_bus_message_close_container(m);
+		r = sdl.sd_bus_message_close_container(m);
 	return r;
 }
 
 static int append_pairs(sd_bus_message *m, const struct cgsd_prop *p)
 {
-	int r = sd_bus_message_open_container(m, 'r', "sv");
+	int r = sdl.sd_bus_message_open_container(m, 'r', "sv");
 
 	if (r >= 0)
-		r = sd_bus_message_append(m, "s", p->name);
+		r = sdl.sd_bus_message_append(m, "s", p->name);
 	if (r >= 0)
-		r = sd_bus_message_open_container(m, 'v', "a(ss)");
+		r = sdl.sd_bus_message_open_container(m, 'v', "a(ss)");
 	if (r >= 0)
-		r = sd_bus_message_open_container(m, 'a', "(ss)");
+		r = sdl.sd_bus_message_open_container(m, 'a', "(ss)");
 	for (size_t i = 0; r >= 0 && p->strv[i] && p->strv[i + 1]; i += 2)
-		r = sd_bus_message_append(m, "(ss)", p->strv[i], p->strv[i + 1]);
+		r = sdl.sd_bus_message_append(m, "(ss)", p->strv[i], p->strv[i + 1]);
 	for (int k = 0; r >= 0 && k < 3; k++)
-		r = sd_bus_message_close_container(m);
+		r = sdl.sd_bus_message_close_container(m);
 	return r;
 }
 
@@ -187,14 +275,14 @@ static int append_prop(sd_bus_message *m, const struct cgsd_prop *p)
 {
 	switch (p->type) {
 	case CGSD_BOOL:
-		return sd_bus_message_append(m, "(sv)", p->name, "b",
+		return sdl.sd_bus_message_append(m, "(sv)", p->name, "b",
 					     (int)(p->u != 0));
 	case CGSD_U64:
-		return sd_bus_message_append(m, "(sv)", p->name, "t", p->u);
+		return sdl.sd_bus_message_append(m, "(sv)", p->name, "t", p->u);
 	case CGSD_STR:
-		return sd_bus_message_append(m, "(sv)", p->name, "s", p->s);
+		return sdl.sd_bus_message_append(m, "(sv)", p->name, "s", p->s);
 	case CGSD_PIDS:
-		return sd_bus_message_append(m, "(sv)", p->name, "au", 1,
+		return sdl.sd_bus_message_append(m, "(sv)", p->name, "au", 1,
 					     (uint32_t)p->u);
 	case CGSD_STRV:
 	case CGSD_BYTES:
@@ -207,12 +295,12 @@ static int append_prop(sd_bus_message *m, const struct cgsd_prop *p)
 
 static int append_props(sd_bus_message *m, const struct cgsd_props *props)
 {
-	int r = sd_bus_message_open_container(m, 'a', "(sv)");
+	int r = sdl.sd_bus_message_open_container(m, 'a', "(sv)");
 
 	for (size_t i = 0; r >= 0 && i < props->n; i++)
 		r = append_prop(m, &props->items[i]);
 	if (r >= 0)
-		r = sd_bus_message_close_container(m);
+		r = sdl.sd_bus_message_close_container(m);
 	return r;
 }
 
@@ -230,7 +318,7 @@ static int on_job_removed(sd_bus_message *m, void *data, sd_bus_error *ret)
 	uint32_t id;
 
 	(void)ret;
-	if (!w->job || sd_bus_message_read(m, "uoss", &id, &job, &unit,
+	if (!w->job || sdl.sd_bus_message_read(m, "uoss", &id, &job, &unit,
 					   &result) < 0)
 		return 0;
 	if (strcmp(job, w->job) == 0) {
@@ -246,13 +334,13 @@ static int watch_jobs(struct sd_conn *c, struct job_wait *w,
 		      sd_bus_slot **slot, struct error *err)
 {
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
-	int r = sd_bus_match_signal(c->bus, slot, SD_DEST, SD_PATH, SD_MANAGER,
+	int r = sdl.sd_bus_match_signal(c->bus, slot, SD_DEST, SD_PATH, SD_MANAGER,
 				    "JobRemoved", on_job_removed, w);
 
 	if (r < 0)
 		return bus_fail(err, r, NULL, "AddMatch JobRemoved for",
 				c->unit.name);
-	r = sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER,
+	r = sdl.sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER,
 			       "Subscribe", &e, NULL, "");
 	if (r < 0)
 		log_debug("systemd cgroup manager: Subscribe: %s",
@@ -265,9 +353,9 @@ static bool job_gone(struct sd_conn *c, const char *job)
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
 	uint32_t id;
 
-	return sd_bus_get_property_trivial(c->bus, SD_DEST, job, SD_JOB_IFACE,
+	return sdl.sd_bus_get_property_trivial(c->bus, SD_DEST, job, SD_JOB_IFACE,
 					   "Id", &e, 'u', &id) < 0 &&
-	       sd_bus_error_is_set(&e);
+	       sdl.sd_bus_error_is_set(&e);
 }
 
 static int wait_job(struct sd_conn *c, struct job_wait *w, const char *method,
@@ -278,7 +366,7 @@ static int wait_job(struct sd_conn *c, struct job_wait *w, const char *method,
 
 	while (!w->done) {
 		long long now;
-		int r = sd_bus_process(c->bus, NULL);
+		int r = sdl.sd_bus_process(c->bus, NULL);
 
 		if (r < 0)
 			return bus_fail(err, r, NULL, method, c->unit.name);
@@ -295,7 +383,7 @@ static int wait_job(struct sd_conn *c, struct job_wait *w, const char *method,
 					  "systemd cgroup manager: %s %s: job %s not done after %d ms",
 					  method, c->unit.name, w->job,
 					  CGSD_JOB_TIMEOUT_MS);
-		r = sd_bus_wait(c->bus, (uint64_t)(next_poll - now) * 1000);
+		r = sdl.sd_bus_wait(c->bus, (uint64_t)(next_poll - now) * 1000);
 		if (r < 0 && r != -EINTR)
 			return bus_fail(err, r, NULL, method, c->unit.name);
 	}
@@ -319,7 +407,7 @@ static int follow_job(struct sd_conn *c, sd_bus_message *reply,
 		      struct job_wait *w, const char *method, struct error *err)
 {
 	const char *job;
-	int r = sd_bus_message_read(reply, "o", &job);
+	int r = sdl.sd_bus_message_read(reply, "o", &job);
 
 	if (r < 0)
 		return bus_fail(err, r, NULL, method, c->unit.name);
@@ -331,7 +419,7 @@ static int unit_property(struct sd_conn *c, const char *iface,
 			 const char *name, char **out, struct error *err)
 {
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
-	int r = sd_bus_get_property_string(c->bus, SD_DEST, c->unit_path, iface,
+	int r = sdl.sd_bus_get_property_string(c->bus, SD_DEST, c->unit_path, iface,
 					   name, &e, out);
 
 	if (r < 0) {
@@ -355,23 +443,23 @@ static int start_scope(struct sd_conn *c, const struct cgsd_props *props,
 
 	if (watch_jobs(c, &w, &slot, err) < 0)
 		return -1;
-	r = sd_bus_message_new_method_call(c->bus, &m, SD_DEST, SD_PATH,
+	r = sdl.sd_bus_message_new_method_call(c->bus, &m, SD_DEST, SD_PATH,
 					   SD_MANAGER, "StartTransientUnit");
 	if (r >= 0)
-		r = sd_bus_message_append(m, "ss", c->unit.name, "fail");
+		r = sdl.sd_bus_message_append(m, "ss", c->unit.name, "fail");
 	if (r >= 0)
 		r = append_props(m, props);
 	if (r >= 0)
-		r = sd_bus_message_append(m, "a(sa(sv))", 0);
+		r = sdl.sd_bus_message_append(m, "a(sa(sv))", 0);
 	if (r < 0)
 		r = bus_fail(err, r, NULL, "build StartTransientUnit for",
 			     c->unit.name);
-	else if ((r = sd_bus_call(c->bus, m, CGSD_JOB_TIMEOUT_MS * 1000ULL, &e,
+	else if ((r = sdl.sd_bus_call(c->bus, m, CGSD_JOB_TIMEOUT_MS * 1000ULL, &e,
 				  &reply)) < 0)
 		r = bus_fail(err, r, &e, "StartTransientUnit", c->unit.name);
 	else
 		r = follow_job(c, reply, &w, "StartTransientUnit", err);
-	sd_bus_slot_unref(slot);
+	sdl.sd_bus_slot_unref(slot);
 	job_wait_free(&w);
 	if (r < 0)
 		return -1;
@@ -394,15 +482,15 @@ static int stop_unit(struct sd_conn *c, struct error *err)
 
 	if (watch_jobs(c, &w, &slot, err) < 0)
 		return -1;
-	r = sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER, "StopUnit",
+	r = sdl.sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER, "StopUnit",
 			       &e, &reply, "ss", c->unit.name, "replace");
-	if (r < 0 && sd_bus_error_has_name(&e, SD_NO_SUCH_UNIT))
+	if (r < 0 && sdl.sd_bus_error_has_name(&e, SD_NO_SUCH_UNIT))
 		r = 0; /* gone already (it stops by itself when empty) */
 	else if (r < 0)
 		r = bus_fail(err, r, &e, "StopUnit", c->unit.name);
 	else
 		r = follow_job(c, reply, &w, "StopUnit", err);
-	sd_bus_slot_unref(slot);
+	sdl.sd_bus_slot_unref(slot);
 	job_wait_free(&w);
 	return r;
 }
@@ -410,11 +498,11 @@ static int stop_unit(struct sd_conn *c, struct error *err)
 static void reset_failed(struct sd_conn *c)
 {
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
-	int r = sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER,
+	int r = sdl.sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER,
 				   "ResetFailedUnit", &e, NULL, "s",
 				   c->unit.name);
 
-	if (r < 0 && !sd_bus_error_has_name(&e, SD_NO_SUCH_UNIT))
+	if (r < 0 && !sdl.sd_bus_error_has_name(&e, SD_NO_SUCH_UNIT))
 		log_debug("systemd cgroup manager: ResetFailedUnit %s: %s",
 			  c->unit.name, e.message ? e.message : strerror(-r));
 }
@@ -424,17 +512,17 @@ static int set_properties(struct sd_conn *c, const struct cgsd_props *props,
 {
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_bus_msg_ sd_bus_message *m = NULL;
-	int r = sd_bus_message_new_method_call(c->bus, &m, SD_DEST, SD_PATH,
+	int r = sdl.sd_bus_message_new_method_call(c->bus, &m, SD_DEST, SD_PATH,
 					       SD_MANAGER, "SetUnitProperties");
 
 	if (r >= 0)
-		r = sd_bus_message_append(m, "sb", c->unit.name, 1);
+		r = sdl.sd_bus_message_append(m, "sb", c->unit.name, 1);
 	if (r >= 0)
 		r = append_props(m, props);
 	if (r < 0)
 		return bus_fail(err, r, NULL, "build SetUnitProperties for",
 				c->unit.name);
-	r = sd_bus_call(c->bus, m, CGSD_JOB_TIMEOUT_MS * 1000ULL, &e, NULL);
+	r = sdl.sd_bus_call(c->bus, m, CGSD_JOB_TIMEOUT_MS * 1000ULL, &e, NULL);
 	if (r < 0)
 		return bus_fail(err, r, &e, "SetUnitProperties", c->unit.name);
 	return 0;
@@ -749,9 +837,10 @@ int cgsd_resolve_path(const char *cgroups_path, const char *id, char **out,
 	struct cgsd_unit u;
 	sd_bus *bus = NULL;
 
-	if (check_running(err) < 0 || bus_open(&bus, err) < 0)
+	if (sd_load(err) < 0 || check_running(err) < 0 ||
+	    bus_open(&bus, err) < 0)
 		return -1;
-	sd_bus_flush_close_unref(bus);
+	sdl.sd_bus_flush_close_unref(bus);
 	if (cgsd_parse_path(cgroups_path, id, &u, err) < 0)
 		return -1;
 	*out = take_ptr(u.path);

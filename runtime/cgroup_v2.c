@@ -770,7 +770,12 @@ int cg2_is_frozen(const char *mnt, const char *path, bool *frozen,
 static int empty_out(const struct cg_dir *leaf, struct error *err)
 {
 	struct cg_freezer fz = { cg2_dir_freeze, cg2_dir_is_frozen, leaf };
+	long long populated = 1;
 
+	/* Empty already (after `run`: the init reaped): nothing to kill. */
+	if (cg_read_keyed(leaf, "cgroup.events", "populated", &populated, err) == 0 &&
+	    !populated)
+		return 0;
 	if (cg_exists(leaf, "cgroup.kill")) {
 		if (cg_write(leaf, "cgroup.kill", "1", err) < 0)
 			return -1;

@@ -397,8 +397,31 @@ static int wait_child_ready(struct container_ctx *c, struct error *err)
 	}
 }
 
+/* The container's cgroup: the spec's limits, plus allow rules for its
+ * linux.devices.  pid 0 (cgroup v2): before the clone, *fd for
+ * clone3(CLONE_INTO_CGROUP); -1 in *fd: made after the clone, with pid. */
+static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
+		       struct error *err)
+{
+	struct oci_resources res;
+	int r;
+
+	cgroup_resources_for_spec(c->spec, &res);
+	if (pid == 0)
+		r = cgroup_create_for_clone(c->cgroup_path, c->cgroup_manager,
+					    &res, fd, err);
+	else
+		r = cgroup_create(c->cgroup_path, c->cgroup_manager, &res, pid, err);
+	free(res.devices);
+	if (r == 0 && (pid != 0 || *fd >= 0))
+		c->cgroup_created = true;
+	return r;
+}
+
 static int spawn_init(struct container_ctx *c, struct error *err)
 {
+	_cleanup_close_ int cgfd = -1;
+	bool born_in = false;
 	int pair[2];
 	pid_t pid;
 
@@ -406,9 +429,9 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 		return -1;
 	c->sync_parent = pair[0];
 	c->sync_child = pair[1];
-	if (ns_join_before_clone(c, err) < 0)
+	if (make_cgroup(c, 0, &cgfd, err) < 0 || ns_join_before_clone(c, err) < 0)
 		return -1;
-	if (ns_clone(c->clone_flags, &pid, err) < 0)
+	if (ns_clone_into(c->clone_flags, cgfd, &pid, &born_in, err) < 0)
 		return -1;
 	if (pid == 0)
 		child_main(c);
@@ -424,18 +447,11 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 	close_fd(&c->console_sock);
 	if (ns_write_id_maps(c, err) < 0)
 		return -1;
-	{
-		/* The spec's limits, plus allow rules for its linux.devices. */
-		struct oci_resources res;
-		int r;
-
-		cgroup_resources_for_spec(c->spec, &res);
-		r = cgroup_create(c->cgroup_path, c->cgroup_manager, &res, pid, err);
-		free(res.devices);
-		if (r < 0)
-			return -1;
-	}
-	c->cgroup_created = true;
+	if (!born_in && cgfd >= 0 &&
+	    cgroup_enter(c->cgroup_path, c->cgroup_manager, pid, err) < 0)
+		return -1;
+	if (cgfd < 0 && make_cgroup(c, pid, NULL, err) < 0)
+		return -1;
 	if (sync_send_value(c->sync_parent, SYNC_GO, pid, err) < 0)
 		return -1;
 	if (wait_child_ready(c, err) < 0)

@@ -115,7 +115,8 @@ int policy_judge_objects(struct container_ctx *c, struct error *err);
 int netfilter_install_egress(const struct str_array *cidrs, const char *id,
 			     struct error *err);
 /* A joined netns that gets the table: noted in the state dir before the
- * clone, checked to be init's after it, the table removed at delete. */
+ * clone, checked to be init's after it, the table removed at delete.
+ * Also opens libnftables (before the clone) when egress rules are due. */
 int netfilter_note_joined_netns(struct container_ctx *c, struct error *err);
 int netfilter_check_joined_netns(struct container_ctx *c, struct error *err);
 int netfilter_remove_egress(int state_dir_fd, const char *id, struct error *err);
@@ -136,6 +137,11 @@ int ns_child_join(struct container_ctx *c, struct error *err);
 int ns_child_after_go(struct container_ctx *c, struct error *err);
 int ns_loopback_up(struct container_ctx *c, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
+/* ns_clone, but with clone3(CLONE_INTO_CGROUP) when cgroup_fd >= 0: the
+ * child is born in that cgroup (*born_in); on a kernel without it, a
+ * plain clone (*born_in false: the caller moves the child). */
+int ns_clone_into(unsigned long flags, int cgroup_fd, pid_t *pid,
+		  bool *born_in, struct error *err);
 void ns_restore_after_clone(struct container_ctx *c);
 
 /* ns_judge.c: namespace files judged as kernel objects. */

@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libmount.h>
 #include <limits.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
@@ -118,9 +117,7 @@ static int parse_options(const struct oci_mount *m, size_t idx,
 			 struct mount_entry *e, struct error *err)
 {
 	_cleanup_free_ char *optstr = NULL;
-	char *vfs = NULL, *fs = NULL;
 	unsigned long flags = 0;
-	int r;
 
 	for (size_t i = 0; i < m->options.len; i++) {
 		const char *opt = m->options.items[i];
@@ -142,22 +139,19 @@ static int parse_options(const struct oci_mount *m, size_t idx,
 			}
 			continue;
 		}
-		if (mnt_optstr_append_option(&optstr, opt, NULL) < 0)
-			return error_set(err, "mounts[%zu]: cannot add option \"%s\"", idx, opt);
+		if (optstr) {
+			char *more = xasprintf("%s,%s", optstr, opt);
+
+			free(optstr);
+			optstr = more;
+		} else {
+			optstr = xstrdup(opt);
+		}
 	}
 	if (!optstr)
 		return 0;
-	r = mnt_split_optstr(optstr, NULL, &vfs, &fs, 0, 0);
-	if (r < 0)
-		return error_setc(err, -r, "mounts[%zu]: parse options \"%s\"", idx, optstr);
-	if (vfs && mnt_optstr_get_flags(vfs, &flags,
-					mnt_get_builtin_optmap(MNT_LINUX_MAP)) < 0) {
-		free(vfs);
-		free(fs);
-		return error_set(err, "mounts[%zu]: parse options \"%s\"", idx, optstr);
-	}
-	free(vfs);
-	e->data = fs;
+	if (mount_optstr_split(optstr, &flags, &e->data, err) < 0)
+		return error_prefix(err, "mounts[%zu]", idx);
 	e->propagation = flags & (MS_PROP_MASK | MS_REC);
 	if (!(flags & MS_PROP_MASK))
 		e->propagation = 0;

@@ -73,4 +73,16 @@ const char *const *mount_options_supported(void);
 /* MS_* mount flags -> MOUNT_ATTR_* for mount_setattr. */
 uint64_t ms_flags_to_attr(unsigned long flags);
 
+/*
+ * mount_opts.c: "a,b=c,..." split as libmount splits it: MS_* flags, and
+ * the filesystem's data (heap, NULL when none).  _builtin knows the
+ * options nearly every spec uses and returns 1 for any other; _libmount
+ * opens libmount (first use) and asks it; _split tries them in that order.
+ */
+int mount_optstr_builtin(const char *optstr, unsigned long *flags, char **data);
+int mount_optstr_libmount(const char *optstr, unsigned long *flags,
+			  char **data, struct error *err);
+int mount_optstr_split(const char *optstr, unsigned long *flags, char **data,
+		       struct error *err);
+
 #endif

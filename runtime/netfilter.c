@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/dynlib.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "internal.h"
@@ -72,21 +73,52 @@ static void egress_table_name(const char *id, char *out, size_t n)
 	snprintf(out, n, "agentsbx_%016llx", (unsigned long long)h);
 }
 
-/* Run an nft script in the current network namespace. */
+/* libnftables, opened only by a call that installs or removes egress
+ * rules (lib/dynlib.h): most calls never need it. */
+static struct {
+	__typeof__(nft_ctx_new) *ctx_new;
+	__typeof__(nft_ctx_buffer_error) *buffer_error;
+	__typeof__(nft_run_cmd_from_buffer) *run_cmd_from_buffer;
+	__typeof__(nft_ctx_get_error_buffer) *get_error_buffer;
+	__typeof__(nft_ctx_free) *ctx_free;
+} nftl;
+static void *nftl_handle;
+
+static int nft_load(struct error *err)
+{
+	const struct dynlib_sym syms[] = {
+		{ "nft_ctx_new", (void **)&nftl.ctx_new },
+		{ "nft_ctx_buffer_error", (void **)&nftl.buffer_error },
+		{ "nft_run_cmd_from_buffer", (void **)&nftl.run_cmd_from_buffer },
+		{ "nft_ctx_get_error_buffer", (void **)&nftl.get_error_buffer },
+		{ "nft_ctx_free", (void **)&nftl.ctx_free },
+	};
+
+	return dynlib_load(&nftl_handle, "libnftables.so.1", "policy: the egress rules (denyCidrs)",
+			   "Debian: libnftables1", syms, sizeof(syms) / sizeof(*syms), err);
+}
+
+/* Run an nft script in the current network namespace.  The library was
+ * opened before: this may run in the container's init, where a dlopen
+ * could find the container's files. */
 static int nft_run(const char *script, const char *what, struct error *err)
 {
-	struct nft_ctx *nft = nft_ctx_new(NFT_CTX_DEFAULT);
+	struct nft_ctx *nft;
 	int r;
 
+	if (!nftl_handle)
+		return error_set(err, "policy: %s: libnftables was not loaded before the container started",
+				 what);
+	nft = nftl.ctx_new(NFT_CTX_DEFAULT);
 	if (!nft)
 		return error_set(err, "policy: nftables: cannot create a context");
-	nft_ctx_buffer_error(nft);
-	r = nft_run_cmd_from_buffer(nft, script);
+	nftl.buffer_error(nft);
+	r = nftl.run_cmd_from_buffer(nft, script);
 	if (r != 0) {
-		const char *msg = nft_ctx_get_error_buffer(nft);
+		const char *msg = nftl.get_error_buffer(nft);
 		error_set(err, "policy: %s: %s", what, msg && *msg ? msg : "nftables failed");
 	}
-	nft_ctx_free(nft);
+	nftl.ctx_free(nft);
 	return r != 0 ? -1 : 0;
 }
 
@@ -148,6 +180,10 @@ int netfilter_note_joined_netns(struct container_ctx *c, struct error *err)
 	_cleanup_free_ char *rec = NULL;
 	struct stat st;
 
+	/* Here, before the init is spawned, because the init installs the
+	 * rules and must not dlopen (nft_run). */
+	if (c->decision.egress_filter && nft_load(err) < 0)
+		return -1;
 	if (!c->decision.egress_filter || !net || !net->path)
 		return 0;
 	fd = open(net->path, O_RDONLY | O_CLOEXEC);
@@ -216,6 +252,8 @@ static int remove_table_in(int fd, const char *id, const char *path, struct erro
 
 	egress_table_name(id, table, sizeof(table));
 	cmd = xasprintf("table inet %s\ndelete table inet %s\n", table, table);
+	if (nft_load(err) < 0)
+		return -1;
 	pid = fork();
 	if (pid < 0)
 		return error_sys(err, "policy: fork to clean network namespace %s", path);

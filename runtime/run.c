@@ -8,12 +8,15 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
+#include "../lib/util.h"
 #include "internal.h"
 #include "lifecycle.h"
 #include "terminal.h"
@@ -96,6 +99,65 @@ static int delete_after_run(const struct global_opts *g, const char *id)
 	return 0;
 }
 
+/* What a foreground run knows of its container from the create: enough to
+ * tear it down without reading the state and the spec back. */
+struct run_known {
+	char *cgroup_path;
+	enum cgroup_manager manager;
+	bool poststop;	   /* poststop hooks: the full delete (their state) */
+	dev_t dir_dev;	   /* the state directory it made */
+	ino_t dir_ino;
+};
+
+static void known_from_ctx(const struct container_ctx *c, struct run_known *k)
+{
+	struct stat st;
+
+	memset(k, 0, sizeof(*k));
+	k->poststop = c->spec->hooks[HOOK_POSTSTOP].len > 0 ||
+		      fstat(c->state_dir_fd, &st) < 0;
+	if (!k->poststop) {
+		k->dir_dev = st.st_dev;
+		k->dir_ino = st.st_ino;
+	}
+	k->cgroup_path = c->cgroup_path ? xstrdup(c->cgroup_path) : NULL;
+	k->manager = c->cgroup_manager;
+}
+
+/*
+ * After the init was reaped: nothing to signal, the state directory (the
+ * same one: a `delete` and a new `create` of that id meanwhile leave a
+ * directory that is not ours, and it is left alone), the cgroup with what
+ * may be left in it, the egress table.  Everything else as destroy_container.
+ */
+static int delete_known(const struct global_opts *g, const char *id,
+			const struct run_known *k)
+{
+	_cleanup_close_ int rootfd = -1, dirfd = -1;
+	struct error err;
+	struct stat st;
+
+	if (k->poststop)
+		return delete_after_run(g, id);
+	if (state_root_open(g->root, false, &rootfd, &err) < 0 ||
+	    state_dir_open(rootfd, id, true, &dirfd, &err) < 0)
+		goto fail;
+	if (fstat(dirfd, &st) < 0 || st.st_dev != k->dir_dev || st.st_ino != k->dir_ino) {
+		log_warn("delete %s after run: its state directory was replaced meanwhile: left alone", id);
+		return -1;
+	}
+	if (k->cgroup_path && cgroup_destroy(k->cgroup_path, k->manager, true, &err) < 0)
+		goto fail;
+	if (netfilter_remove_egress(dirfd, id, &err) < 0)
+		log_warn("delete %s: %s", id, err.msg);
+	if (state_dir_remove(rootfd, id, dirfd, &err) < 0)
+		goto fail;
+	return 0;
+fail:
+	log_warn("delete %s after run: %s", id, err.msg);
+	return -1;
+}
+
 int container_run(const struct global_opts *g, const struct create_opts *o,
 		  int *exit_status, struct error *err)
 {
@@ -126,13 +188,18 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 		return -1;
 	}
 	pid_t pid = c.pid;
+	struct run_known known;
+
+	known_from_ctx(&c, &known);
 	ctx_release(&c);
 	if (container_start(g, o->id, err) < 0) {
+		free(known.cgroup_path);
 		delete_after_run(g, o->id);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
 	if (o->detach) {
+		free(known.cgroup_path);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		*exit_status = 0;
 		return 0;
@@ -144,10 +211,13 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 	else
 		r = wait_forwarding_signals(pid, &status, err);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (r < 0)
+	if (r < 0) {
+		free(known.cgroup_path);
 		return -1;
+	}
 	*exit_status = exit_code(status);
 	/* The container's status is the result; a failed cleanup is logged. */
-	delete_after_run(g, o->id);
+	delete_known(g, o->id, &known);
+	free(known.cgroup_path);
 	return 0;
 }

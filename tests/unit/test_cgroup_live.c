@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 
 #include "test_cgroup_helpers.h"
+#include "../../runtime/internal.h"
 
 static const struct oci_resources *res_basic(void)
 {
@@ -115,6 +116,45 @@ static void test_lifecycle(void **state)
 	assert_gone(p);
 	/* Gone already: not an error. */
 	assert_int_equal(cgroup_destroy(p, CGROUP_MANAGER_FS, true, &err), 0);
+}
+
+/*
+ * Issue 19: on cgroup v2 the cgroup is made (limits and all) before the
+ * clone and the child is born in it (clone3 CLONE_INTO_CGROUP); elsewhere
+ * nothing is made then (fd -1): the cgroup comes after the clone.
+ */
+static void test_born_in_cgroup(void **state)
+{
+	_cleanup_free_ char *p = cg_path("born");
+	struct error err;
+	bool born = false;
+	pid_t child;
+	int fd = -2;
+
+	(void)state;
+	if (cgroup_create_for_clone(p, CGROUP_MANAGER_FS, res_basic(), &fd, &err) < 0)
+		fail_msg("create for clone: %s", err.msg);
+	if (mode != CGROUP_MODE_V2) {
+		assert_int_equal(fd, -1);
+		assert_gone(p);
+		return;
+	}
+	assert_true(fd >= 0);
+	check_basic_files(p);
+	if (ns_clone_into(0, fd, &child, &born, &err) < 0)
+		fail_msg("clone into: %s", err.msg);
+	if (child == 0) {
+		for (;;)
+			pause();
+	}
+	close(fd);
+	assert_true(born); /* Linux >= 5.7: the guest's kernel */
+	assert_true(pid_in_cgroup(child, p));
+	kill(child, SIGKILL);
+	reap(child, SIGKILL);
+	if (cgroup_destroy(p, CGROUP_MANAGER_FS, false, &err) < 0)
+		fail_msg("destroy: %s", err.msg);
+	assert_gone(p);
 }
 
 /* A sub-cgroup made by the container (as with a cgroup namespace). */
@@ -624,6 +664,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lifecycle),
+		cmocka_unit_test(test_born_in_cgroup),
 		cmocka_unit_test(test_kill_all_and_force_destroy),
 		cmocka_unit_test(test_reuse_refused),
 		cmocka_unit_test(test_refusals),

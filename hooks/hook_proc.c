@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -123,7 +124,7 @@ static int exec_fd(int fd, char *const argv[], char *const envp[])
  */
 static void __attribute__((noreturn))
 hook_child(const char *path, char *const argv[], char *const envp[],
-	   const int fds[CHILD_NFDS])
+	   const int fds[CHILD_NFDS], pid_t parent)
 {
 	int report = fds[CHILD_EXEC];
 	int hi[CHILD_NFDS];
@@ -134,6 +135,12 @@ hook_child(const char *path, char *const argv[], char *const envp[],
 	 * container's init, which runs with umask 0 while it sets up. */
 	umask(022);
 	if (setpgid(0, 0) < 0)
+		goto fail;
+	/* A runtime killed while it waits (a shim's timeout, the OOM killer)
+	 * takes its hook along: nothing else knows the hook's pid, so
+	 * `delete --force` could not stop it.  The parent may already be
+	 * gone by now: then go at once. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
 		goto fail;
 	for (int i = 0; i < CHILD_NFDS; i++) {
 		hi[i] = fds[i] < 0 ? -1 : fcntl(fds[i], F_DUPFD_CLOEXEC, 10);
@@ -240,13 +247,13 @@ static pid_t hook_spawn(char *const argv[], char *const envp[],
 			const char *path, const struct hook_pipes *hp)
 {
 	sigset_t all, saved;
-	pid_t pid;
+	pid_t parent = getpid(), pid;
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &saved);
 	pid = fork();
 	if (pid == 0)
-		hook_child(path, argv, envp, hp->child);
+		hook_child(path, argv, envp, hp->child, parent);
 	pthread_sigmask(SIG_SETMASK, &saved, NULL);
 	if (pid > 0) {
 		/* Also from here: a timeout may fire before the child ran. */

@@ -106,3 +106,30 @@ def test_start_does_not_hold_the_lock_while_hooks_run(env, kind):
     assert st["status"] in ("running", "created")
     rc, out, err = p.wait(timeout=30)
     assert rc == 0, (rc, out, err)
+
+
+def test_hook_dies_with_a_killed_runtime(env):
+    """A runtime SIGKILLed while its prestart hook runs takes the hook
+    along (nothing else knows the hook's pid)."""
+    pidfile = os.path.join(env.tmp, "hook.pid")
+    spec = make_spec(["true"])
+    spec["hooks"] = {"prestart": [{"path": "/bin/sh", "args": [
+        "sh", "-c", "echo $$ > %s; exec sleep 60" % pidfile]}]}
+    write_spec(env.default_bundle(), spec)
+    cid = env.track_id(env.new_id())
+    p = env.rt_spawn("create", "--bundle", env.default_bundle(), cid)
+    deadline = time.time() + 15
+    while not os.path.exists(pidfile) or not open(pidfile).read().strip():
+        assert time.time() < deadline, "the hook did not start"
+        time.sleep(0.05)
+    hook = int(open(pidfile).read())
+    os.kill(p.pid, 9)
+    p.wait(timeout=10)
+    deadline = time.time() + 3
+    while os.path.exists("/proc/%d" % hook):
+        with open("/proc/%d/stat" % hook) as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+                break
+        assert time.time() < deadline, "the hook outlived the killed runtime"
+        time.sleep(0.05)
+    env.rt("delete", "--force", cid)

@@ -84,7 +84,9 @@ def test_ctr_tty(ctr):
     cid = unique("ctr-tty")
     s = PtySession(ctr.run_argv("-t", "--rm", ctr.image, cid, "sh"), rows=25, cols=90)
     try:
-        s.expect(r"# ")
+        # The default policy runs a host-root process as uid 65534: the
+        # shell's prompt is "$ ", not "# ".
+        s.expect(r"\$ ")
         s.expect_stty_size(25, 90)
         s.send("echo ctr-typed-$((2*21))\r")
         s.expect(r"echo ctr-typed-\$\(\(2\*21\)\)\n")

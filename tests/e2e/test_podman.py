@@ -92,7 +92,9 @@ def test_podman_run_it_pty(podman):
     s = PtySession(podman.argv("run", "-it", "--rm", "--network", "none", podman.image, "sh"),
                    rows=30, cols=88, env=podman.env)
     try:
-        s.expect(r"# ")
+        # The default policy runs a host-root process as uid 65534: the
+        # shell's prompt is "$ ", not "# ".
+        s.expect(r"\$ ")
         s.expect_stty_size(30, 88)
         s.send("echo pm-typed-$((40+2))\r")
         s.expect(r"echo pm-typed-\$\(\(40\+2\)\)\n")
@@ -108,7 +110,9 @@ def test_podman_exec_it_pty(podman):
     start_detached(podman, name, "sleep", "1000")
     s = PtySession(podman.argv("exec", "-it", name, "sh"), rows=19, cols=70, env=podman.env)
     try:
-        s.expect(r"# ")
+        # The default policy runs a host-root process as uid 65534: the
+        # shell's prompt is "$ ", not "# ".
+        s.expect(r"\$ ")
         s.expect_stty_size(19, 70)
         s.send("exit 2\r")
         assert s.wait() == 2, s.text

@@ -125,8 +125,11 @@ def test_device_path_through_symlink_in_dev(penv, build):
     rc, out, err = run_as(penv, runtime, spec=spec, bundle=bundle)
     if build == "real":
         assert is_regular_with(target, content), "the image's file was changed"
-        assert rc != 0
-        assert "/dev/sub/passwd: its directory in the container's /dev" in err, err
+        # The link is read with the container's /dev as its root (issue 15:
+        # a path through a symlink is made where it points, inside the
+        # root): /dev/sub -> /etc is /dev/etc, so the node lands there.
+        assert rc == 0, err
+        assert is_null_node(os.path.join(bundle, "rootfs", "dev", "etc", "passwd")), err
     else:
         assert is_null_node(target), (rc, err)
 

@@ -100,7 +100,7 @@ int cg1_rt_level(const struct cg_dir *parent, const struct cg_dir *dir, bool mad
 		return 0;
 	base = strrchr(dir->path, '/');
 	base = base ? base + 1 : dir->path;
-	if (!made && !(rt->depth == 1 && !strcmp(base, CGROUP_DEFAULT_PARENT + 1)))
+	if (!made && !(rt->depth == 1 && !strcmp(base, &CGROUP_DEFAULT_PARENT[1])))
 		return 0;
 	if (rt_read_at(dir->fd, dir->path, "cpu.rt_runtime_us", &have, err) < 0 ||
 	    rt_read_at(dir->fd, dir->path, "cpu.rt_period_us", &per, err) < 0 ||

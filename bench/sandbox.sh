@@ -60,7 +60,9 @@ chmod 755 "$TMP"
 D=$TMP/docker
 mkdir -p "$D/data" "$D/exec" "$TMP/state"
 TAG=$(basename "$TMP" | tr -c 'a-zA-Z0-9\n' -)
-CGP=agentsbx-bench-$TAG-docker
+# Absolute: a relative --cgroup-parent lands under dockerd's own cgroup,
+# which on these machines is inside the machine's memory:/process_api.
+CGP=/agentsbx-bench-$TAG-docker
 IMAGE=agentsbx-bench-python:$TAG
 HOST_PATHS=(/run/docker /run/containerd /run/agentsbx /etc/containerd /etc/docker /opt/containerd)
 declare -A PRE
@@ -83,7 +85,7 @@ pids_under() { # live processes whose argv mentions $1, not this shell
 }
 cgroup_dirs() { # every hierarchy's $CGP directory
 	awk '$0 ~ / - cgroup2? / {print $5}' /proc/self/mountinfo | sort -u |
-		while read -r h; do [ -d "$h/$CGP" ] && echo "$h/$CGP"; done; true
+		while read -r h; do [ -d "$h$CGP" ] && echo "$h$CGP"; done; true
 }
 
 cleanup() {

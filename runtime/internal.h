@@ -61,6 +61,11 @@ struct container_ctx {
 	struct seccomp_prog seccomp;
 	bool has_seccomp;
 	struct policy policy; /* the policy in force */
+	/* A directory of the runtime's own that this container's binds may
+	 * come from besides the policy's bindPrefixes: the agent front door's
+	 * workspace (a session's files).  Set by runtime/ code only, never from
+	 * a spec or a flag. */
+	const char *own_bind_prefix;
 	bool policy_loaded;
 	struct policy_decision decision;
 	/* the policy's agent filters, stacked after the spec's */

@@ -95,6 +95,9 @@ __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 		}
 	sandbox_close_fds_but(reply_fd, log_get_fd());
 	ctx_init(&c, g, &o);
+	/* A session's files are bound from the sandbox's own bundle (under
+	 * SANDBOX_WORK_DIR, made by us, not by a caller). */
+	c.own_bind_prefix = bundle;
 	c.restore_sigmask = true;
 	c.saved_sigmask = *sandbox_container_sigmask();
 	if (create_container(&c, &r.err) == 0) {

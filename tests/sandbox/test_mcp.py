@@ -349,8 +349,11 @@ def test_calls_run_concurrently_and_ping_is_not_queued(make_client, python_image
     while len(done) < 4:
         r = c.recv(10)
         done[r["id"]] = time.monotonic() - t
-    assert max(done[i] for i in (100, 101, 102)) < 1.9, done
-    assert 2.0 <= done[103] < 2.9, done
+    # Three run at once, one waits for a slot (which one is not ordered:
+    # the calls' threads race for the free slot).
+    t4 = sorted(done.values())
+    assert t4[2] < 1.9, done
+    assert 2.0 <= t4[3] < 2.9, done
 
 
 def test_cancelled_call_is_killed_and_gets_no_reply(make_client, state_root, python_image):

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The policy file: defaults, parsing (the same safe JSON loading as
  * config.json), and printing (policy show). */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -199,6 +200,84 @@ static int parse_u64_member(struct jctx *c, yajl_val obj, const char *key,
 	return 0;
 }
 
+/* ---- strictness: every key known ----------------------------------------- */
+
+static const char *const root_keys[] = {
+	"mode", "source", "networkAllowed", "denyCidrs", "readonlyRoot", "tmpfs",
+	"maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
+	"writableBinds", "capabilities", "noNewPrivileges", "strictSeccomp",
+	"defaultDevicesOnly", "realtimeScheduling", "uid", "limits", "relaxable",
+	NULL,
+};
+static const char *const limits_keys[] = {
+	"memory", "pids", "cpuQuota", "cpuPeriod", "rlimitCpu", "rlimitFsize",
+	"rlimitNofile", "ptys", NULL,
+};
+static const char *const tmpfs_keys[] = { "path", "size", NULL };
+
+/* Edit distance, case folded: "networkAlowed" and "bindprefixes" are one
+ * step from the key meant. */
+static size_t key_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64];
+
+	if (la >= 63 || lb >= 63)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * A policy file is the operator's floor: a misspelt key that is silently
+ * ignored leaves the default in force while the operator believes
+ * otherwise.  So an unknown key is an error naming it, with the nearest
+ * known key when one is close.
+ */
+static int check_known_keys(struct jctx *c, yajl_val obj, const char *const known[])
+{
+	char q[QUOTE_MAX];
+
+	for (size_t i = 0; YAJL_IS_OBJECT(obj) && i < obj->u.object.len; i++) {
+		const char *key = obj->u.object.keys[i];
+		const char *near = NULL;
+		size_t best = 3; /* at most 2 edits away */
+		bool ok = false;
+
+		for (size_t k = 0; known[k] && !ok; k++) {
+			size_t d = key_distance(key, known[k]);
+			ok = !strcmp(key, known[k]);
+			if (d < best) {
+				best = d;
+				near = known[k];
+			}
+		}
+		if (ok)
+			continue;
+		jpush_key(c, key);
+		if (near)
+			return jfail(c, "unknown key %s (did you mean \"%s\"?)",
+				     spec_quote(q, key), near);
+		return jfail(c, "unknown key %s", spec_quote(q, key));
+	}
+	return 0;
+}
+
 static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 {
 	yajl_val l = jmember(root, "limits");
@@ -208,7 +287,7 @@ static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 	if (!l)
 		return 0;
 	mark = jpush_key(c, "limits");
-	if (jcheck_object(c, l) < 0 ||
+	if (jcheck_object(c, l) < 0 || check_known_keys(c, l, limits_keys) < 0 ||
 	    parse_u64_member(c, l, "memory", 4 * MiB, 1ull << 50, &p->memory) < 0 ||
 	    jopt_i64(c, l, "pids", 8, 1 << 22, &pids) < 0 ||
 	    parse_u64_member(c, l, "cpuQuota", 1000, 1ull << 40, &p->cpu_quota) < 0 ||
@@ -229,7 +308,8 @@ static int parse_tmpfs_entry(struct jctx *c, yajl_val v, void *out)
 	struct policy_tmpfs *t = out;
 	char q[QUOTE_MAX];
 
-	if (jcheck_object(c, v) < 0 || jreq_string(c, v, "path", &t->path) < 0 ||
+	if (jcheck_object(c, v) < 0 || check_known_keys(c, v, tmpfs_keys) < 0 ||
+	    jreq_string(c, v, "path", &t->path) < 0 ||
 	    parse_u64_member(c, v, "size", 4096, 1ull << 40, &t->size) < 0)
 		return -1;
 	if (!spec_path_is_absolute(t->path) || strstr(t->path, "..")) {
@@ -292,7 +372,8 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 {
 	struct opt_bool b;
 
-	if (jcheck_object(c, root) < 0 || parse_mode(c, root, p) < 0)
+	if (jcheck_object(c, root) < 0 || check_known_keys(c, root, root_keys) < 0 ||
+	    parse_mode(c, root, p) < 0)
 		return -1;
 #define BOOL_MEMBER(key, field)                                                \
 	do {                                                                   \

@@ -370,3 +370,33 @@ def test_allowed_network_drops_metadata_and_private_ranges(penv, test_netns):
     tables = subprocess.run(["ip", "netns", "exec", os.path.basename(test_netns), "nft",
                              "list", "tables"], capture_output=True, text=True).stdout
     assert "agentsbx" not in tables, tables
+
+
+@pytest.mark.parametrize("content,key,near", [
+    ('{"networkAlowed": true}', "networkAlowed", "networkAllowed"),
+    ('{"bindprefixes": ["/srv"]}', "bindprefixes", "bindPrefixes"),
+    ('{"limits": {"memroy": 1048576000}}', "limits.memroy", "memory"),
+    ('{"tmpfs": [{"path": "/tmp", "sise": 4096}]}', "tmpfs[0].sise", "size"),
+    ('{"allowEverything": true}', "allowEverything", None),
+])
+def test_unknown_policy_key_is_refused_naming_it(penv, content, key, near):
+    """A misspelt key would leave the default in force while the operator
+    believes otherwise: refused, named, with the nearest known key."""
+    pol = policy_file(penv, content)
+    rc, out, err = run_cmd([penv.runtime, "--policy", pol, "policy", "show"])
+    assert rc != 0, out
+    assert "%s: unknown key" % key in err, err
+    if near:
+        assert 'did you mean "%s"' % near in err, err
+    rc, out, err = run_in(penv, ["true"], extra_global=("--policy", pol), check=False)
+    assert rc != 0 and "unknown key" in err, err
+
+
+def test_policy_show_output_is_a_valid_policy_file(penv):
+    rc, out, err = run_cmd([penv.runtime, "policy", "show"])
+    pol = policy_file(penv, out)
+    rc, out2, err = run_cmd([penv.runtime, "--policy", pol, "policy", "show"])
+    assert rc == 0, err
+    a, b = json.loads(out), json.loads(out2)
+    a.pop("source"), b.pop("source")
+    assert a == b

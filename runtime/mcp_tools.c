@@ -416,6 +416,21 @@ int mcp_parse_timeout(struct mcp_server *s, const struct mcp_id *id, yajl_val ar
 	return 0;
 }
 
+/* key is one of the names of list ("a, b, c"), compared whole. */
+static bool arg_listed(const char *list, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+		if (len == n && n && !strncmp(p, key, n))
+			return true;
+		p += len;
+		p += strspn(p, ", ");
+	}
+	return false;
+}
+
 /* additionalProperties: false. */
 static int check_known(struct mcp_server *s, const struct mcp_id *id, enum mcp_tool tool,
 		       yajl_val args)
@@ -423,13 +438,8 @@ static int check_known(struct mcp_server *s, const struct mcp_id *id, enum mcp_t
 	for (size_t i = 0; i < args->u.object.len; i++) {
 		const char *key = args->u.object.keys[i], *list = tool_args[tool];
 		_cleanup_free_ char *msg = NULL;
-		size_t n = strlen(key);
-		const char *p;
 
-		for (p = list; (p = strstr(p, key)); p += n)
-			if ((p == list || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
-				break;
-		if (p)
+		if (arg_listed(list, key))
 			continue;
 		msg = xasprintf("arguments.%.64s: unknown argument (%s takes %s)", key,
 				tool_names[tool], list);

@@ -327,6 +327,12 @@ def test_invalid_params_carry_the_reason_in_the_message(client):
     assert "arguments.lang: unknown argument" in error({"code": "1", "language": "python",
                                                          "lang": "x"})
     assert "must be one of python, sh" in error({"code": "1", "language": "cobol"})
+    # Found by fuzz_mcp: an empty argument name hung the server (strstr of
+    # ""), and a name holding the list's separator matched across names.
+    assert "arguments.: unknown argument" in error({"code": "1", "language": "python",
+                                                    "": "x"})
+    assert "unknown argument" in error({"code": "1", "language": "python",
+                                        "code, language": "x"})
 
 
 def call(c, req_id, code, **meta):

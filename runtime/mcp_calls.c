@@ -116,23 +116,7 @@ static void call_unlink(struct mcp_call *c)
 
 static void reply_stopping(struct mcp_call *c)
 {
-	yajl_gen g;
-
-	if (!mcp_call_may_reply(c))
-		return;
-	g = mcp_reply_begin(&c->id);
-	mcp_gstr(g, "result");
-	yajl_gen_map_open(g);
-	mcp_gstr(g, "content");
-	yajl_gen_array_open(g);
-	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "text");
-	mcp_gkey_str(g, "text", "sandbox error: the server is stopping; the program did not run");
-	yajl_gen_map_close(g);
-	yajl_gen_array_close(g);
-	mcp_gkey_bool(g, "isError", true);
-	yajl_gen_map_close(g);
-	mcp_reply_send(c->s, g);
+	mcp_reply_tool_error(c, "the server is stopping; the program did not run");
 }
 
 static void *call_thread(void *arg)

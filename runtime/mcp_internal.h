@@ -155,6 +155,8 @@ void mcp_tools_list(struct mcp_server *s, const struct mcp_id *id);
 int mcp_tools_parse_call(struct mcp_server *s, const struct mcp_id *id, yajl_val params,
 			 struct call_args *a, struct mcp_id *token);
 void mcp_call_args_free(struct call_args *a);
+/* The sandbox input of a run of call c (code, stdin, limits, progress). */
+void mcp_call_input(struct mcp_call *c, struct sandbox_input *in);
 /* In a call's thread: get a sandbox, run, reply (unless cancelled). */
 void mcp_tools_run(struct mcp_call *c);
 /* The warm pools' thread and its end. */

@@ -378,21 +378,12 @@ static void session_create(struct mcp_call *c)
 static void session_run(struct mcp_call *c, struct mcp_session *ms)
 {
 	struct mcp_server *s = c->s;
-	struct sandbox_input in = {
-		.code = c->a.code,
-		.code_len = c->a.code_len,
-		.stdin_data = c->a.stdin_data,
-		.stdin_len = c->a.stdin_len,
-		.timeout = c->a.timeout,
-		.output_limit = s->o->output_limit,
-		.cancel_fd = c->cancel_fd,
-		.on_output = mcp_progress_output,
-		.on_tick = mcp_progress_tick,
-		.cb_arg = c,
-	};
+	struct sandbox_input in;
 	struct sandbox_result res = { 0 };
 	struct error err;
 	char note[96];
+
+	mcp_call_input(c, &in);
 
 	mcp_progress_note(c, "started");
 	if (sandbox_session_run(s->g, &ms->ss, c->a.lang, &in, &res, &err) < 0) {

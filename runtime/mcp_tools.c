@@ -563,55 +563,10 @@ static char *summary_text(const struct sandbox_result *res)
 	return sandbox_utf8_clean(raw, strlen(raw), &len);
 }
 
-void mcp_reply_run_result(struct mcp_call *c, const struct sandbox_result *res)
-{
-	_cleanup_free_ char *text = summary_text(res);
-	yajl_gen g;
-
-	if (!mcp_call_may_reply(c))
-		return;
-	g = mcp_reply_begin(&c->id);
-	mcp_gstr(g, "result");
-	yajl_gen_map_open(g);
-	mcp_gstr(g, "content");
-	yajl_gen_array_open(g);
-	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "text");
-	mcp_gkey_str(g, "text", text);
-	yajl_gen_map_close(g);
-	yajl_gen_array_close(g);
-	mcp_gstr(g, "structuredContent");
-	sandbox_result_gen(g, res);
-	mcp_gkey_bool(g, "isError", res->timed_out || res->oom_killed);
-	yajl_gen_map_close(g);
-	mcp_reply_send(c->s, g);
-}
-
-/* The sandbox itself failed: a tool error the model can read. */
-void mcp_reply_tool_error(struct mcp_call *c, const char *msg)
-{
-	_cleanup_free_ char *text = xasprintf("sandbox error: %s", msg);
-	yajl_gen g;
-
-	if (!mcp_call_may_reply(c))
-		return;
-	g = mcp_reply_begin(&c->id);
-	mcp_gstr(g, "result");
-	yajl_gen_map_open(g);
-	mcp_gstr(g, "content");
-	yajl_gen_array_open(g);
-	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "text");
-	mcp_gkey_str(g, "text", text);
-	yajl_gen_map_close(g);
-	yajl_gen_array_close(g);
-	mcp_gkey_bool(g, "isError", true);
-	yajl_gen_map_close(g);
-	mcp_reply_send(c->s, g);
-}
-
-void mcp_reply_tool_result(struct mcp_call *c, const char *text,
-			   void (*gen)(yajl_gen g, void *arg), void *arg)
+/* {content: [{type: text, text}], structuredContent: gen(arg) if gen,
+ * isError}: every tools/call reply has this shape. */
+static void reply_content(struct mcp_call *c, const char *text,
+			  void (*gen)(yajl_gen g, void *arg), void *arg, bool is_error)
 {
 	yajl_gen g;
 
@@ -631,9 +586,53 @@ void mcp_reply_tool_result(struct mcp_call *c, const char *text,
 		mcp_gstr(g, "structuredContent");
 		gen(g, arg);
 	}
-	mcp_gkey_bool(g, "isError", false);
+	mcp_gkey_bool(g, "isError", is_error);
 	yajl_gen_map_close(g);
 	mcp_reply_send(c->s, g);
+}
+
+static void gen_run_result(yajl_gen g, void *res)
+{
+	sandbox_result_gen(g, res);
+}
+
+void mcp_reply_run_result(struct mcp_call *c, const struct sandbox_result *res)
+{
+	_cleanup_free_ char *text = summary_text(res);
+
+	reply_content(c, text, gen_run_result, (void *)res, res->timed_out || res->oom_killed);
+}
+
+/* The sandbox itself failed: a tool error the model can read. */
+void mcp_reply_tool_error(struct mcp_call *c, const char *msg)
+{
+	_cleanup_free_ char *text = xasprintf("sandbox error: %s", msg);
+
+	reply_content(c, text, NULL, NULL, true);
+}
+
+void mcp_reply_tool_result(struct mcp_call *c, const char *text,
+			   void (*gen)(yajl_gen g, void *arg), void *arg)
+{
+	reply_content(c, text, gen, arg, false);
+}
+
+/* What a run of call c gives the sandbox: its code, stdin, limits, and the
+ * progress callbacks. */
+void mcp_call_input(struct mcp_call *c, struct sandbox_input *in)
+{
+	*in = (struct sandbox_input){
+		.code = c->a.code,
+		.code_len = c->a.code_len,
+		.stdin_data = c->a.stdin_data,
+		.stdin_len = c->a.stdin_len,
+		.timeout = c->a.timeout,
+		.output_limit = c->s->o->output_limit,
+		.cancel_fd = c->cancel_fd,
+		.on_output = mcp_progress_output,
+		.on_tick = mcp_progress_tick,
+		.cb_arg = c,
+	};
 }
 
 /* ---- tools/call: the run ------------------------------------------------------------------ */
@@ -682,18 +681,7 @@ static void finish(struct mcp_call *c, const struct sandbox_result *res)
 void mcp_tools_run(struct mcp_call *c)
 {
 	struct mcp_server *s = c->s;
-	struct sandbox_input in = {
-		.code = c->a.code,
-		.code_len = c->a.code_len,
-		.stdin_data = c->a.stdin_data,
-		.stdin_len = c->a.stdin_len,
-		.timeout = c->a.timeout,
-		.output_limit = s->o->output_limit,
-		.cancel_fd = c->cancel_fd,
-		.on_output = mcp_progress_output,
-		.on_tick = mcp_progress_tick,
-		.cb_arg = c,
-	};
+	struct sandbox_input in;
 	struct sandbox_result res = { 0 };
 	struct sandbox sb;
 	struct error err;
@@ -702,6 +690,7 @@ void mcp_tools_run(struct mcp_call *c)
 		mcp_sessions_run(c);
 		return;
 	}
+	mcp_call_input(c, &in);
 	if (s->setup_error) {
 		mcp_reply_tool_error(c, s->setup_error);
 		return;

@@ -227,16 +227,6 @@ int policy_judge_objects(struct container_ctx *c, struct error *err)
 	return judge_objects(c, err);
 }
 
-/* The front door's own workspace joins this container's bindPrefixes. */
-static void allow_own_bind_prefix(struct policy *p, const char *dir)
-{
-	struct str_array *a = &p->bind_prefixes;
-
-	a->items = xrealloc(a->items, (a->len + 2) * sizeof(char *));
-	a->items[a->len++] = xstrdup(dir);
-	a->items[a->len] = NULL;
-}
-
 int policy_enforce(struct container_ctx *c, struct error *err)
 {
 	struct policy_changes ch = { 0 };
@@ -254,8 +244,9 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	}
 	if (c->bundle)
 		policy_resolve_bind_sources(c->spec, c->bundle);
+	/* The front door's own workspace joins this container's bindPrefixes. */
 	if (c->own_bind_prefix)
-		allow_own_bind_prefix(&c->policy, c->own_bind_prefix);
+		policy_strv_add(&c->policy.bind_prefixes, c->own_bind_prefix);
 	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0)
 		return -1;
 	/* create: every hook judged (and its file kept open) now. */

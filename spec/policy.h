@@ -126,6 +126,12 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 		 struct policy_changes *changes, struct policy_decision *d,
 		 struct error *err);
 void policy_changes_free(struct policy_changes *c);
+/* Record one change (from NULL: "(unset)"); every rule file uses it. */
+void policy_change_add(struct policy_changes *ch, const char *rule, const char *field,
+		       const char *from, const char *to);
+/* String vectors of the spec, kept NULL-terminated as spec.h promises. */
+bool policy_strv_has(const struct str_array *a, const char *s);
+void policy_strv_add(struct str_array *a, const char *s);
 /* policy_process.c: realtime scheduling and I/O classes refused unless
  * the policy's realtimeScheduling allows them. */
 int policy_rule_scheduling(const struct policy *p, const struct oci_spec *s,

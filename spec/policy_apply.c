@@ -23,10 +23,9 @@ struct apply {
 	bool writable_root;
 };
 
-static void change(struct apply *a, const char *rule, const char *field,
-		   const char *from, const char *to)
+void policy_change_add(struct policy_changes *ch, const char *rule, const char *field,
+		       const char *from, const char *to)
 {
-	struct policy_changes *ch = a->ch;
 	struct policy_change *c;
 
 	ch->items = xrealloc(ch->items, (ch->len + 1) * sizeof(*ch->items));
@@ -35,6 +34,12 @@ static void change(struct apply *a, const char *rule, const char *field,
 	c->field = xstrdup(field);
 	c->from = xstrdup(from ? from : "(unset)");
 	c->to = xstrdup(to);
+}
+
+static void change(struct apply *a, const char *rule, const char *field,
+		   const char *from, const char *to)
+{
+	policy_change_add(a->ch, rule, field, from, to);
 }
 
 static void change_num(struct apply *a, const char *rule, const char *field,
@@ -60,7 +65,7 @@ void policy_changes_free(struct policy_changes *c)
 
 /* ---- small helpers over spec arrays ---------------------------------------- */
 
-static bool strv_has(const struct str_array *a, const char *s)
+bool policy_strv_has(const struct str_array *a, const char *s)
 {
 	for (size_t i = 0; i < a->len; i++)
 		if (!strcmp(a->items[i], s))
@@ -68,8 +73,7 @@ static bool strv_has(const struct str_array *a, const char *s)
 	return false;
 }
 
-/* Append, keeping items NULL-terminated as spec.h promises. */
-static void strv_add(struct str_array *a, const char *s)
+void policy_strv_add(struct str_array *a, const char *s)
 {
 	a->items = xrealloc(a->items, (a->len + 2) * sizeof(char *));
 	a->items[a->len++] = xstrdup(s);
@@ -192,13 +196,13 @@ static void rule_paths(struct apply *a)
 	struct oci_linux *l = &a->s->linux;
 
 	for (size_t i = 0; i < a->p->masked_paths.len; i++)
-		if (!strv_has(&l->masked_paths, a->p->masked_paths.items[i])) {
-			strv_add(&l->masked_paths, a->p->masked_paths.items[i]);
+		if (!policy_strv_has(&l->masked_paths, a->p->masked_paths.items[i])) {
+			policy_strv_add(&l->masked_paths, a->p->masked_paths.items[i]);
 			change(a, "paths", "linux.maskedPaths", NULL, a->p->masked_paths.items[i]);
 		}
 	for (size_t i = 0; i < a->p->readonly_paths.len; i++)
-		if (!strv_has(&l->readonly_paths, a->p->readonly_paths.items[i])) {
-			strv_add(&l->readonly_paths, a->p->readonly_paths.items[i]);
+		if (!policy_strv_has(&l->readonly_paths, a->p->readonly_paths.items[i])) {
+			policy_strv_add(&l->readonly_paths, a->p->readonly_paths.items[i]);
 			change(a, "paths", "linux.readonlyPaths", NULL, a->p->readonly_paths.items[i]);
 		}
 }
@@ -213,8 +217,8 @@ static void cut_caps(struct apply *a, struct str_array *set, const char *name,
 	_cleanup_free_ char *field = xasprintf("process.capabilities.%s", name);
 
 	for (size_t i = 0; i < set->len; i++)
-		if (!always_empty && strv_has(&a->p->capabilities, set->items[i]))
-			strv_add(&keep, set->items[i]);
+		if (!always_empty && policy_strv_has(&a->p->capabilities, set->items[i]))
+			policy_strv_add(&keep, set->items[i]);
 	if (keep.len == set->len) {
 		for (size_t i = 0; i < keep.len; i++)
 			free(keep.items[i]);

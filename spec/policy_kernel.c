@@ -23,19 +23,6 @@
 #include "../lib/util.h"
 #include "policy.h"
 
-static void note(struct policy_changes *ch, const char *rule, const char *field,
-		 const char *from, const char *to)
-{
-	struct policy_change *c;
-
-	ch->items = xrealloc(ch->items, (ch->len + 1) * sizeof(*ch->items));
-	c = &ch->items[ch->len++];
-	c->rule = xstrdup(rule);
-	c->field = xstrdup(field);
-	c->from = xstrdup(from ? from : "(unset)");
-	c->to = xstrdup(to);
-}
-
 /* ---- the process user ------------------------------------------------------ */
 
 /* The host uid container uid 0 is: through the new user namespace's map,
@@ -65,19 +52,19 @@ static void rule_user(const struct policy *p, struct oci_spec *s, struct policy_
 		return;
 	snprintf(to, sizeof(to), "%llu", (unsigned long long)p->uid.v);
 	u->uid = (uint32_t)p->uid.v;
-	note(ch, "user", "process.user.uid", "0", to);
+	policy_change_add(ch, "user", "process.user.uid", "0", to);
 	/* The group follows: gid 0 (root's group) becomes the same number;
 	 * another gid the spec chose stays. */
 	if (u->gid == 0) {
 		u->gid = (uint32_t)p->uid.v;
-		note(ch, "user", "process.user.gid", "0", to);
+		policy_change_add(ch, "user", "process.user.gid", "0", to);
 	}
 	for (size_t i = 0; i < u->n_additional_gids; i++) {
 		if (u->additional_gids[i] != 0) {
 			u->additional_gids[kept++] = u->additional_gids[i];
 			continue;
 		}
-		note(ch, "user", "process.user.additionalGids", "0", "(removed)");
+		policy_change_add(ch, "user", "process.user.additionalGids", "0", "(removed)");
 	}
 	u->n_additional_gids = kept;
 }
@@ -97,7 +84,7 @@ static void rule_kernel_tcp(const struct policy *p, struct oci_spec *s,
 		return;
 	snprintf(from, sizeof(from), "%lld", (long long)m->kernel_tcp.v);
 	snprintf(to, sizeof(to), "%lld", (long long)m->limit.v);
-	note(ch, "limits", "linux.resources.memory.kernelTCP",
+	policy_change_add(ch, "limits", "linux.resources.memory.kernelTCP",
 	     m->kernel_tcp.set ? from : NULL, to);
 	m->kernel_tcp = (struct opt_i64){ true, m->limit.v };
 }
@@ -150,7 +137,7 @@ static void rule_ptys(const struct policy *p, struct oci_spec *s, struct policy_
 		o->items[o->len++] = xstrdup(want);
 		o->items[o->len] = NULL;
 		field = xasprintf("mounts[%s].options", mt->destination ? mt->destination : "?");
-		note(ch, "limits", field, NULL, want);
+		policy_change_add(ch, "limits", field, NULL, want);
 	}
 }
 
@@ -192,7 +179,7 @@ static void rule_unified(struct str_map *u, struct policy_changes *ch)
 			continue;
 		}
 		field = xasprintf("linux.resources.unified[%s]", u->keys[i]);
-		note(ch, "limits", field, u->values[i], "(removed: the policy's limits hold)");
+		policy_change_add(ch, "limits", field, u->values[i], "(removed: the policy's limits hold)");
 		free(u->keys[i]);
 		free(u->values[i]);
 	}
@@ -210,7 +197,7 @@ static void cap_value(struct policy_changes *ch, struct opt_i64 *o, int64_t max,
 		return;
 	snprintf(from, sizeof(from), "%lld", (long long)o->v);
 	snprintf(to, sizeof(to), "%lld", (long long)max);
-	note(ch, "limits", field, from, to);
+	policy_change_add(ch, "limits", field, from, to);
 	o->v = max;
 }
 
@@ -239,13 +226,13 @@ int policy_cap_update(const struct policy *p, struct oci_resources *r,
 			if (c->quota.set && c->quota.v > 0 && c->period.v > 0)
 				c->quota.v = (int64_t)((unsigned __int128)c->quota.v *
 						       p->cpu_period / c->period.v);
-			note(ch, "limits", "linux.resources.cpu.period", NULL, "the policy's cpuPeriod");
+			policy_change_add(ch, "limits", "linux.resources.cpu.period", NULL, "the policy's cpuPeriod");
 			c->period.v = p->cpu_period;
 		}
 		cap_value(ch, &c->quota, (int64_t)p->cpu_quota, "linux.resources.cpu.quota");
 	}
 	if (p->default_devices_only && r->n_devices) {
-		note(ch, "devices", "linux.resources.devices", "(update)", "(removed)");
+		policy_change_add(ch, "devices", "linux.resources.devices", "(update)", "(removed)");
 		for (size_t i = 0; i < r->n_devices; i++)
 			free(r->devices[i].access);
 		free(r->devices);

@@ -28,31 +28,7 @@ struct mrules {
 static void change(struct mrules *a, const char *rule, const char *field,
 		   const char *from, const char *to)
 {
-	struct policy_changes *ch = a->ch;
-	struct policy_change *c;
-
-	ch->items = xrealloc(ch->items, (ch->len + 1) * sizeof(*ch->items));
-	c = &ch->items[ch->len++];
-	c->rule = xstrdup(rule);
-	c->field = xstrdup(field);
-	c->from = xstrdup(from ? from : "(unset)");
-	c->to = xstrdup(to);
-}
-
-static bool strv_has(const struct str_array *a, const char *s)
-{
-	for (size_t i = 0; i < a->len; i++)
-		if (!strcmp(a->items[i], s))
-			return true;
-	return false;
-}
-
-/* Append, keeping items NULL-terminated as spec.h promises. */
-static void strv_add(struct str_array *a, const char *s)
-{
-	a->items = xrealloc(a->items, (a->len + 2) * sizeof(char *));
-	a->items[a->len++] = xstrdup(s);
-	a->items[a->len] = NULL;
+	policy_change_add(a->ch, rule, field, from, to);
 }
 
 /* ---- paths ------------------------------------------------------------------ */
@@ -111,8 +87,8 @@ bool policy_bind_allowed(const struct str_array *prefixes, const char *source)
 
 bool policy_mount_is_bind(const struct oci_mount *m)
 {
-	return (m->type && !strcmp(m->type, "bind")) || strv_has(&m->options, "bind") ||
-	       strv_has(&m->options, "rbind");
+	return (m->type && !strcmp(m->type, "bind")) || policy_strv_has(&m->options, "bind") ||
+	       policy_strv_has(&m->options, "rbind");
 }
 
 char *policy_bind_source_path(const char *bundle, const char *source)
@@ -269,15 +245,15 @@ static void cap_tmpfs(struct mrules *a, struct oci_mount *m, uint64_t cap, bool 
 		m->options.items[i] = xstrdup(capstr);
 	}
 	if (!has_size) {
-		strv_add(&m->options, capstr);
+		policy_strv_add(&m->options, capstr);
 		change(a, "rootfs", m->destination, "(no size)", capstr);
 	}
 	if (!policy_path)
 		return; /* /dev, /dev/shm...: their own flags */
-	if (!strv_has(&m->options, "nosuid"))
-		strv_add(&m->options, "nosuid");
-	if (!strv_has(&m->options, "nodev"))
-		strv_add(&m->options, "nodev");
+	if (!policy_strv_has(&m->options, "nosuid"))
+		policy_strv_add(&m->options, "nosuid");
+	if (!policy_strv_has(&m->options, "nodev"))
+		policy_strv_add(&m->options, "nodev");
 }
 
 static struct oci_mount *find_mount(struct oci_spec *s, const char *dest)
@@ -300,10 +276,10 @@ static void add_tmpfs(struct mrules *a, const struct policy_tmpfs *t)
 	m->destination = xstrdup(t->path);
 	m->type = xstrdup("tmpfs");
 	m->source = xstrdup("tmpfs");
-	strv_add(&m->options, "nosuid");
-	strv_add(&m->options, "nodev");
-	strv_add(&m->options, "mode=1777");
-	strv_add(&m->options, size);
+	policy_strv_add(&m->options, "nosuid");
+	policy_strv_add(&m->options, "nodev");
+	policy_strv_add(&m->options, "mode=1777");
+	policy_strv_add(&m->options, size);
 	change(a, "rootfs", "mounts", "(none)", t->path);
 }
 
@@ -346,15 +322,15 @@ static void rule_ro_pseudo_fs(struct mrules *a)
 		if (!m->type || (strcmp(m->type, "sysfs") && strcmp(m->type, "cgroup") &&
 				 strcmp(m->type, "cgroup2")))
 			continue;
-		if (strv_has(&m->options, "ro"))
+		if (policy_strv_has(&m->options, "ro"))
 			continue;
 		for (size_t j = 0; j < m->options.len; j++)
 			if (!strcmp(m->options.items[j], "rw")) {
 				free(m->options.items[j]);
 				m->options.items[j] = xstrdup("ro");
 			}
-		if (!strv_has(&m->options, "ro"))
-			strv_add(&m->options, "ro");
+		if (!policy_strv_has(&m->options, "ro"))
+			policy_strv_add(&m->options, "ro");
 		change(a, "rootfs", m->destination, "rw", "ro");
 	}
 }

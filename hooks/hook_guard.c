@@ -30,6 +30,10 @@
 #define DELETED_SUFFIX " (deleted)"
 
 static bool guard_on;
+/* hooks_guard_load() only notes the file: most starts and deletes run no
+ * hook at all, and need not read and parse the policy for them. */
+static bool load_pending;
+static const char *pending_path;
 static struct policy guard; /* only source and hook_prefixes are set */
 
 struct pin {
@@ -63,6 +67,7 @@ static void guard_copy(const struct policy *p)
 
 void hooks_guard_set(const struct policy *p)
 {
+	load_pending = false;
 	/* weak-hook-prefixes: hooks are not judged, they run as with the
 	 * policy off (issue 12 row 14's attack then succeeds). */
 	if (!p || p->mode != POLICY_ENFORCE || WEAKENED("hook-prefixes")) {
@@ -74,10 +79,18 @@ void hooks_guard_set(const struct policy *p)
 
 void hooks_guard_load(const char *policy_path)
 {
+	guard_clear();
+	load_pending = true;
+	pending_path = policy_path;
+}
+
+static void guard_load_now(void)
+{
 	struct policy p;
 	struct error err;
 
-	if (policy_load(policy_path, &p, &err) < 0) {
+	load_pending = false;
+	if (policy_load(pending_path, &p, &err) < 0) {
 		/* The floor holds: no policy, no hook is allowed. */
 		log_warn("hooks: %s: every hook is refused", err.msg);
 		policy_default(&p);
@@ -89,6 +102,8 @@ void hooks_guard_load(const char *policy_path)
 
 bool hooks_guarded(void)
 {
+	if (load_pending)
+		guard_load_now();
 	return guard_on;
 }
 

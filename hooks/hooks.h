@@ -65,7 +65,8 @@ int hooks_run_one(const struct oci_hook *hook, enum hook_kind kind,
 struct policy;
 /* From now on in this process: p in enforce mode judges, else none. */
 void hooks_guard_set(const struct policy *p);
-/* start, delete: load the policy file (NULL: the default) and set it. */
+/* start, delete: the policy file (NULL: the default) that judges the hooks
+ * this process runs; read when the first hook is about to run. */
 void hooks_guard_load(const char *policy_path);
 /* Open and judge every hook of spec under p (all six kinds); with pin,
  * keep the fds for hooks_run() here and in children forked after. */

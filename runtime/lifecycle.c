@@ -277,6 +277,10 @@ int container_start(const struct global_opts *g, const char *id,
 		}
 	}
 	r = 0;
+	if (!spec.hooks[HOOK_POSTSTART].len) {
+		spec_free(&spec);
+		goto out;
+	}
 	json = state_to_json(&h.st, false);
 	hooks_set_cwd(h.st.bundle);
 	hooks_guard_load(g->policy_path); /* judged where they run */

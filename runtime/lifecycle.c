@@ -335,6 +335,16 @@ int container_kill(const struct global_opts *g, const char *id, int sig,
 }
 
 /* Kill what is left and remove the cgroup, run poststop, drop the state. */
+int release_container(int dirfd, const char *id, const char *cgroup_path,
+		      enum cgroup_manager manager, struct error *err)
+{
+	if (cgroup_path && cgroup_destroy(cgroup_path, manager, true, err) < 0)
+		return -1;
+	if (netfilter_remove_egress(dirfd, id, err) < 0)
+		log_warn("delete %s: %s", id, err->msg);
+	return 0;
+}
+
 int destroy_container(struct container_handle *h, struct error *err)
 {
 	struct oci_spec spec;
@@ -350,16 +360,16 @@ int destroy_container(struct container_handle *h, struct error *err)
 		if (wait_init_gone(&h->st, err) < 0)
 			return -1;
 	}
-	if (h->st.cgroup_path &&
-	    cgroup_destroy(h->st.cgroup_path, h->st.cgroup_manager, true, err) < 0)
+	if (release_container(h->dirfd, h->st.id, h->st.cgroup_path, h->st.cgroup_manager,
+			      err) < 0)
 		return -1;
 	h->st.status = STATUS_STOPPED;
-	if (netfilter_remove_egress(h->dirfd, h->st.id, err) < 0)
-		log_warn("delete %s: %s", h->st.id, err->msg);
 	if (state_load_spec(h->dirfd, &spec, err) == 0) {
-		json = state_to_json(&h->st, false);
-		hooks_set_cwd(h->st.bundle);
-		hooks_run_warn(&spec.hooks[HOOK_POSTSTOP], HOOK_POSTSTOP, json);
+		if (spec.hooks[HOOK_POSTSTOP].len) {
+			json = state_to_json(&h->st, false);
+			hooks_set_cwd(h->st.bundle);
+			hooks_run_warn(&spec.hooks[HOOK_POSTSTOP], HOOK_POSTSTOP, json);
+		}
 		spec_free(&spec);
 	} else {
 		log_warn("poststop hooks not run: %s", err->msg);

@@ -24,6 +24,11 @@ void handle_close(struct container_handle *h);
 
 /* Kill what is left, remove the cgroup, run poststop hooks, drop the state
  * directory. */
+/* What a container whose processes are gone still holds: its cgroup and
+ * the egress table it put in a joined network namespace (not its state
+ * directory).  Shared by delete and run's own teardown. */
+int release_container(int dirfd, const char *id, const char *cgroup_path,
+		      enum cgroup_manager manager, struct error *err);
 int destroy_container(struct container_handle *h, struct error *err);
 
 #endif

@@ -146,11 +146,8 @@ static int delete_known(const struct global_opts *g, const char *id,
 		log_warn("delete %s after run: its state directory was replaced meanwhile: left alone", id);
 		return -1;
 	}
-	if (k->cgroup_path && cgroup_destroy(k->cgroup_path, k->manager, true, &err) < 0)
-		goto fail;
-	if (netfilter_remove_egress(dirfd, id, &err) < 0)
-		log_warn("delete %s: %s", id, err.msg);
-	if (state_dir_remove(rootfd, id, dirfd, &err) < 0)
+	if (release_container(dirfd, id, k->cgroup_path, k->manager, &err) < 0 ||
+	    state_dir_remove(rootfd, id, dirfd, &err) < 0)
 		goto fail;
 	return 0;
 fail:

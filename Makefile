@@ -36,7 +36,9 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
             -DAGENTSBX_COMMIT='"$(GITCOMMIT)"' $(PKG_CFLAGS)
 override LDLIBS += $(PKG_LIBS) -pthread
 
-LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c runtime/*.c hooks/*.c))
+# One folder per concern (README "How it is built"); the freestanding
+# binaries (runtime/init/trampoline/, agent/sandbox_init/) are not library code.
+LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c spec/*/*.c runtime/*/*.c hooks/*.c agent/*.c))
 TRAMPOLINE_CFLAGS := -Os -ffreestanding -fno-builtin -static -nostdlib -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -fno-pie -no-pie -Wl,--build-id=none -Wl,-z,norelro \
 	-Wall -Wextra -Werror
@@ -46,8 +48,8 @@ TRAMPOLINE_CFLAGS += -Wno-unused-command-line-argument
 endif
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
 EMBED_JSON := agent-seccomp agent-seccomp-ioctl
-LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(EMBED_JSON:%=$(BUILD)/spec/embed-%.o) \
-	$(BUILD)/runtime/embed-trampoline.o $(BUILD)/runtime/embed-sandbox-init.o
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(EMBED_JSON:%=$(BUILD)/spec/policy/embed-%.o) \
+	$(BUILD)/runtime/init/embed-trampoline.o $(BUILD)/agent/embed-sandbox-init.o
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 DEPS      := $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)
 
@@ -80,48 +82,48 @@ $(BUILD)/libagentsbx.a: $(LIB_OBJS)
 	@ar rcs $@ $^
 
 # The strict agent seccomp profiles, reviewed as JSON, compiled in as strings
-# (spec/agent-seccomp.json becomes `const char agent_seccomp_json[]`).
-$(BUILD)/spec/embed-%.c: spec/%.json
+# (spec/policy/agent-seccomp.json becomes `const char agent_seccomp_json[]`).
+$(BUILD)/spec/policy/embed-%.c: spec/policy/%.json
 	@mkdir -p $(dir $@)
 	@{ echo '/* Generated from $< by the Makefile. */'; \
 	   echo 'const char $(subst -,_,$*)_json[] ='; \
 	   sed 's/\\/\\\\/g; s/"/\\"/g; s/^/"/; s/$$/\\n"/' $<; echo ';'; } > $@
 
-$(BUILD)/spec/embed-%.o: $(BUILD)/spec/embed-%.c
+$(BUILD)/spec/policy/embed-%.o: $(BUILD)/spec/policy/embed-%.c
 	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
 
-# The exec trampoline (runtime/trampoline/trampoline.c): a freestanding
-# static binary, embedded as bytes (runtime/trampoline.h says why).
-$(BUILD)/runtime/trampoline.bin: runtime/trampoline/trampoline.c
+# The exec trampoline (runtime/init/trampoline/trampoline.c): a freestanding
+# static binary, embedded as bytes (runtime/init/trampoline.h says why).
+$(BUILD)/runtime/init/trampoline.bin: runtime/init/trampoline/trampoline.c
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"; $(CC) $(TRAMPOLINE_CFLAGS) -o $@.elf $< && strip -o $@ $@.elf
 
-$(BUILD)/runtime/embed-trampoline.c: $(BUILD)/runtime/trampoline.bin
-	@{ echo '/* Generated from runtime/trampoline/trampoline.c by the Makefile. */'; \
+$(BUILD)/runtime/init/embed-trampoline.c: $(BUILD)/runtime/init/trampoline.bin
+	@{ echo '/* Generated from runtime/init/trampoline/trampoline.c by the Makefile. */'; \
 	   echo '#include <stddef.h>'; \
 	   echo 'const unsigned char agentsbx_trampoline[] = {'; \
 	   od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	   echo '};'; \
 	   echo "const size_t agentsbx_trampoline_len = sizeof(agentsbx_trampoline);"; } > $@
 
-# The sandbox's PID 1 (runtime/sandbox_init/init.c): the same kind of
+# The sandbox's PID 1 (agent/sandbox_init/init.c): the same kind of
 # freestanding binary, written into each sandbox as /.agentsbx/init.
-$(BUILD)/runtime/sandbox-init.bin: runtime/sandbox_init/init.c
+$(BUILD)/agent/sandbox-init.bin: agent/sandbox_init/init.c
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"; $(CC) $(TRAMPOLINE_CFLAGS) -o $@.elf $< && strip -o $@ $@.elf
 
-$(BUILD)/runtime/embed-sandbox-init.c: $(BUILD)/runtime/sandbox-init.bin
-	@{ echo '/* Generated from runtime/sandbox_init/init.c by the Makefile. */'; \
+$(BUILD)/agent/embed-sandbox-init.c: $(BUILD)/agent/sandbox-init.bin
+	@{ echo '/* Generated from agent/sandbox_init/init.c by the Makefile. */'; \
 	   echo '#include <stddef.h>'; \
 	   echo 'const unsigned char agentsbx_sandbox_init[] = {'; \
 	   od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	   echo '};'; \
 	   echo "const size_t agentsbx_sandbox_init_len = sizeof(agentsbx_sandbox_init);"; } > $@
 
-$(BUILD)/runtime/embed-sandbox-init.o: $(BUILD)/runtime/embed-sandbox-init.c
+$(BUILD)/agent/embed-sandbox-init.o: $(BUILD)/agent/embed-sandbox-init.c
 	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
 
-$(BUILD)/runtime/embed-trampoline.o: $(BUILD)/runtime/embed-trampoline.c
+$(BUILD)/runtime/init/embed-trampoline.o: $(BUILD)/runtime/init/embed-trampoline.c
 	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
 
 $(BUILD)/%.o: %.c

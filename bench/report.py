@@ -866,7 +866,7 @@ def suggestions(envs, facts):
              + (f". Yet {frz} freezer writes per run on this host" if frz else
                 " (0 freezer writes per run on this host)")
              + ". Left: `start`, inside `run`, still re-reads the state and the spec "
-             "(runtime/lifecycle.c container_start).")
+             "(runtime/lifecycle/lifecycle.c container_start).")
     n += 1
     # 3. cgroups
     vm_mig = t_a["cats"]["migration"][1] if t_a else None

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "../lib/log.h"
-#include "../spec/policy.h"
+#include "../spec/policy/policy.h"
 #include "../spec/spec.h"
 #include "../lib/fds.h"
 #include "cmd.h"

@@ -7,8 +7,8 @@
 
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../runtime/mcp.h"
-#include "../runtime/sandbox.h"
+#include "../agent/mcp.h"
+#include "../agent/sandbox.h"
 #include "cmd.h"
 
 enum { OPT_IMAGE = 256, OPT_ROOTFS, OPT_IMAGE_ROOT, OPT_TIMEOUT, OPT_MAX_TIMEOUT, OPT_MEMORY,

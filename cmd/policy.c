@@ -8,7 +8,7 @@
 
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../spec/policy.h"
+#include "../spec/policy/policy.h"
 #include "cmd.h"
 
 static int policy_show(const struct global_opts *g)

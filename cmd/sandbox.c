@@ -11,7 +11,7 @@
 
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
-#include "../runtime/sandbox.h"
+#include "../agent/sandbox.h"
 #include "cmd.h"
 
 #define CODE_MAX (16u * 1024 * 1024)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The policy's hooks rule carried out (spec/policy_hooks.c decides).  Under
+ * The policy's hooks rule carried out (spec/policy/policy_hooks.c decides).  Under
  * enforce every hook path is opened (O_PATH, symlinks and magic links such
  * as /proc/<dockerd pid>/exe followed), the kernel is asked where that file
  * really is (/proc/self/fd/N), that path is judged against hookPrefixes,

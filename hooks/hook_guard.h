@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "../lib/error.h"
-#include "../spec/policy.h"
+#include "../spec/policy/policy.h"
 #include "hooks.h"
 
 /* The rule is in force in this process (enforce). */

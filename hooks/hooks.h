@@ -56,7 +56,7 @@ int hooks_run_one(const struct oci_hook *hook, enum hook_kind kind,
 		  size_t index, const char *state_json, struct error *err);
 
 /*
- * The policy's hooks rule (spec/policy_hooks.c, hooks/hook_guard.c).  With
+ * The policy's hooks rule (spec/policy/policy_hooks.c, hooks/hook_guard.c).  With
  * the rule in force, every hook's path is opened, the file it really is
  * judged against the policy's hookPrefixes, and that fd executed; without
  * it (policy off or audit) the path is execve()d as runc does.  Every hook

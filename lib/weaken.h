@@ -24,7 +24,7 @@
  * fs-types (any filesystem type anywhere under enforce),
  * bind-race (bind source judged by realpath(), opened again by name in
  * the child), exec-landlock (no Landlock domain for the init and exec'd
- * processes, runtime/landlock.c), exec-proc-fallback (the trampoline exec'd
+ * processes, runtime/init/landlock.c), exec-proc-fallback (the trampoline exec'd
  * through the container's /proc/self/fd/N when execveat is refused,
  * whatever /proc is).
  */

@@ -14,14 +14,14 @@
 #include <sys/types.h>
 
 #include "../lib/error.h"
-#include "../spec/policy.h"
+#include "../spec/policy/policy.h"
 #include "../spec/spec.h"
-#include "caps.h"
+#include "init/caps.h"
 #include "container.h"
-#include "mounts.h"
-#include "seccomp.h"
-#include "state.h"
-#include "sync.h"
+#include "init/mounts.h"
+#include "seccomp/seccomp.h"
+#include "lifecycle/state.h"
+#include "init/sync.h"
 
 struct container_ctx {
 	const struct global_opts *g;
@@ -109,7 +109,7 @@ int ctx_prepare_seccomp(struct container_ctx *c, struct error *err);
 int ctx_prepare_terminal(struct container_ctx *c, struct error *err);
 int write_pid_file(const char *path, pid_t pid, struct error *err);
 
-/* policy_enforce.c: load the policy and apply it to c->spec. */
+/* policy/enforce.c: load the policy and apply it to c->spec. */
 int policy_enforce(struct container_ctx *c, struct error *err);
 /* After the rootfs and the joined namespaces are open, before anything is
  * written: judge them (the host's namespaces, a host root) under enforce. */

@@ -2,7 +2,7 @@
 /*
  * linux.memoryPolicy (runtime-spec v1.3): the mode, flags and node list as
  * set_mempolicy(2) takes them.  Pure data: the validator calls it for the
- * errors, runtime/mempolicy.c for the values.
+ * errors, runtime/init/mempolicy.c for the values.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,7 +6,7 @@
  */
 #include <string.h>
 
-#include "../../spec/policy.h"
+#include "../../spec/policy/policy.h"
 #include "fuzz.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* `exec --process process.json`: spec_parse_process() and
- * spec_validate_process(), as runtime/exec.c reads it. */
+ * spec_validate_process(), as runtime/lifecycle/exec.c reads it. */
 #include "../../spec/spec.h"
 #include "fuzz.h"
 

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "../../runtime/seccomp.h"
+#include "../../runtime/seccomp/seccomp.h"
 #include "../../spec/internal.h"
 #include "fuzz.h"
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "../../lib/util.h"
-#include "../../runtime/state.h"
+#include "../../runtime/lifecycle/state.h"
 #include "fuzz.h"
 
 static int dirfd = -1;

@@ -368,7 +368,7 @@ def test_cve_2021_30465_dir_mount_lands_outside_rootfs(env, agentsbx_only, build
 # with no magic links.  Weak switch: "cwd-in-root" (plain chdir()).  In an
 # `exec` clone of the weak build, fds 3 and 4 are the state root and the
 # container's state directory on the host (the real build closes them before
-# it joins the container: runtime/exec.c drop_host_fds).
+# it joins the container: runtime/lifecycle/exec.c drop_host_fds).
 
 @pytest.mark.parametrize("build", BUILDS)
 def test_cve_2024_21626_exec_cwd_leaked_fd(env, agentsbx_only, build):

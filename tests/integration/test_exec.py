@@ -491,7 +491,7 @@ def test_exec_joins_the_containers_cgroup(env):
 @pytest.fixture
 def seccomp_cache(env):
     """The runtime keeps compiled seccomp programs in STATEROOT/.seccomp-cache
-    (runtime/seccomp_cache.c), by design: not a container's leftover.
+    (runtime/seccomp/cache.c), by design: not a container's leftover.
     Removed before the teardown looks for leftovers."""
     yield os.path.join(env.root, ".seccomp-cache")
     shutil.rmtree(os.path.join(env.root, ".seccomp-cache"), ignore_errors=True)

@@ -1,4 +1,4 @@
-"""The agent sandbox policy (spec/policy.c, runtime/policy_enforce.c): the
+"""The agent sandbox policy (spec/policy/policy.c, runtime/policy/enforce.c): the
 floor is set by the runtime, not by the spec; audit changes nothing and logs;
 off is a plain OCI runtime; bad policy files are refused clearly."""
 

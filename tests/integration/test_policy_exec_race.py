@@ -10,7 +10,7 @@ ptrace(PTRACE_ATTACH) on each, filing every success under the phase the
 process was in: "runtime" (a clone of the runtime, or the exec trampoline)
 or "exec" (the command exec'd).
 
-The defence (runtime/landlock.c): the init and every exec'd process each
+The defence (runtime/init/landlock.c): the init and every exec'd process each
 enter a Landlock domain of their own, siblings, so that no process of one
 tree passes the ptrace check on a process of another; the runtime phase is
 also non-dumpable.  Weak build: exec-landlock (no domains).

@@ -4,7 +4,7 @@
 Row 14: an OCI hook in config.json runs on the host as root with every
 capability and the argv config.json gives it.  Under the default (enforce)
 policy a hook runs only when the file its path opens to really lies under
-the policy's hookPrefixes (spec/policy_hooks.c, hooks/hook_guard.c): the
+the policy's hookPrefixes (spec/policy/policy_hooks.c, hooks/hook_guard.c): the
 runtime judges the opened fd (symlinks and /proc/PID/exe followed) and
 executes that fd.  startContainer hooks (looked up in the image) are
 refused.  Weak build "hook-prefixes": hooks are not judged, the attack runs.

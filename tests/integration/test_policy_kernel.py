@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """Issue 12, what a container shares with the host kernel-wide, under the
-default (enforce) policy (spec/policy_kernel.c):
+default (enforce) policy (spec/policy/policy_kernel.c):
 
 13.  container code does not run as host uid 0 (per-uid kernel counters:
      inotify instances, mqueue bytes, pipe pages, are root's otherwise):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Scheduling outside the CPU floor (issue 12, row 16; spec/policy_process.c).
+"""Scheduling outside the CPU floor (issue 12, row 16; spec/policy/policy_process.c).
 
 SCHED_DEADLINE, SCHED_FIFO and SCHED_RR tasks are not under CFS bandwidth
 control: the policy's cpu quota does not hold for them (on main a

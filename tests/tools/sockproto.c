@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sockproto: socket() of each family/type/protocol the strict agent
- * profile judges (spec/agent-seccomp.json), run inside a container by
+ * profile judges (spec/policy/agent-seccomp.json), run inside a container by
  * tests/integration/test_policy_net.py.  No traffic: each socket is
  * created and closed.
  *

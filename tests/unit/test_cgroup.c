@@ -22,7 +22,7 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
-#include "../../runtime/cgroup_internal.h"
+#include "../../runtime/cgroup/internal.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -148,7 +148,7 @@ static void test_resolve_path(void **state)
 					 &err), &err, "\"..\"");
 	expect_error(cgroup_resolve_path("/", "c", CGROUP_MANAGER_FS, &p, &err),
 		     &err, "root");
-	/* The systemd manager (cgroup_systemd.c, tested in a systemd guest):
+	/* The systemd manager (systemd.c, tested in a systemd guest):
 	 * on a host without systemd as init, a clear error. */
 	if (access("/run/systemd/system", F_OK) != 0)
 		expect_error(cgroup_create("/a", CGROUP_MANAGER_SYSTEMD, NULL, 1, &err),

@@ -30,7 +30,7 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
-#include "../../runtime/cgroup_internal.h"
+#include "../../runtime/cgroup/internal.h"
 
 static char base[64];		/* "/agentsbx-test-1a2b3c4d" */
 static char *root_ctl_before;	/* hybrid: the cgroup2 root's subtree_control */

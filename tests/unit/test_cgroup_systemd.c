@@ -2,7 +2,7 @@
 /*
  * The systemd cgroup manager without systemd: cgroupsPath "slice:prefix:name"
  * to unit and cgroup path, the scope's own properties, and the split of the
- * cgroupfs settings into unit properties and files (cgroup_systemd.c).
+ * cgroupfs settings into unit properties and files (systemd.c).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -17,7 +17,7 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
-#include "../../runtime/cgroup_systemd.h"
+#include "../../runtime/cgroup/systemd.h"
 
 /* ---- helpers ------------------------------------------------------------ */
 

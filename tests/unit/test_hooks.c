@@ -30,7 +30,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../../spec/policy.h"
+#include "../../spec/policy/policy.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

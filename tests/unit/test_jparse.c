@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "../../spec/internal.h"
-#include "../../spec/policy.h"
+#include "../../spec/policy/policy.h"
 
 static yajl_val load(const char *json)
 {

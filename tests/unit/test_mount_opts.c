@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/mount_opts.c: the built-in split of mount options must be the
+ * runtime/init/mount_opts.c: the built-in split of mount options must be the
  * one libmount makes (flags and data) for every option it takes, alone and
  * in the combinations specs use; anything else is left to libmount.
  */
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../runtime/mounts.h"
+#include "../../runtime/init/mounts.h"
 
 static void same_as_libmount(const char *optstr)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/mounts.c mounts_prepare() on real files (needs root for
+ * runtime/init/mounts.c mounts_prepare() on real files (needs root for
  * open_tree(OPEN_TREE_CLONE); skipped otherwise): bind sources opened once
  * and judged where they really are (relative, "..", symlinked), writable
  * directory binds, destinations under /proc in every mode.
@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "../../lib/util.h"
-#include "../../runtime/mounts.h"
-#include "../../spec/policy.h"
+#include "../../runtime/init/mounts.h"
+#include "../../spec/policy/policy.h"
 #include "../../spec/spec.h"
 
 static char top[] = "/tmp/agentsbx-mounts-XXXXXX";

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/pathres.c: lookups inside an attacker-made rootfs.  A temp dir
+ * runtime/init/pathres.c: lookups inside an attacker-made rootfs.  A temp dir
  * holds a "host" directory with decoy files and a "root" the lookups are
  * confined to, full of hostile entries:
  *
@@ -34,7 +34,7 @@
 #include <cmocka.h>
 
 #include "../../lib/util.h"
-#include "../../runtime/pathres.h"
+#include "../../runtime/init/pathres.h"
 
 static char tmpdir[] = "/tmp/agentsbx-pathres-XXXXXX";
 static int rootfd = -1;

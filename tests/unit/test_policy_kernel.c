@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * spec/policy_kernel.c through policy_apply() with the built-in default
+ * spec/policy/policy_kernel.c through policy_apply() with the built-in default
  * policy: the process user, kernelTCP, devpts max=, and the rule that
  * linux.resources.unified cannot undo the floor -- checked down to the
  * cgroup v2 and v1 settings the runtime would write (a unified
@@ -17,8 +17,8 @@
 #include <string.h>
 
 #include "../../lib/util.h"
-#include "../../runtime/cgroup_internal.h"
-#include "../../spec/policy.h"
+#include "../../runtime/cgroup/internal.h"
+#include "../../spec/policy/policy.h"
 #include "../../spec/spec.h"
 
 #define BASE "{'ociVersion':'1.0.0','root':{'path':'rootfs'},"               \

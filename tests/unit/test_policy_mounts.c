@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * spec/policy_mounts.c: the mount rules of the policy, pure data.
+ * spec/policy/policy_mounts.c: the mount rules of the policy, pure data.
  * Relative, ".." and "." bind sources; every refused filesystem type;
  * destinations under /proc and /sys; tmpfs sizes as mm/shmem.c reads them.
  *
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "../../lib/util.h"
-#include "../../spec/policy.h"
+#include "../../spec/policy/policy.h"
 #include "../../spec/spec.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -167,7 +167,7 @@ static void test_absolute_sources(void **state)
 	expect_refused(BIND("/data/../etc", "/x", "'rbind','ro'"), "host path /etc", NULL);
 	expect_refused(BIND("/", "/x", "'rbind','ro'"), "host path /", NULL);
 	/* A symlinked source is judged by the runtime on the opened fd
-	 * (runtime/mounts.c); lexically it is inside. */
+	 * (runtime/init/mounts.c); lexically it is inside. */
 	expect_allowed(BIND("/data/link-to-etc", "/x", "'rbind','ro'"));
 }
 

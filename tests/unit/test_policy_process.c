@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * spec/policy_process.c: realtime scheduling classes, RT I/O priority and
+ * spec/policy/policy_process.c: realtime scheduling classes, RT I/O priority and
  * RLIMIT_RTPRIO refused under the built-in policy, naming the field;
  * ordinary classes kept; realtimeScheduling allows them; policy_apply()
  * runs the rule.
@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "../../lib/util.h"
-#include "../../spec/policy.h"
+#include "../../spec/policy/policy.h"
 #include "../../spec/spec.h"
 
 #define BASE "{'ociVersion':'1.0.0','root':{'path':'rootfs'},'process':{'cwd':'/','args':['sh']"

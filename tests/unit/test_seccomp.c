@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/seccomp.c: profiles compiled, loaded in a forked child, and the
+ * runtime/seccomp/seccomp.c: profiles compiled, loaded in a forked child, and the
  * syscalls' fate checked from inside.
  */
 #include "test_seccomp_helpers.h"

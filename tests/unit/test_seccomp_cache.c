@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/seccomp_cache.c: SHA-256, the key, the on-disk entries, and what
+ * runtime/seccomp/cache.c: SHA-256, the key, the on-disk entries, and what
  * the cache buys on a container start.
  */
 #include "test_seccomp_helpers.h"
@@ -269,7 +269,7 @@ static void expect_recompile(struct fixture *f, const struct seccomp_prog *good)
 	seccomp_prog_free(&p);
 }
 
-/* Header layout (seccomp_cache.c): magic 8, format 4, count 4, key 32,
+/* Header layout (cache.c): magic 8, format 4, count 4, key 32,
  * digest 32, then the instructions. */
 #define OFF_KEY 16
 #define OFF_INSNS 80

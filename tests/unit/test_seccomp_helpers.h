@@ -32,7 +32,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "../../lib/util.h"
-#include "../../runtime/seccomp.h"
+#include "../../runtime/seccomp/seccomp.h"
 
 #define TSC_UNUSED __attribute__((unused))
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/state.c: the state directory and state.json.  A round trip
+ * runtime/lifecycle/state.c: the state directory and state.json.  A round trip
  * keeps every field; a hostile or broken state.json (huge, not JSON,
  * fields missing or of the wrong type) is a clear error, never a crash,
  * and the container it describes reads as stopped unless its init is
@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "../../lib/util.h"
-#include "../../runtime/state.h"
+#include "../../runtime/lifecycle/state.h"
 
 static char tmpdir[] = "/tmp/agentsbx-state-XXXXXX";
 static int rootfd = -1;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/state.c, record before create (issue 14): the staged state
+ * runtime/lifecycle/state.c, record before create (issue 14): the staged state
  * directory published whole, the sweep of a dead creator's staged one, the
  * "creating" status told from the creating process, removal with state.json
  * last.
@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "../../lib/util.h"
-#include "../../runtime/state.h"
+#include "../../runtime/lifecycle/state.h"
 
 static char tmpdir[] = "/tmp/agentsbx-state-record-XXXXXX";
 static int rootfd = -1;

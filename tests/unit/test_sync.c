@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/sync.c: the parent <-> init handshake over a SOCK_SEQPACKET pair.
+ * runtime/init/sync.c: the parent <-> init handshake over a SOCK_SEQPACKET pair.
  * Messages are fixed-size; anything else (short, oversized, garbled, an
  * error without its NUL) must give a clear error, never a misread message
  * or a leaked fd.
@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "../../lib/fdpass.h"
-#include "../../runtime/sync.h"
+#include "../../runtime/init/sync.h"
 
 struct pair {
 	int parent, child;

@@ -1,0 +1,466 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The config.json of a sandbox: the default spec (`agentsbx spec`), re-emitted
+ * with the process, root, hostname, resources and network of the call.  The
+ * mounts, namespaces, masked and read-only paths stay the default's, and the
+ * policy in force then makes the whole no looser than its floor.  Also the
+ * small parsers shared by the sandbox and mcp commands.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <yajl/yajl_tree.h>
+
+#include "../lib/cleanup.h"
+#include "../lib/util.h"
+#include "../spec/policy/policy.h"
+#include "../spec/spec.h"
+#include "sandbox.h"
+
+#define CPU_PERIOD 100000
+
+static const char *const lang_names[SANDBOX_LANG_MAX] = {
+	[SANDBOX_LANG_NONE] = "command",
+	[SANDBOX_LANG_PYTHON] = "python",
+	[SANDBOX_LANG_SH] = "sh",
+	[SANDBOX_LANG_NODE] = "node",
+};
+
+static const char *const code_files[SANDBOX_LANG_MAX] = {
+	[SANDBOX_LANG_PYTHON] = "main.py",
+	[SANDBOX_LANG_SH] = "main.sh",
+	[SANDBOX_LANG_NODE] = "main.js",
+};
+
+/* The environment every sandbox gets; -e K=V adds to it (and wins). */
+static const char *const base_env[] = {
+	"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	"HOME=/tmp",
+	"LANG=C.UTF-8",
+	"PYTHONDONTWRITEBYTECODE=1",
+	/* What a program printed before a timeout's SIGKILL is in its output. */
+	"PYTHONUNBUFFERED=1",
+	NULL,
+};
+
+int sandbox_lang_from_name(const char *name)
+{
+	for (int i = SANDBOX_LANG_PYTHON; i < SANDBOX_LANG_MAX; i++)
+		if (!strcmp(name, lang_names[i]))
+			return i;
+	if (!strcmp(name, "python3"))
+		return SANDBOX_LANG_PYTHON;
+	if (!strcmp(name, "javascript") || !strcmp(name, "js"))
+		return SANDBOX_LANG_NODE;
+	if (!strcmp(name, "bash") || !strcmp(name, "shell"))
+		return SANDBOX_LANG_SH;
+	return -1;
+}
+
+const char *sandbox_lang_name(enum sandbox_lang lang)
+{
+	return lang < SANDBOX_LANG_MAX ? lang_names[lang] : "?";
+}
+
+const char *sandbox_code_file(enum sandbox_lang lang)
+{
+	return lang < SANDBOX_LANG_MAX ? code_files[lang] : NULL;
+}
+
+/* ---- emitting ------------------------------------------------------------ */
+
+static void gstr(yajl_gen g, const char *s)
+{
+	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+
+static void gkey_int(yajl_gen g, const char *key, long long v)
+{
+	gstr(g, key);
+	yajl_gen_integer(g, v);
+}
+
+/* A trusted tree (the default spec) as it is; its depth is a handful. */
+static void gen_tree(yajl_gen g, yajl_val v)
+{
+	if (YAJL_IS_OBJECT(v)) {
+		yajl_gen_map_open(g);
+		for (size_t i = 0; i < v->u.object.len; i++) {
+			gstr(g, v->u.object.keys[i]);
+			gen_tree(g, v->u.object.values[i]);
+		}
+		yajl_gen_map_close(g);
+	} else if (YAJL_IS_ARRAY(v)) {
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < v->u.array.len; i++)
+			gen_tree(g, v->u.array.values[i]);
+		yajl_gen_array_close(g);
+	} else if (YAJL_IS_STRING(v)) {
+		gstr(g, v->u.string);
+	} else if (YAJL_IS_NUMBER(v)) {
+		yajl_gen_number(g, v->u.number.r, strlen(v->u.number.r));
+	} else if (YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v)) {
+		yajl_gen_bool(g, YAJL_IS_TRUE(v));
+	} else {
+		yajl_gen_null(g);
+	}
+}
+
+static bool env_overridden(char **extra, const char *kv)
+{
+	size_t n = strcspn(kv, "=");
+
+	for (char **e = extra; e && *e; e++)
+		if (!strncmp(*e, kv, n) && (*e)[n] == '=')
+			return true;
+	return false;
+}
+
+static void gen_env(yajl_gen g, const struct sandbox_config *cfg)
+{
+	gstr(g, "env");
+	yajl_gen_array_open(g);
+	for (const char *const *e = base_env; *e; e++)
+		if (!env_overridden(cfg->env, *e))
+			gstr(g, *e);
+	for (char **e = cfg->env; e && *e; e++)
+		gstr(g, *e);
+	yajl_gen_array_close(g);
+}
+
+static void gen_args(yajl_gen g, const struct sandbox_config *cfg,
+		     const char *interpreter)
+{
+	_cleanup_free_ char *init = xasprintf("/%s/%s", SANDBOX_CODE_DIR, SANDBOX_INIT_FILE);
+
+	gstr(g, "args");
+	yajl_gen_array_open(g);
+	/* PID 1 is our init; the program is its child. */
+	gstr(g, init);
+	if (cfg->lang != SANDBOX_LANG_NONE) {
+		_cleanup_free_ char *file = xasprintf("/%s/%s", SANDBOX_CODE_DIR,
+						      sandbox_code_file(cfg->lang));
+		gstr(g, interpreter);
+		gstr(g, file);
+	}
+	for (char **a = cfg->args; a && *a; a++)
+		gstr(g, *a);
+	yajl_gen_array_close(g);
+}
+
+static void gen_empty_caps(yajl_gen g)
+{
+	static const char *const sets[] = { "bounding", "effective", "permitted" };
+
+	gstr(g, "capabilities");
+	yajl_gen_map_open(g);
+	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
+		gstr(g, sets[i]);
+		yajl_gen_array_open(g);
+		yajl_gen_array_close(g);
+	}
+	yajl_gen_map_close(g);
+}
+
+static void gen_process(yajl_gen g, const struct sandbox_config *cfg,
+			const char *interpreter)
+{
+	yajl_gen_map_open(g);
+	gstr(g, "terminal");
+	yajl_gen_bool(g, false);
+	gstr(g, "user");
+	yajl_gen_map_open(g);
+	gkey_int(g, "uid", 0);
+	gkey_int(g, "gid", 0);
+	yajl_gen_map_close(g);
+	gen_args(g, cfg, interpreter);
+	gen_env(g, cfg);
+	gstr(g, "cwd");
+	gstr(g, cfg->cwd ? cfg->cwd : cfg->session ? SANDBOX_SESSION_DIR : "/tmp");
+	gen_empty_caps(g);
+	gstr(g, "noNewPrivileges");
+	yajl_gen_bool(g, true);
+	yajl_gen_map_close(g);
+}
+
+/* The root is the overlay: writable only if the policy lets it be, and in
+ * any case thrown away with the workspace. */
+static void gen_root(yajl_gen g)
+{
+	yajl_gen_map_open(g);
+	gstr(g, "path");
+	gstr(g, "rootfs");
+	gstr(g, "readonly");
+	yajl_gen_bool(g, false);
+	yajl_gen_map_close(g);
+}
+
+static void gen_resources(yajl_gen g, const struct sandbox_config *cfg)
+{
+	yajl_gen_map_open(g);
+	gstr(g, "devices");
+	yajl_gen_array_open(g);
+	yajl_gen_map_open(g);
+	gstr(g, "allow");
+	yajl_gen_bool(g, false);
+	gstr(g, "access");
+	gstr(g, "rwm");
+	yajl_gen_map_close(g);
+	yajl_gen_array_close(g);
+	if (cfg->memory) {
+		gstr(g, "memory");
+		yajl_gen_map_open(g);
+		gkey_int(g, "limit", (long long)cfg->memory);
+		gkey_int(g, "swap", (long long)cfg->memory);
+		yajl_gen_map_close(g);
+	}
+	if (cfg->cpu_quota) {
+		gstr(g, "cpu");
+		yajl_gen_map_open(g);
+		gkey_int(g, "quota", (long long)cfg->cpu_quota);
+		gkey_int(g, "period", CPU_PERIOD);
+		yajl_gen_map_close(g);
+	}
+	if (cfg->pids > 0) {
+		gstr(g, "pids");
+		yajl_gen_map_open(g);
+		gkey_int(g, "limit", cfg->pids);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_map_close(g);
+}
+
+/* The default's namespaces, the network one joined at cfg->netns. */
+static void gen_namespaces(yajl_gen g, yajl_val list, const struct sandbox_config *cfg)
+{
+	yajl_gen_array_open(g);
+	for (size_t i = 0; YAJL_IS_ARRAY(list) && i < list->u.array.len; i++) {
+		yajl_val ns = list->u.array.values[i];
+		const char *type_path[] = { "type", NULL };
+		yajl_val type = yajl_tree_get(ns, type_path, yajl_t_string);
+
+		if (!type || strcmp(type->u.string, "network")) {
+			gen_tree(g, ns);
+			continue;
+		}
+		yajl_gen_map_open(g);
+		gstr(g, "type");
+		gstr(g, "network");
+		gstr(g, "path");
+		gstr(g, cfg->netns);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
+static void gen_linux(yajl_gen g, yajl_val linux_obj, const struct sandbox_config *cfg)
+{
+	bool had_resources = false;
+
+	yajl_gen_map_open(g);
+	for (size_t i = 0; YAJL_IS_OBJECT(linux_obj) && i < linux_obj->u.object.len; i++) {
+		const char *key = linux_obj->u.object.keys[i];
+		yajl_val v = linux_obj->u.object.values[i];
+
+		gstr(g, key);
+		if (!strcmp(key, "resources")) {
+			gen_resources(g, cfg);
+			had_resources = true;
+		} else if (!strcmp(key, "namespaces") && cfg->netns) {
+			gen_namespaces(g, v, cfg);
+		} else {
+			gen_tree(g, v);
+		}
+	}
+	if (!had_resources) {
+		gstr(g, "resources");
+		gen_resources(g, cfg);
+	}
+	yajl_gen_map_close(g);
+}
+
+/* The default's mounts, and a session's files (a directory of the bundle,
+ * so on the session's own size-capped tmpfs) read-write on /workspace. */
+static void gen_mounts(yajl_gen g, yajl_val list, const struct sandbox_config *cfg)
+{
+	static const char *const opts[] = { "rbind", "rw", "nosuid", "nodev" };
+
+	yajl_gen_array_open(g);
+	for (size_t i = 0; YAJL_IS_ARRAY(list) && i < list->u.array.len; i++)
+		gen_tree(g, list->u.array.values[i]);
+	if (cfg->session) {
+		yajl_gen_map_open(g);
+		gstr(g, "destination");
+		gstr(g, SANDBOX_SESSION_DIR);
+		gstr(g, "type");
+		gstr(g, "bind");
+		gstr(g, "source");
+		gstr(g, SANDBOX_FILES_DIR);
+		gstr(g, "options");
+		yajl_gen_array_open(g);
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+			gstr(g, opts[i]);
+		yajl_gen_array_close(g);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
+static void gen_annotations(yajl_gen g, const struct sandbox_config *cfg)
+{
+	gstr(g, "annotations");
+	yajl_gen_map_open(g);
+	gstr(g, "org.agentsbx.sandbox");
+	gstr(g, "true");
+	if (cfg->netns && cfg->netns_annotate) {
+		gstr(g, "agentsbx.network");
+		gstr(g, "allow");
+	}
+	yajl_gen_map_close(g);
+}
+
+static void gen_spec(yajl_gen g, yajl_val def, const struct sandbox_config *cfg,
+		     const char *interpreter)
+{
+	yajl_gen_map_open(g);
+	for (size_t i = 0; i < def->u.object.len; i++) {
+		const char *key = def->u.object.keys[i];
+		yajl_val v = def->u.object.values[i];
+
+		if (!strcmp(key, "annotations"))
+			continue;
+		gstr(g, key);
+		if (!strcmp(key, "process"))
+			gen_process(g, cfg, interpreter);
+		else if (!strcmp(key, "root"))
+			gen_root(g);
+		else if (!strcmp(key, "hostname"))
+			gstr(g, "sandbox");
+		else if (!strcmp(key, "linux"))
+			gen_linux(g, v, cfg);
+		else if (!strcmp(key, "mounts"))
+			gen_mounts(g, v, cfg);
+		else
+			gen_tree(g, v);
+	}
+	gen_annotations(g, cfg);
+	yajl_gen_map_close(g);
+}
+
+char *sandbox_spec_json(const struct sandbox_config *cfg, const char *interpreter,
+			struct error *err)
+{
+	_cleanup_free_ char *def_json = spec_default_json(false, 0, 0);
+	char ebuf[256] = "";
+	yajl_val def = yajl_tree_parse(def_json, ebuf, sizeof(ebuf));
+	const unsigned char *buf;
+	size_t len;
+	yajl_gen g;
+	char *out;
+
+	if (!def || !YAJL_IS_OBJECT(def)) {
+		yajl_tree_free(def);
+		error_set(err, "sandbox: the default spec does not parse: %s", ebuf);
+		return NULL;
+	}
+	g = yajl_gen_alloc(NULL);
+	if (!g)
+		abort();
+	gen_spec(g, def, cfg, interpreter);
+	yajl_tree_free(def);
+	if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok) {
+		yajl_gen_free(g);
+		error_set(err, "sandbox: cannot generate config.json");
+		return NULL;
+	}
+	out = xstrndup((const char *)buf, len);
+	yajl_gen_free(g);
+	return out;
+}
+
+/* ---- the policy and the network ----------------------------------------- */
+
+int sandbox_network_needs_annotation(const struct global_opts *g, bool *out,
+				     struct error *err)
+{
+	struct policy p;
+
+	if (policy_load(g->policy_path, &p, err) < 0)
+		return -1;
+	*out = p.mode == POLICY_ENFORCE && !p.network_allowed;
+	policy_free(&p);
+	return 0;
+}
+
+int sandbox_process_uid(const struct global_opts *g, uid_t *out, struct error *err)
+{
+	struct policy p;
+
+	if (policy_load(g->policy_path, &p, err) < 0)
+		return -1;
+	/* The spec says uid 0; the policy in force replaces it (policy_kernel.c). */
+	*out = p.mode == POLICY_ENFORCE && p.uid.set ? (uid_t)p.uid.v : 0;
+	policy_free(&p);
+	return 0;
+}
+
+/* ---- flag values ---------------------------------------------------------- */
+
+int sandbox_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!s || !*s || *s == '-')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -1;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k': case 'K': shift = 10; break;
+	case 'm': case 'M': shift = 20; break;
+	case 'g': case 'G': shift = 30; break;
+	default:
+		return -1;
+	}
+	if (*end && end[1] && strcmp(end + 1, "b") && strcmp(end + 1, "B") &&
+	    strcmp(end + 1, "iB") && strcmp(end + 1, "ib"))
+		return -1;
+	if (v > (UINT64_MAX >> shift))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int sandbox_parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 86400)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int sandbox_parse_cpus(const char *s, uint64_t *quota)
+{
+	double v;
+
+	if (sandbox_parse_seconds(s, &v) < 0 || v > 1024)
+		return -1;
+	*quota = (uint64_t)(v * CPU_PERIOD + 0.5);
+	if (*quota < 1000)
+		return -1;
+	return 0;
+}

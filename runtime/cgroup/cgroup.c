@@ -1,0 +1,547 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cgroup.h for the rest of the runtime: what the host has (cached), the
+ * container's cgroup path, and dispatch to v2.c / v1.c.
+ */
+#include "internal.h"
+#include "systemd.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+
+static const char *const cg1_names[CG1_CTRL_MAX] = {
+	[CG1_CPU] = "cpu",
+	[CG1_CPUACCT] = "cpuacct",
+	[CG1_CPUSET] = "cpuset",
+	[CG1_MEMORY] = "memory",
+	[CG1_DEVICES] = "devices",
+	[CG1_FREEZER] = "freezer",
+	[CG1_NET_CLS] = "net_cls",
+	[CG1_NET_PRIO] = "net_prio",
+	[CG1_BLKIO] = "blkio",
+	[CG1_PERF_EVENT] = "perf_event",
+	[CG1_HUGETLB] = "hugetlb",
+	[CG1_PIDS] = "pids",
+	[CG1_RDMA] = "rdma",
+	[CG1_MISC] = "misc",
+	[CG1_NAME_SYSTEMD] = "name=systemd",
+};
+
+const char *cg1_ctrl_name(enum cg1_ctrl c)
+{
+	return (unsigned)c < CG1_CTRL_MAX ? cg1_names[c] : "?";
+}
+
+int cg1_ctrl_from_name(const char *name)
+{
+	for (int i = 0; i < CG1_CTRL_MAX; i++)
+		if (strcmp(cg1_names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- mode and host -------------------------------------------------------- */
+
+static int statfs_type(const char *path, unsigned long *type)
+{
+	struct statfs sfs;
+
+	if (statfs(path, &sfs) < 0)
+		return -1;
+	*type = (unsigned long)sfs.f_type;
+	return 0;
+}
+
+int cgroup_detect_mode(enum cgroup_mode *mode, struct error *err)
+{
+	static int cached = -1;
+	unsigned long type;
+
+	if (cached >= 0) {
+		*mode = (enum cgroup_mode)cached;
+		return 0;
+	}
+	if (statfs_type(CGROUP_FS_ROOT, &type) < 0)
+		return error_sys(err, "statfs %s", CGROUP_FS_ROOT);
+	if (type == CGROUP2_SUPER_MAGIC) {
+		cached = CGROUP_MODE_V2;
+	} else if (type == TMPFS_MAGIC) {
+		cached = statfs_type(CGROUP_HYBRID_UNIFIED, &type) == 0 &&
+					 type == CGROUP2_SUPER_MAGIC ?
+				 CGROUP_MODE_HYBRID :
+				 CGROUP_MODE_V1;
+	} else {
+		return error_set(err,
+				 "%s is neither a cgroup2 mount nor a tmpfs of cgroup v1 hierarchies",
+				 CGROUP_FS_ROOT);
+	}
+	*mode = (enum cgroup_mode)cached;
+	return 0;
+}
+
+/* One mountinfo line: "... ROOT MOUNTPOINT OPTS [opt fields] - TYPE SRC SUPEROPTS" */
+static void parse_mount_line(char *line, struct cg_host *h)
+{
+	char *f[6] = { 0 }, *save = NULL, *sep, *tail[3] = { 0 };
+	unsigned ctrls = 0;
+
+	sep = strstr(line, " - ");
+	if (!sep)
+		return;
+	*sep = '\0';
+	f[0] = strtok_r(line, " ", &save);
+	for (int i = 1; i < 6 && f[i - 1]; i++)
+		f[i] = strtok_r(NULL, " ", &save);
+	save = NULL;
+	tail[0] = strtok_r(sep + 3, " ", &save);
+	for (int i = 1; i < 3 && tail[i - 1]; i++)
+		tail[i] = strtok_r(NULL, " ", &save);
+	if (!f[4] || !tail[2] || strcmp(tail[0], "cgroup") != 0)
+		return;
+	/* Only whole hierarchies, at the usual place, plainly named. */
+	if (strcmp(f[3], "/") != 0 || !str_has_prefix(f[4], CGROUP_FS_ROOT "/") ||
+	    strchr(f[4], '\\'))
+		return;
+	save = NULL;
+	for (char *o = strtok_r(tail[2], ",", &save); o;
+	     o = strtok_r(NULL, ",", &save)) {
+		int c = cg1_ctrl_from_name(o);
+
+		if (c >= 0)
+			ctrls |= 1u << c;
+	}
+	if (!ctrls || (h->v1_ctrls & ctrls) || h->n_hier >= CG1_MAX_HIER)
+		return; /* unknown, or a second mount of a hierarchy */
+	h->hier[h->n_hier].mnt = xstrdup(f[4]);
+	h->hier[h->n_hier].ctrls = ctrls;
+	h->n_hier++;
+	h->v1_ctrls |= ctrls;
+}
+
+int cg1_parse_mountinfo(const char *text, struct cg_host *h)
+{
+	_cleanup_free_ char *copy = xstrdup(text);
+	char *save = NULL;
+
+	for (char *l = strtok_r(copy, "\n", &save); l;
+	     l = strtok_r(NULL, "\n", &save))
+		parse_mount_line(l, h);
+	return 0;
+}
+
+void cg_host_free(struct cg_host *h)
+{
+	for (size_t i = 0; i < h->n_hier; i++)
+		free(h->hier[i].mnt);
+	memset(h, 0, sizeof(*h));
+}
+
+const struct cg1_hier *cg1_host_hier(const struct cg_host *h, enum cg1_ctrl c)
+{
+	for (size_t i = 0; i < h->n_hier; i++)
+		if (h->hier[i].ctrls & (1u << c))
+			return &h->hier[i];
+	return NULL;
+}
+
+const struct cg_host *cg_host_get(struct error *err)
+{
+	static struct cg_host host;
+	static bool ready;
+	_cleanup_free_ char *mi = NULL;
+
+	if (ready)
+		return &host;
+	if (cgroup_detect_mode(&host.mode, err) < 0)
+		return NULL;
+	if (host.mode == CGROUP_MODE_V2) {
+		host.v2_mnt = CGROUP_FS_ROOT;
+		ready = true;
+		return &host;
+	}
+	if (host.mode == CGROUP_MODE_HYBRID)
+		host.v2_mnt = CGROUP_HYBRID_UNIFIED;
+	if (read_file_at(AT_FDCWD, "/proc/self/mountinfo", 16u << 20, &mi, NULL,
+			 err) < 0)
+		return NULL;
+	cg1_parse_mountinfo(mi, &host);
+	if (host.n_hier == 0) {
+		error_set(err, "no cgroup v1 hierarchy is mounted under %s",
+			  CGROUP_FS_ROOT);
+		return NULL;
+	}
+	ready = true;
+	return &host;
+}
+
+/* ---- paths ------------------------------------------------------------------ */
+
+static int check_component(const char *c, size_t len, const char *in,
+			   struct error *err)
+{
+	if (len == 2 && strncmp(c, "..", 2) == 0)
+		return error_set(err, "cgroup path %s: \"..\" is not allowed",
+				 in);
+	if (len > NAME_MAX)
+		return error_set(err, "cgroup path %s: a name is longer than %d",
+				 in, NAME_MAX);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)c[i] < 0x20 || c[i] == 0x7f)
+			return error_set(err,
+					 "cgroup path %s: control characters are not allowed",
+					 in);
+	return 0;
+}
+
+int cg_path_normalize(const char *in, char **out, struct error *err)
+{
+	size_t cap = strlen(in) + 2, n = 0, depth = 0;
+	_cleanup_free_ char *buf = xmalloc(cap);
+	const char *p = in;
+
+	while (*p) {
+		size_t len;
+
+		p += strspn(p, "/");
+		len = strcspn(p, "/");
+		if (len == 0)
+			break;
+		if (!(len == 1 && *p == '.')) {
+			if (check_component(p, len, in, err) < 0)
+				return -1;
+			if (++depth > CG_MAX_DEPTH)
+				return error_set(err,
+						 "cgroup path %s: more than %d levels",
+						 in, CG_MAX_DEPTH);
+			buf[n++] = '/';
+			memcpy(buf + n, p, len);
+			n += len;
+		}
+		p += len;
+	}
+	if (n == 0)
+		return error_set(err,
+				 "cgroup path \"%s\" names the root cgroup: refused",
+				 in);
+	buf[n] = '\0';
+	*out = take_ptr(buf);
+	return 0;
+}
+
+/* The runtime's own cgroup: the "0::" line (cgroup2), "/" on pure v1. */
+static int own_cgroup(char **out, struct error *err)
+{
+	_cleanup_free_ char *text = NULL;
+
+	if (read_file_at(AT_FDCWD, "/proc/self/cgroup", 1u << 16, &text, NULL,
+			 err) < 0)
+		return -1;
+	for (char *l = text; l && *l;) {
+		char *nl = strchr(l, '\n');
+
+		if (nl)
+			*nl = '\0';
+		if (str_has_prefix(l, "0::")) {
+			const char *path = l + 3;
+
+			if (path[0] != '/' || strstr(path, "/.."))
+				return error_set(err,
+						 "the runtime's own cgroup \"%s\" is outside its cgroup namespace",
+						 path);
+			*out = xstrdup(path);
+			return 0;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	*out = xstrdup("/");
+	return 0;
+}
+
+int cgroup_resolve_path(const char *cgroups_path, const char *id,
+			enum cgroup_manager manager, char **out,
+			struct error *err)
+{
+	_cleanup_free_ char *own = NULL, *joined = NULL;
+
+	if (manager == CGROUP_MANAGER_SYSTEMD)
+		return cgsd_resolve_path(cgroups_path, id, out, err);
+	if (!cgroups_path || !*cgroups_path) {
+		if (!id || !*id || strchr(id, '/') || strcmp(id, ".") == 0 ||
+		    strcmp(id, "..") == 0)
+			return error_set(err,
+					 "container id \"%s\" cannot name a cgroup",
+					 id ? id : "");
+		joined = xasprintf(CGROUP_DEFAULT_PARENT "/%s", id);
+		return cg_path_normalize(joined, out, err);
+	}
+	if (cgroups_path[0] == '/')
+		return cg_path_normalize(cgroups_path, out, err);
+	if (own_cgroup(&own, err) < 0)
+		return -1;
+	joined = xasprintf("%s/%s", own, cgroups_path);
+	return cg_path_normalize(joined, out, err);
+}
+
+/* A path from the state file must already be in normal form. */
+static int check_path(const char *path, struct error *err)
+{
+	_cleanup_free_ char *norm = NULL;
+
+	if (!path || path[0] != '/')
+		return error_set(err, "cgroup path \"%s\" is not absolute",
+				 path ? path : "");
+	if (cg_path_normalize(path, &norm, err) < 0)
+		return -1;
+	if (strcmp(norm, path) != 0)
+		return error_set(err, "cgroup path \"%s\" is not normalised",
+				 path);
+	return 0;
+}
+
+/* ---- device rules ------------------------------------------------------------ */
+
+#define RULE(t, maj, min, acc)                                                 \
+	{ .allow = true, .type = (t), .major = { (maj) >= 0, (maj) },          \
+	  .minor = { (min) >= 0, (min) }, .access = (char *)(acc) }
+
+/* The nodes every container gets (runtime/init/devices.c), the terminal ones,
+ * and mknod of any node (opening it stays denied), as runc allows them. */
+static const struct oci_device_cgroup default_rules[] = {
+	RULE('c', -1, -1, "m"),	    RULE('b', -1, -1, "m"),
+	RULE('c', 1, 3, "rwm"),	    /* null */
+	RULE('c', 1, 5, "rwm"),	    /* zero */
+	RULE('c', 1, 7, "rwm"),	    /* full */
+	RULE('c', 1, 8, "rwm"),	    /* random */
+	RULE('c', 1, 9, "rwm"),	    /* urandom */
+	RULE('c', 5, 0, "rwm"),	    /* tty */
+	RULE('c', 5, 2, "rwm"),	    /* ptmx */
+	RULE('c', 136, -1, "rwm"), /* pts/N, the console */
+};
+
+#define N_DEFAULT_RULES (sizeof(default_rules) / sizeof(*default_rules))
+
+/* res with the default rules after its own; shares all but devices. */
+static void with_default_rules(const struct oci_resources *res,
+			       struct oci_resources *out)
+{
+	size_t n = res ? res->n_devices : 0;
+
+	if (res)
+		*out = *res;
+	else
+		memset(out, 0, sizeof(*out));
+	out->devices = xcalloc(n + N_DEFAULT_RULES, sizeof(*out->devices));
+	if (n)
+		memcpy(out->devices, res->devices, n * sizeof(*out->devices));
+	memcpy(out->devices + n, default_rules, sizeof(default_rules));
+	out->n_devices = n + N_DEFAULT_RULES;
+}
+
+void cgroup_resources_for_spec(const struct oci_spec *spec,
+			       struct oci_resources *out)
+{
+	const struct oci_resources *res = &spec->linux.resources;
+	size_t n = res->n_devices, k = spec->linux.n_devices;
+
+	*out = *res;
+	out->devices = xcalloc(n + k, sizeof(*out->devices));
+	if (n)
+		memcpy(out->devices, res->devices, n * sizeof(*out->devices));
+	for (size_t i = 0; i < k; i++) {
+		const struct oci_device *d = &spec->linux.devices[i];
+		char type = d->type == 'b' ? 'b' : 'c'; /* u is a char device */
+
+		if (d->type == 'p')
+			continue; /* a FIFO is no device to the cgroup */
+		out->devices[n++] = (struct oci_device_cgroup){
+			.allow = true, .type = type,
+			.major = { true, d->major }, .minor = { true, d->minor },
+			.access = (char *)"rwm",
+		};
+	}
+	out->n_devices = n;
+}
+
+/* ---- dispatch --------------------------------------------------------------- */
+
+static const struct cg_host *prepare(const char *path,
+				     enum cgroup_manager manager,
+				     struct error *err)
+{
+	/* A systemd scope's path is a cgroup path like any other: only
+	 * create, update and destroy go through systemd. */
+	(void)manager;
+	if (check_path(path, err) < 0)
+		return NULL;
+	return cg_host_get(err);
+}
+
+int cgroup_create(const char *path, enum cgroup_manager manager,
+		  const struct oci_resources *res, pid_t pid,
+		  struct error *err)
+{
+	const struct cg_host *h = prepare(path, manager, err);
+	struct cg_settings set = { 0 };
+	struct cg2_create_opts o = { .all_ctrls = true, .devices = true };
+	struct oci_resources eff;
+	int ret = -1;
+
+	if (!h)
+		return -1;
+	with_default_rules(res, &eff);
+	if (manager == CGROUP_MANAGER_SYSTEMD) {
+		ret = cgsd_create(h, path, &eff, pid, err);
+	} else if (h->mode != CGROUP_MODE_V2) {
+		ret = cg1_create(h, path, &eff, pid, err);
+	} else if (cg2_build_settings(&eff, false, &set, err) == 0) {
+		o.mnt = h->v2_mnt;
+		ret = cg2_create(&o, path, &set, &eff, pid, NULL, err);
+		cg_settings_free(&set);
+	}
+	free(eff.devices);
+	return ret;
+}
+
+int cgroup_create_for_clone(const char *path, enum cgroup_manager manager,
+			    const struct oci_resources *res, int *fd,
+			    struct error *err)
+{
+	const struct cg_host *h;
+	_cleanup_cg_dir_ struct cg_dir root = CG_DIR_INIT;
+	_cleanup_cg_dir_ struct cg_dir leaf = CG_DIR_INIT;
+	struct error ignored;
+
+	*fd = -1;
+	if (manager == CGROUP_MANAGER_SYSTEMD)
+		return 0; /* the scope is started with the pid in it */
+	h = prepare(path, manager, err);
+	if (!h)
+		return -1;
+	if (h->mode != CGROUP_MODE_V2)
+		return 0;
+	if (cgroup_create(path, manager, res, 0, err) < 0)
+		return -1;
+	if (cg_open_mount(h->v2_mnt, true, &root, err) < 0 ||
+	    cg_walk(&root, path, false, NULL, NULL, &leaf, NULL, err) < 0) {
+		cgroup_destroy(path, manager, true, &ignored);
+		return -1;
+	}
+	*fd = take_fd(leaf.fd);
+	return 0;
+}
+
+int cgroup_enter(const char *path, enum cgroup_manager manager, pid_t pid,
+		 struct error *err)
+{
+	const struct cg_host *h = prepare(path, manager, err);
+
+	if (!h)
+		return -1;
+	if (h->mode == CGROUP_MODE_V2)
+		return cg2_enter(h->v2_mnt, path, pid, err);
+	return cg1_enter(h, path, pid, err);
+}
+
+int cgroup_update(const char *path, enum cgroup_manager manager,
+		  const struct oci_resources *res, struct error *err)
+{
+	const struct cg_host *h = prepare(path, manager, err);
+	struct cg_settings set = { 0 };
+	struct oci_resources eff;
+	int ret = -1;
+
+	if (!h)
+		return -1;
+	/* Device rules only change when some are given. */
+	if (res && res->n_devices > 0)
+		with_default_rules(res, &eff);
+	else if (res)
+		eff = *res;
+	else
+		memset(&eff, 0, sizeof(eff));
+	if (manager == CGROUP_MANAGER_SYSTEMD) {
+		ret = cgsd_update(h, path, &eff, err);
+	} else if (h->mode != CGROUP_MODE_V2) {
+		ret = cg1_update(h, path, &eff, err);
+	} else if (cg2_build_settings(&eff, true, &set, err) == 0) {
+		ret = cg2_update(h->v2_mnt, path, &set, &eff, err);
+		cg_settings_free(&set);
+	}
+	if (res && res->n_devices > 0)
+		free(eff.devices);
+	return ret;
+}
+
+int cgroup_kill(const char *path, enum cgroup_manager manager, int sig,
+		struct error *err)
+{
+	const struct cg_host *h = prepare(path, manager, err);
+
+	if (!h)
+		return -1;
+	if (manager == CGROUP_MANAGER_SYSTEMD)
+		return cgsd_kill(h, path, sig, err);
+	if (h->mode == CGROUP_MODE_V2)
+		return cg2_kill(h->v2_mnt, path, sig, err);
+	return cg1_kill(h, path, sig, err);
+}
+
+int cgroup_pids(const char *path, enum cgroup_manager manager, pid_t **pids,
+		size_t *n, struct error *err)
+{
+	const struct cg_host *h = prepare(path, manager, err);
+
+	if (!h)
+		return -1;
+	if (h->mode == CGROUP_MODE_V2)
+		return cg2_pids(h->v2_mnt, path, pids, n, err);
+	return cg1_pids(h, path, pids, n, err);
+}
+
+int cgroup_freeze(const char *path, enum cgroup_manager manager, bool freeze,
+		  struct error *err)
+{
+	const struct cg_host *h = prepare(path, manager, err);
+
+	if (!h)
+		return -1;
+	if (h->mode == CGROUP_MODE_V2)
+		return cg2_freeze(h->v2_mnt, path, freeze, err);
+	return cg1_freeze(h, path, freeze, err);
+}
+
+int cgroup_is_frozen(const char *path, enum cgroup_manager manager,
+		     bool *frozen, struct error *err)
+{
+	const struct cg_host *h = prepare(path, manager, err);
+
+	if (!h)
+		return -1;
+	if (h->mode == CGROUP_MODE_V2)
+		return cg2_is_frozen(h->v2_mnt, path, frozen, err);
+	return cg1_is_frozen(h, path, frozen, err);
+}
+
+int cgroup_destroy(const char *path, enum cgroup_manager manager, bool force,
+		   struct error *err)
+{
+	const struct cg_host *h = prepare(path, manager, err);
+
+	if (!h)
+		return -1;
+	if (manager == CGROUP_MANAGER_SYSTEMD)
+		return cgsd_destroy(h, path, force, err);
+	if (h->mode == CGROUP_MODE_V2)
+		return cg2_destroy(h->v2_mnt, path, force, err);
+	return cg1_destroy(h, path, force, err);
+}

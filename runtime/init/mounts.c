@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include "mounts.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
+#include <linux/openat2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/util.h"
+#include "../../lib/weaken.h"
+#include "../../spec/policy/policy.h"
+
+/* Options libmount does not know: recursive attributes (mount_setattr). */
+struct rec_option {
+	const char *name;
+	uint64_t attr;
+	bool clear;
+};
+
+static const struct rec_option rec_options[] = {
+	{ "rro", MOUNT_ATTR_RDONLY, false },
+	{ "rrw", MOUNT_ATTR_RDONLY, true },
+	{ "rnosuid", MOUNT_ATTR_NOSUID, false },
+	{ "rsuid", MOUNT_ATTR_NOSUID, true },
+	{ "rnodev", MOUNT_ATTR_NODEV, false },
+	{ "rdev", MOUNT_ATTR_NODEV, true },
+	{ "rnoexec", MOUNT_ATTR_NOEXEC, false },
+	{ "rexec", MOUNT_ATTR_NOEXEC, true },
+	{ "rnodiratime", MOUNT_ATTR_NODIRATIME, false },
+	{ "rdiratime", MOUNT_ATTR_NODIRATIME, true },
+	{ "rnoatime", MOUNT_ATTR_NOATIME, false },
+	{ "rrelatime", MOUNT_ATTR_RELATIME, false },
+	{ "rnorelatime", MOUNT_ATTR_RELATIME, true },
+	{ "rstrictatime", MOUNT_ATTR_STRICTATIME, false },
+	{ "rnostrictatime", MOUNT_ATTR_STRICTATIME, true },
+	{ "rnosymfollow", MOUNT_ATTR_NOSYMFOLLOW, false },
+	{ "rsymfollow", MOUNT_ATTR_NOSYMFOLLOW, true },
+	{ "ratime", MOUNT_ATTR_NOATIME, true },
+};
+
+static const char *const supported_options[] = {
+	"acl", "async", "atime", "bind", "defaults", "dev", "diratime",
+	"dirsync", "exec", "iversion", "lazytime", "loud", "mand", "noacl",
+	"noatime", "nodev", "nodiratime", "noexec", "noiversion", "nolazytime",
+	"nomand", "norelatime", "nostrictatime", "nosuid", "nosymfollow",
+	"private", "ratime", "rbind", "rdev", "rdiratime", "relatime",
+	"remount", "rexec", "rnoatime", "rnodev", "rnodiratime", "rnoexec",
+	"rnorelatime", "rnostrictatime", "rnosuid", "rnosymfollow", "ro",
+	"rprivate", "rrelatime", "rro", "rrw", "rshared", "rslave",
+	"rstrictatime", "rsuid", "rsymfollow", "runbindable", "rw", "shared",
+	"silent", "slave", "strictatime", "suid", "symfollow", "sync",
+	"unbindable", NULL,
+};
+
+const char *const *mount_options_supported(void)
+{
+	return supported_options;
+}
+
+uint64_t ms_flags_to_attr(unsigned long flags)
+{
+	uint64_t attr = 0;
+
+	if (flags & MS_RDONLY)
+		attr |= MOUNT_ATTR_RDONLY;
+	if (flags & MS_NOSUID)
+		attr |= MOUNT_ATTR_NOSUID;
+	if (flags & MS_NODEV)
+		attr |= MOUNT_ATTR_NODEV;
+	if (flags & MS_NOEXEC)
+		attr |= MOUNT_ATTR_NOEXEC;
+	if (flags & MS_NOATIME)
+		attr |= MOUNT_ATTR_NOATIME;
+	if (flags & MS_NODIRATIME)
+		attr |= MOUNT_ATTR_NODIRATIME;
+	if (flags & MS_STRICTATIME)
+		attr |= MOUNT_ATTR_STRICTATIME;
+	if (flags & MS_NOSYMFOLLOW)
+		attr |= MOUNT_ATTR_NOSYMFOLLOW;
+	return attr;
+}
+
+static const struct rec_option *find_rec_option(const char *name)
+{
+	for (size_t i = 0; i < sizeof(rec_options) / sizeof(rec_options[0]); i++)
+		if (!strcmp(rec_options[i].name, name))
+			return &rec_options[i];
+	return NULL;
+}
+
+#define MS_PROP_MASK (MS_SHARED | MS_SLAVE | MS_PRIVATE | MS_UNBINDABLE)
+
+/* Options that are refused, with the reason, rather than passed on to the
+ * filesystem where they would be misread. */
+static const char *unsupported_option(const char *opt)
+{
+	if (!strcmp(opt, "tmpcopyup"))
+		return "tmpcopyup is not supported";
+	if (!strcmp(opt, "idmap") || !strcmp(opt, "ridmap"))
+		return "id-mapped mounts are not supported";
+	if (!strcmp(opt, "remount"))
+		return "remount is not allowed in a container spec";
+	return NULL;
+}
+
+static int parse_options(const struct oci_mount *m, size_t idx,
+			 struct mount_entry *e, struct error *err)
+{
+	_cleanup_free_ char *optstr = NULL;
+	unsigned long flags = 0;
+
+	for (size_t i = 0; i < m->options.len; i++) {
+		const char *opt = m->options.items[i];
+		const struct rec_option *ro = find_rec_option(opt);
+		const char *why = unsupported_option(opt);
+
+		if (why)
+			return error_set(err, "mounts[%zu].options[%zu]: %s", idx, i, why);
+		if (!*opt || strchr(opt, ','))
+			return error_set(err, "mounts[%zu].options[%zu]: invalid option \"%s\"",
+					 idx, i, opt);
+		if (ro) {
+			if (ro->clear) {
+				e->attr_clr |= ro->attr;
+				e->attr_set &= ~ro->attr;
+			} else {
+				e->attr_set |= ro->attr;
+				e->attr_clr &= ~ro->attr;
+			}
+			continue;
+		}
+		if (optstr) {
+			char *more = xasprintf("%s,%s", optstr, opt);
+
+			free(optstr);
+			optstr = more;
+		} else {
+			optstr = xstrdup(opt);
+		}
+	}
+	if (!optstr)
+		return 0;
+	if (mount_optstr_split(optstr, &flags, &e->data, err) < 0)
+		return error_prefix(err, "mounts[%zu]", idx);
+	e->propagation = flags & (MS_PROP_MASK | MS_REC);
+	if (!(flags & MS_PROP_MASK))
+		e->propagation = 0;
+	e->recursive = (flags & MS_BIND) && (flags & MS_REC);
+	if (flags & MS_BIND)
+		e->kind = MOUNT_KIND_BIND;
+	e->flags = flags & ~(MS_PROP_MASK | MS_REC | MS_BIND);
+	return 0;
+}
+
+static enum mount_kind kind_from_type(const char *type)
+{
+	if (!type)
+		return MOUNT_KIND_FS;
+	if (!strcmp(type, "bind"))
+		return MOUNT_KIND_BIND;
+	if (!strcmp(type, "proc"))
+		return MOUNT_KIND_PROC;
+	if (!strcmp(type, "sysfs"))
+		return MOUNT_KIND_SYSFS;
+	if (!strcmp(type, "cgroup") || !strcmp(type, "cgroup2"))
+		return MOUNT_KIND_CGROUP;
+	return MOUNT_KIND_FS;
+}
+
+static int prepare_entry(const struct oci_mount *m, size_t idx,
+			 const char *bundle, struct mount_entry *e,
+			 struct error *err)
+{
+	e->spec = m;
+	e->tree = -1;
+	e->kind = kind_from_type(m->type);
+	if (parse_options(m, idx, e, err) < 0)
+		return -1;
+	if (e->kind == MOUNT_KIND_BIND) {
+		if (!m->source)
+			return error_set(err, "mounts[%zu].source: required for a bind mount of %s",
+					 idx, m->destination);
+		/* Relative: the bundle's, cleaned as runc's filepath.Join does;
+		 * where ".." lands is judged like any absolute source. */
+		e->relative = m->source[0] != '/';
+		e->source = policy_bind_source_path(bundle, m->source);
+		return 0;
+	}
+	if (!m->type)
+		return error_set(err, "mounts[%zu].type: required for a mount of %s that is not a bind",
+				 idx, m->destination);
+	e->source = xstrdup(m->source ? m->source : m->type);
+	return 0;
+}
+
+static unsigned long rootfs_propagation_flags(const char *name)
+{
+	static const struct {
+		const char *name;
+		unsigned long flags;
+	} table[] = {
+		{ "shared", MS_SHARED },	{ "rshared", MS_SHARED | MS_REC },
+		{ "slave", MS_SLAVE },		{ "rslave", MS_SLAVE | MS_REC },
+		{ "private", MS_PRIVATE },	{ "rprivate", MS_PRIVATE | MS_REC },
+		{ "unbindable", MS_UNBINDABLE }, { "runbindable", MS_UNBINDABLE | MS_REC },
+	};
+
+	/* Default: rprivate, so that no mount event crosses the boundary. */
+	if (!name || !*name)
+		return MS_PRIVATE | MS_REC;
+	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
+		if (!strcmp(table[i].name, name))
+			return table[i].flags;
+	return 0;
+}
+
+/* ---- bind sources: opened once, judged on the fd, cloned ---------------------- */
+
+static int openat2_path(const char *path, uint64_t flags, uint64_t resolve)
+{
+	struct open_how how = { .flags = flags, .resolve = resolve };
+
+	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+}
+
+/* Prefixes as written and as they really are (/var/run -> /run): the
+ * operator's, trusted, so realpath() is fine here. */
+static bool under_prefixes(const struct str_array *prefixes, const char *where)
+{
+	if (policy_bind_allowed(prefixes, where))
+		return true;
+	for (size_t i = 0; i < prefixes->len; i++) {
+		_cleanup_free_ char *real = realpath(prefixes->items[i], NULL);
+		if (real && policy_path_under(where, real))
+			return true;
+	}
+	return false;
+}
+
+/* Where the object behind fd really is: its path in this mount namespace,
+ * confirmed by opening that path again with no symlink on the way and
+ * finding the same device and inode (a path from another namespace, a
+ * deleted or moved object, or one swapped meanwhile does not match). */
+static int fd_location(int fd, const struct stat *st, size_t idx, char *where,
+		       size_t len, struct error *err)
+{
+	char link[64];
+	_cleanup_close_ int again = -1;
+	struct stat st2;
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	n = readlink(link, where, len - 1);
+	if (n < 0)
+		return error_sys(err, "mounts[%zu].source: read %s", idx, link);
+	where[n] = '\0';
+	if (where[0] != '/' || (n >= 10 && !strcmp(where + n - 10, " (deleted)")))
+		return error_set(err, "policy: mounts[%zu].source: the opened source is at \"%s\", not a path of this mount namespace",
+				 idx, where);
+	again = openat2_path(where, O_PATH | O_CLOEXEC,
+			     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+	if (again < 0 || fstat(again, &st2) < 0 || st2.st_dev != st->st_dev ||
+	    st2.st_ino != st->st_ino)
+		return error_set(err, "policy: mounts[%zu].source: the opened source is not what is at %s (it moved or was swapped while being judged)",
+				 idx, where);
+	return 0;
+}
+
+static int judge_prefixes(const struct mount_entry *e, size_t idx, int fd,
+			  const struct stat *st, const struct mount_policy *pol,
+			  struct error *err)
+{
+	char where[PATH_MAX];
+
+	if (fd_location(fd, st, idx, where, sizeof(where), err) < 0)
+		return -1;
+	if (!under_prefixes(pol->bind_prefixes, where))
+		return error_set(err, "policy: mounts[%zu]: bind source %s is %s, outside the allowed prefixes (bindPrefixes of the policy %s)",
+				 idx, e->source, where, pol->source);
+	return 0;
+}
+
+static bool bind_writable(const struct mount_entry *e)
+{
+	return !(e->flags & MS_RDONLY) && !(e->attr_set & MOUNT_ATTR_RDONLY);
+}
+
+/* A writable directory bind can fill the host's disk (RLIMIT_FSIZE caps one
+ * file, not their count): allowed on a tmpfs (bounded by memory) or when
+ * the operator says so; files (/etc/hosts, resolv.conf...) stay allowed. */
+static int judge_writable(struct mount_entry *e, size_t idx, int fd,
+			  const struct mount_policy *pol, struct error *err)
+{
+	struct statfs sf;
+
+	if (e->flags & MS_RDONLY && e->recursive)
+		e->attr_set |= MOUNT_ATTR_RDONLY; /* ro rbind: its submounts too */
+	if (!e->source_is_dir || !bind_writable(e) || !pol->refuse_writable_dir_binds)
+		return 0;
+	if (fstatfs(fd, &sf) < 0)
+		return error_sys(err, "mounts[%zu].source: statfs %s", idx, e->source);
+	if (sf.f_type == TMPFS_MAGIC)
+		return 0;
+	return error_set(err, "policy: mounts[%zu]: writable directory bind of %s on %s refused by the policy (%s): nothing bounds the disk it can fill; mount it read-only (\"ro\"), from a tmpfs, or set writableBinds: true in the policy",
+			 idx, e->source, e->spec->destination, pol->source);
+}
+
+/* The old check, for the weak-bind-race build only: realpath() here, the
+ * child opens the path again by name. */
+static int weak_check_by_name(const struct mount_entry *e, size_t idx,
+			      const struct mount_policy *pol, struct error *err)
+{
+	char real[PATH_MAX];
+
+	if (!realpath(e->source, real))
+		return error_sys(err, "mounts[%zu].source %s", idx, e->source);
+	if (!policy_bind_allowed(pol->bind_prefixes, real))
+		return error_set(err, "policy: mounts[%zu]: bind source %s resolves to %s, outside the allowed prefixes",
+				 idx, e->source, real);
+	return 0;
+}
+
+/* The clone is a peer (or slave) of the host mount it was made from, as a
+ * bind mount is.  Made in the child's own copy of the mounts, it used to
+ * get the rootfs propagation first (rprivate by default, rslave...):
+ * the same here, so that no mount event crosses unless asked for. */
+static int set_tree_propagation(const struct mount_entry *e, unsigned long rootfs_prop,
+				struct error *err)
+{
+	if (!(rootfs_prop & MS_REC))
+		return 0;
+	return mounts_setattr(e->tree, true, 0, 0, (rootfs_prop & MS_SLAVE) ? MS_SLAVE : MS_PRIVATE,
+			      e->spec->destination, err);
+}
+
+static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long rootfs_prop,
+			    const struct mount_policy *pol, struct error *err)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	struct statfs sf;
+	bool judge = pol && !(e->relative && WEAKENED("bind-relative"));
+	_cleanup_free_ char *dest = policy_clean_path(e->spec->destination);
+	bool at_proc = !strcmp(dest, "/proc");
+
+	/* Symlinks are followed (the final object is what is judged), magic
+	 * links (/proc/PID/root/...) are not. */
+	fd = openat2_path(e->source, O_PATH | O_CLOEXEC, RESOLVE_NO_MAGICLINKS);
+	if (fd < 0)
+		return error_sys(err, "mounts[%zu]: bind mount source %s", idx, e->source);
+	if (fstat(fd, &st) < 0)
+		return error_sys(err, "mounts[%zu]: stat bind mount source %s", idx, e->source);
+	e->source_is_dir = S_ISDIR(st.st_mode);
+	if (at_proc && (fstatfs(fd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC))
+		return error_set(err, "mounts[%zu]: bind mount of %s on /proc: only a procfs may be mounted there",
+				 idx, e->source);
+	if (judge && WEAKENED("bind-race"))
+		return weak_check_by_name(e, idx, pol, err);
+	if (judge && (judge_prefixes(e, idx, fd, &st, pol, err) < 0 ||
+		      judge_writable(e, idx, fd, pol, err) < 0))
+		return -1;
+	e->tree = (int)open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
+				 AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
+	if (e->tree < 0)
+		return error_sys(err, "mounts[%zu]: clone bind mount source %s", idx, e->source);
+	/* Plain flags (ro, nosuid, ...) apply to the top mount, r* options to
+	 * every mount below it, as runc and crun do. */
+	if (set_tree_propagation(e, rootfs_prop, err) < 0 ||
+	    mounts_setattr(e->tree, false, ms_flags_to_attr(e->flags), 0, 0,
+			   e->spec->destination, err) < 0 ||
+	    mounts_setattr(e->tree, true, e->attr_set, e->attr_clr, 0,
+			   e->spec->destination, err) < 0)
+		return error_prefix(err, "mounts[%zu]", idx);
+	return 0;
+}
+
+/* runc's checkProcMount, in every policy mode. */
+static int check_proc_dest(const struct mount_entry *e, size_t idx, struct error *err)
+{
+	if (policy_proc_dest_allowed(e->spec->destination, e->spec->type,
+				     e->kind == MOUNT_KIND_BIND))
+		return 0;
+	return error_set(err, "mounts[%zu]: destination %s is under /proc: only proc at /proc and binds onto the files lxcfs provides (/proc/cpuinfo, meminfo, stat, ...) may be mounted there",
+			 idx, e->spec->destination);
+}
+
+int mounts_prepare(const struct oci_spec *spec, const char *bundle,
+		   const struct mount_policy *pol, struct mount_plan *plan,
+		   struct error *err)
+{
+	memset(plan, 0, sizeof(*plan));
+	plan->rootfs_propagation =
+		rootfs_propagation_flags(spec->linux.rootfs_propagation);
+	if (!plan->rootfs_propagation)
+		return error_set(err, "linux.rootfsPropagation: unknown value \"%s\"",
+				 spec->linux.rootfs_propagation);
+	plan->items = xcalloc(spec->n_mounts, sizeof(*plan->items));
+	for (size_t i = 0; i < spec->n_mounts; i++) {
+		struct mount_entry *e = &plan->items[i];
+
+		plan->len = i + 1;
+		e->no_sysfs_target = pol != NULL;
+		if (prepare_entry(&spec->mounts[i], i, bundle, e, err) < 0 ||
+		    check_proc_dest(e, i, err) < 0 ||
+		    (e->kind == MOUNT_KIND_BIND && open_bind_source(e, i, plan->rootfs_propagation, pol, err) < 0)) {
+			mounts_free(plan);
+			return error_prefix(err, "config.json");
+		}
+	}
+	return 0;
+}
+
+void mounts_close_trees(struct mount_plan *plan)
+{
+	for (size_t i = 0; i < plan->len; i++)
+		if (plan->items[i].tree >= 0) {
+			close(plan->items[i].tree);
+			plan->items[i].tree = -1;
+		}
+}
+
+/* Attributes for mount_setattr: the atime modes are an enum, not bits. */
+int mounts_setattr(int fd, bool recursive, uint64_t set, uint64_t clr,
+		   uint64_t propagation, const char *what, struct error *err)
+{
+	struct mount_attr a = {
+		.attr_set = set,
+		.attr_clr = clr,
+		.propagation = propagation,
+	};
+
+	if (!set && !clr && !propagation)
+		return 0;
+	if (a.attr_set & (MOUNT_ATTR_NOATIME | MOUNT_ATTR_STRICTATIME |
+			  MOUNT_ATTR_RELATIME))
+		a.attr_clr |= MOUNT_ATTR__ATIME;
+	if (mount_setattr(fd, "", AT_EMPTY_PATH | (recursive ? AT_RECURSIVE : 0),
+			  &a, sizeof(a)) < 0)
+		return error_sys(err, "set mount attributes of %s", what);
+	return 0;
+}
+
+void mounts_free(struct mount_plan *plan)
+{
+	mounts_close_trees(plan);
+	for (size_t i = 0; i < plan->len; i++) {
+		free(plan->items[i].source);
+		free(plan->items[i].data);
+	}
+	free(plan->items);
+	memset(plan, 0, sizeof(*plan));
+}

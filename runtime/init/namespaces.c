@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Namespaces: created by the one clone() of the container init, joined by
+ * path with setns(), with the id maps written by the parent.
+ *
+ *  - pid and time namespaces only apply to children, so joining one (or
+ *    creating a time namespace, whose offsets must be written before any
+ *    process enters it) happens in the parent before clone();
+ *  - the cgroup namespace is created by the child after the parent has
+ *    moved it into its cgroup, so that the cgroup is the namespace's root;
+ *  - joining a user namespace: the child enters it first and unshares the
+ *    other new namespaces after, so that they are owned by it;
+ *  - a path is opened once, in the parent, and judged (ns_judge.c); the
+ *    join is a setns() on that fd.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../internal.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+
+static const int ns_flags[NS_TYPE_MAX] = {
+	[NS_PID] = CLONE_NEWPID,       [NS_NETWORK] = CLONE_NEWNET,
+	[NS_MOUNT] = CLONE_NEWNS,      [NS_IPC] = CLONE_NEWIPC,
+	[NS_UTS] = CLONE_NEWUTS,       [NS_USER] = CLONE_NEWUSER,
+	[NS_CGROUP] = CLONE_NEWCGROUP, [NS_TIME] = CLONE_NEWTIME,
+};
+
+/* The order the child joins namespaces in: user first (it changes what
+ * we may join next), mount last (it changes how paths resolve). */
+static const enum ns_type join_order[] = {
+	NS_USER, NS_NETWORK, NS_IPC, NS_UTS, NS_CGROUP, NS_MOUNT,
+};
+
+int ns_prepare(struct container_ctx *c, struct error *err)
+{
+	const struct oci_namespace *user = spec_find_namespace(c->spec, NS_USER);
+	unsigned long flags = 0;
+
+	/* No mount namespace: the host's, chrooted (rootfs.c), as runc. */
+	for (size_t i = 0; i < c->spec->linux.n_namespaces; i++) {
+		const struct oci_namespace *ns = &c->spec->linux.namespaces[i];
+		if (ns->path || ns->type == NS_TIME || ns->type == NS_CGROUP)
+			continue;
+		flags |= (unsigned long)ns_flags[ns->type];
+	}
+	if (spec_find_namespace(c->spec, NS_CGROUP) &&
+	    !spec_find_namespace(c->spec, NS_CGROUP)->path)
+		c->unshare_after_go |= CLONE_NEWCGROUP;
+	c->new_userns = user && !user->path;
+	if (user && user->path) {
+		if (flags & CLONE_NEWPID)
+			return error_set(err, "config.json: linux.namespaces: joining a user namespace while creating a pid namespace is not supported");
+		/* Created by the child once it is in the joined user ns. */
+		c->unshare_after_go |= flags;
+		flags = 0;
+	}
+	c->clone_flags = flags;
+	return 0;
+}
+
+/* Join the namespace judged in the parent (ns_judge.c): the fd opened
+ * once from linux.namespaces[].path, never the path again. */
+static int join_ns(struct container_ctx *c, const struct oci_namespace *ns,
+		   struct error *err)
+{
+	int fd = c->ns_fd[ns->type];
+
+	if (fd < 0)
+		return error_set(err, "join %s namespace %s: not opened", ns_type_name(ns->type),
+				 ns->path);
+	if (setns(fd, ns_flags[ns->type]) < 0)
+		return error_sys(err, "join %s namespace %s", ns_type_name(ns->type),
+				 ns->path);
+	return 0;
+}
+
+static int write_time_offsets(const struct oci_linux *l, struct error *err)
+{
+	char buf[128];
+	int n = 0;
+
+	if (l->time_monotonic.set)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "monotonic %lld %u\n",
+			      (long long)l->time_monotonic.secs, l->time_monotonic.nanosecs);
+	if (l->time_boottime.set)
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n, "boottime %lld %u\n",
+			      (long long)l->time_boottime.secs, l->time_boottime.nanosecs);
+	if (!n)
+		return 0;
+	return write_file_at(AT_FDCWD, "/proc/self/timens_offsets", buf, err);
+}
+
+/* Our own pid and time namespaces for children, to go back to after the
+ * clone: what this process forks later (poststart and poststop hooks in
+ * `run`) belongs to the runtime namespace. */
+static int save_for_children(struct container_ctx *c, struct error *err)
+{
+	c->own_pidns_fd = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+	if (c->own_pidns_fd < 0)
+		return error_sys(err, "open /proc/self/ns/pid_for_children");
+	c->own_timens_fd = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
+	if (c->own_timens_fd < 0 && errno != ENOENT)
+		return error_sys(err, "open /proc/self/ns/time_for_children");
+	return 0;
+}
+
+void ns_restore_after_clone(struct container_ctx *c)
+{
+	if (c->own_pidns_fd >= 0 && setns(c->own_pidns_fd, CLONE_NEWPID) < 0)
+		log_warn("return to the runtime's pid namespace: %s", strerror(errno));
+	if (c->own_timens_fd >= 0 && setns(c->own_timens_fd, CLONE_NEWTIME) < 0)
+		log_warn("return to the runtime's time namespace: %s", strerror(errno));
+}
+
+int ns_join_before_clone(struct container_ctx *c, struct error *err)
+{
+	const struct oci_namespace *pid = spec_find_namespace(c->spec, NS_PID);
+	const struct oci_namespace *time = spec_find_namespace(c->spec, NS_TIME);
+
+	if (((pid && pid->path) || time) && save_for_children(c, err) < 0)
+		return -1;
+	if (pid && pid->path && join_ns(c, pid, err) < 0)
+		return -1;
+	if (!time)
+		return 0;
+	if (time->path)
+		return join_ns(c, time, err);
+	if (unshare(CLONE_NEWTIME) < 0)
+		return error_sys(err, "create time namespace");
+	return write_time_offsets(&c->spec->linux, err);
+}
+
+#ifndef SYS_clone3
+#define SYS_clone3 435
+#endif
+#define ABX_CLONE_INTO_CGROUP 0x200000000ULL
+
+/* struct clone_args up to .cgroup (CLONE_ARGS_SIZE_VER2, Linux 5.7). */
+struct abx_clone_args {
+	uint64_t flags, pidfd, child_tid, parent_tid, exit_signal, stack,
+		stack_size, tls, set_tid, set_tid_size, cgroup;
+};
+
+int ns_clone_into(unsigned long flags, int cgroup_fd, pid_t *pid,
+		  bool *born_in, struct error *err)
+{
+	struct abx_clone_args a = {
+		.flags = flags | ABX_CLONE_INTO_CGROUP,
+		.exit_signal = SIGCHLD,
+		.cgroup = (uint64_t)cgroup_fd,
+	};
+	long r;
+
+	*born_in = false;
+	if (cgroup_fd < 0)
+		return ns_clone(flags, pid, err);
+	/* Fork-like as ns_clone: no stack given, the child continues here. */
+	r = syscall(SYS_clone3, &a, sizeof(a));
+	if (r >= 0) {
+		*pid = (pid_t)r;
+		*born_in = true;
+		return 0;
+	}
+	/* No clone3 (ENOSYS, or a seccomp filter saying so), or one without
+	 * the cgroup field (E2BIG) or flag (EINVAL): the old way. */
+	if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
+		return error_sys(err, "clone3 container init into its cgroup");
+	log_debug("clone3(CLONE_INTO_CGROUP): %s: clone, then cgroup.procs",
+		  strerror(errno));
+	return ns_clone(flags, pid, err);
+}
+
+int ns_clone(unsigned long flags, pid_t *pid, struct error *err)
+{
+	/* A fork-like clone: no new stack, the child continues here. */
+	long r = syscall(SYS_clone, flags | SIGCHLD, NULL, NULL, NULL, NULL);
+
+	if (r < 0)
+		return error_sys(err, "clone container init");
+	*pid = (pid_t)r;
+	return 0;
+}
+
+static int write_map(struct container_ctx *c, const char *file,
+		     const struct oci_id_mapping *m, size_t n, struct error *err)
+{
+	char buf[8192], path[64];
+	size_t len = 0;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		int w = snprintf(buf + len, sizeof(buf) - len, "%u %u %u\n",
+				 m[i].container_id, m[i].host_id, m[i].size);
+		if (w < 0 || (size_t)w >= sizeof(buf) - len)
+			return error_set(err, "%s: too many mappings", file);
+		len += (size_t)w;
+	}
+	snprintf(path, sizeof(path), "%d/%s", c->pid, file);
+	if (write_file_at(c->host_proc_fd, path, buf, err) < 0)
+		return error_prefix(err, "write user namespace mapping");
+	return 0;
+}
+
+int ns_write_id_maps(struct container_ctx *c, struct error *err)
+{
+	const struct oci_linux *l = &c->spec->linux;
+
+	if (!c->new_userns)
+		return 0;
+	if (write_map(c, "gid_map", l->gid_mappings, l->n_gid_mappings, err) < 0)
+		return -1;
+	return write_map(c, "uid_map", l->uid_mappings, l->n_uid_mappings, err);
+}
+
+int ns_child_join(struct container_ctx *c, struct error *err)
+{
+	for (size_t i = 0; i < sizeof(join_order) / sizeof(join_order[0]); i++) {
+		const struct oci_namespace *ns = spec_find_namespace(c->spec, join_order[i]);
+		if (!ns || !ns->path)
+			continue;
+		if (join_ns(c, ns, err) < 0)
+			return -1;
+	}
+	/* Nothing more to join: no handle on a namespace stays in the init. */
+	ns_close_joined(c);
+	return 0;
+}
+
+int ns_child_after_go(struct container_ctx *c, struct error *err)
+{
+	if (c->new_userns || (spec_find_namespace(c->spec, NS_USER))) {
+		/* Root of the user namespace, now that the maps exist. */
+		if (setresgid(0, 0, 0) < 0)
+			return error_sys(err, "setresgid(0) in user namespace");
+		if (setresuid(0, 0, 0) < 0)
+			return error_sys(err, "setresuid(0) in user namespace");
+	}
+	if (c->unshare_after_go && unshare((int)c->unshare_after_go) < 0)
+		return error_sys(err, "unshare namespaces 0x%lx", c->unshare_after_go);
+	return 0;
+}
+
+/* A new network namespace has only lo, and it is down: bring it up. */
+int ns_loopback_up(struct container_ctx *c, struct error *err)
+{
+	const struct oci_namespace *net = spec_find_namespace(c->spec, NS_NETWORK);
+	struct ifreq ifr = { 0 };
+	_cleanup_close_ int fd = -1;
+
+	if (!net || net->path)
+		return 0;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return error_sys(err, "socket for loopback setup");
+	strcpy(ifr.ifr_name, "lo");
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return error_sys(err, "get flags of lo");
+	ifr.ifr_flags |= IFF_UP;
+	if (ioctl(fd, SIOCSIFFLAGS, &ifr) < 0)
+		return error_sys(err, "bring lo up");
+	return 0;
+}

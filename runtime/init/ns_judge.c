@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Joined namespaces judged by what they are, not by their path: every
+ * linux.namespaces[].path is opened once, here, in the parent; the fd must
+ * be an nsfs file of the type the spec says (NS_GET_NSTYPE), and its
+ * device/inode says whether it is the host's (the runtime's own, or PID
+ * 1's).  That very fd is what namespaces.c joins, so the object judged is
+ * the object entered: no second lookup by name in another process.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/nsfs.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../internal.h"
+
+#ifndef CLONE_NEWTIME
+#define CLONE_NEWTIME 0x00000080
+#endif
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673
+#endif
+
+static const struct {
+	const char *file; /* under /proc/PID/ns/ */
+	int flag;	  /* CLONE_NEW*, as NS_GET_NSTYPE reports it */
+} ns_kinds[NS_TYPE_MAX] = {
+	[NS_PID] = { "pid", CLONE_NEWPID },	  [NS_NETWORK] = { "net", CLONE_NEWNET },
+	[NS_MOUNT] = { "mnt", CLONE_NEWNS },	  [NS_IPC] = { "ipc", CLONE_NEWIPC },
+	[NS_UTS] = { "uts", CLONE_NEWUTS },	  [NS_USER] = { "user", CLONE_NEWUSER },
+	[NS_CGROUP] = { "cgroup", CLONE_NEWCGROUP }, [NS_TIME] = { "time", CLONE_NEWTIME },
+};
+
+static bool same_object(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+int ns_open_file(const char *path, enum ns_type t, int *out, struct error *err)
+{
+	const char *name = ns_type_name(t);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct statfs sfs;
+	int type;
+
+	if (fd < 0)
+		return error_sys(err, "open %s namespace %s", name, path);
+	if (fstatfs(fd, &sfs) < 0)
+		return error_sys(err, "statfs %s namespace %s", name, path);
+	if (sfs.f_type != NSFS_MAGIC)
+		return error_set(err, "linux.namespaces[%s].path %s: not a namespace file (not on nsfs)",
+				 name, path);
+	type = ioctl(fd, NS_GET_NSTYPE);
+	if (type < 0)
+		return error_sys(err, "ioctl(NS_GET_NSTYPE) on %s namespace %s", name, path);
+	if (type != ns_kinds[t].flag)
+		return error_set(err, "linux.namespaces[%s].path %s: not a %s namespace (type 0x%x)",
+				 name, path, name, type);
+	*out = take_fd(fd);
+	return 0;
+}
+
+int ns_fd_is_host(int fd, int proc_fd, enum ns_type t, bool *host,
+		  struct error *err)
+{
+	char path[64];
+	struct stat theirs, ours, init;
+
+	*host = false;
+	if (fstat(fd, &theirs) < 0)
+		return error_sys(err, "stat %s namespace fd", ns_type_name(t));
+	snprintf(path, sizeof(path), "self/ns/%s", ns_kinds[t].file);
+	if (fstatat(proc_fd, path, &ours, 0) < 0)
+		return error_sys(err, "stat /proc/%s", path);
+	if (same_object(&theirs, &ours)) {
+		*host = true;
+		return 0;
+	}
+	/* PID 1's: the host's even when the runtime runs in namespaces of
+	 * its own (a daemon's).  Unreadable (no ptrace access): only ours. */
+	snprintf(path, sizeof(path), "1/ns/%s", ns_kinds[t].file);
+	if (fstatat(proc_fd, path, &init, 0) < 0) {
+		log_debug("stat /proc/%s: %s (compared with the runtime's own only)",
+			  path, strerror(errno));
+		return 0;
+	}
+	*host = same_object(&theirs, &init);
+	return 0;
+}
+
+int ns_open_joined(struct container_ctx *c, struct error *err)
+{
+	for (size_t i = 0; i < c->spec->linux.n_namespaces; i++) {
+		const struct oci_namespace *ns = &c->spec->linux.namespaces[i];
+
+		if (!ns->path || c->ns_fd[ns->type] >= 0)
+			continue;
+		if (ns_open_file(ns->path, ns->type, &c->ns_fd[ns->type], err) < 0 ||
+		    ns_fd_is_host(c->ns_fd[ns->type], c->host_proc_fd, ns->type,
+				  &c->ns_host[ns->type], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+void ns_close_joined(struct container_ctx *c)
+{
+	for (int t = 0; t < NS_TYPE_MAX; t++) {
+		if (c->ns_fd[t] >= 0)
+			close(c->ns_fd[t]);
+		c->ns_fd[t] = -1;
+	}
+}
+
+/* The init of container id (under --root) is alive, and want is its mount
+ * namespace.  The start time is compared after the stat, so that a pid
+ * reused in between cannot pass. */
+static bool init_mount_ns_is(struct container_ctx *c, const char *id,
+			     const struct stat *want)
+{
+	_cleanup_close_ int dfd = -1;
+	struct container_state st;
+	struct error ignored;
+	struct stat ns;
+	char path[64];
+	bool same = false;
+
+	dfd = openat(c->root_fd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0 || state_read(dfd, &st, &ignored) < 0)
+		return false;
+	if (st.pid > 0) {
+		snprintf(path, sizeof(path), "%d/ns/mnt", st.pid);
+		same = fstatat(c->host_proc_fd, path, &ns, 0) == 0 &&
+		       same_object(&ns, want) && proc_is_same(st.pid, st.start_time);
+	}
+	state_free(&st);
+	return same;
+}
+
+int ns_mount_of_container(struct container_ctx *c, int fd, bool *found,
+			  struct error *err)
+{
+	_cleanup_close_ int dfd = -1;
+	struct stat want;
+	struct dirent *de;
+	DIR *d;
+
+	*found = false;
+	if (fstat(fd, &want) < 0)
+		return error_sys(err, "stat mount namespace fd");
+	dfd = openat(c->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || !(d = fdopendir(dfd)))
+		return error_sys(err, "read the state root %s", c->g->root);
+	dfd = -1; /* owned by d */
+	while (!*found && (de = readdir(d)))
+		if (de->d_name[0] != '.' && strcmp(de->d_name, c->id))
+			*found = init_mount_ns_is(c, de->d_name, &want);
+	closedir(d);
+	return 0;
+}

@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `features`: what this build implements (features.md), decided at build
+ * time, not by probing the host. */
+#include <stdio.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+
+#include "../../hooks/hooks.h"
+#include "../../spec/spec.h"
+#include "../container.h"
+#include "../init/mounts.h"
+
+static void str(yajl_gen g, const char *s)
+{
+	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+
+static void str_list(yajl_gen g, const char *key, const char *const *items)
+{
+	str(g, key);
+	yajl_gen_array_open(g);
+	for (; *items; items++)
+		str(g, *items);
+	yajl_gen_array_close(g);
+}
+
+static const char *const namespaces[] = {
+	"cgroup", "ipc", "mount", "network", "pid", "user", "uts", "time", NULL,
+};
+
+static const char *const capabilities[] = {
+	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER",
+	"CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP",
+	"CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST",
+	"CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK", "CAP_IPC_OWNER",
+	"CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
+	"CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
+	"CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD",
+	"CAP_LEASE", "CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP",
+	"CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM",
+	"CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
+	"CAP_CHECKPOINT_RESTORE", NULL,
+};
+
+static const char *const seccomp_actions[] = {
+	"SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",
+	"SCMP_ACT_KILL_THREAD", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY", "SCMP_ACT_TRACE",
+	"SCMP_ACT_TRAP", NULL,
+};
+
+static const char *const seccomp_ops[] = {
+	"SCMP_CMP_EQ", "SCMP_CMP_GE", "SCMP_CMP_GT", "SCMP_CMP_LE",
+	"SCMP_CMP_LT", "SCMP_CMP_MASKED_EQ", "SCMP_CMP_NE", NULL,
+};
+
+static const char *const seccomp_archs[] = {
+	"SCMP_ARCH_X86", "SCMP_ARCH_X86_64", "SCMP_ARCH_X32", "SCMP_ARCH_ARM",
+	"SCMP_ARCH_AARCH64", NULL,
+};
+
+static const char *const seccomp_flags[] = {
+	"SECCOMP_FILTER_FLAG_LOG", "SECCOMP_FILTER_FLAG_SPEC_ALLOW",
+	"SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", NULL,
+};
+
+static const char *const mempolicy_modes[] = {
+	"MPOL_DEFAULT", "MPOL_BIND", "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
+	"MPOL_PREFERRED", "MPOL_PREFERRED_MANY", "MPOL_LOCAL", NULL,
+};
+
+static const char *const mempolicy_flags[] = {
+	"MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES", "MPOL_F_STATIC_NODES", NULL,
+};
+
+static void gen_enabled(yajl_gen g, const char *key, bool on)
+{
+	str(g, key);
+	yajl_gen_map_open(g);
+	str(g, "enabled");
+	yajl_gen_bool(g, on);
+	yajl_gen_map_close(g);
+}
+
+static void gen_linux(yajl_gen g)
+{
+	str(g, "linux");
+	yajl_gen_map_open(g);
+	str_list(g, "namespaces", namespaces);
+	str_list(g, "capabilities", capabilities);
+	str(g, "cgroup");
+	yajl_gen_map_open(g);
+	str(g, "v1");
+	yajl_gen_bool(g, 1);
+	str(g, "v2");
+	yajl_gen_bool(g, 1);
+	str(g, "systemd");
+	yajl_gen_bool(g, 1);
+	str(g, "systemdUser");
+	yajl_gen_bool(g, 0);
+	str(g, "rdma");
+	yajl_gen_bool(g, 1);
+	yajl_gen_map_close(g);
+	str(g, "seccomp");
+	yajl_gen_map_open(g);
+	str(g, "enabled");
+	yajl_gen_bool(g, 1);
+	str_list(g, "actions", seccomp_actions);
+	str_list(g, "operators", seccomp_ops);
+	str_list(g, "archs", seccomp_archs);
+	str_list(g, "knownFlags", seccomp_flags);
+	str_list(g, "supportedFlags", seccomp_flags);
+	yajl_gen_map_close(g);
+	str(g, "memoryPolicy");
+	yajl_gen_map_open(g);
+	str_list(g, "modes", mempolicy_modes);
+	str_list(g, "flags", mempolicy_flags);
+	yajl_gen_map_close(g);
+	gen_enabled(g, "apparmor", false);
+	gen_enabled(g, "selinux", false);
+	gen_enabled(g, "intelRdt", false);
+	gen_enabled(g, "mountExtensions", false);
+	gen_enabled(g, "netDevices", false);
+	yajl_gen_map_close(g);
+}
+
+int runtime_features(struct error *err)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	const unsigned char *buf;
+	size_t len;
+
+	if (!g)
+		return error_set(err, "out of memory");
+	yajl_gen_config(g, yajl_gen_beautify, 1);
+	yajl_gen_map_open(g);
+	str(g, "ociVersionMin");
+	str(g, OCI_VERSION_MIN);
+	str(g, "ociVersionMax");
+	str(g, OCI_VERSION_MAX);
+	str_list(g, "hooks", hooks_supported_names());
+	str_list(g, "mountOptions", mount_options_supported());
+	gen_linux(g);
+	str(g, "annotations");
+	yajl_gen_map_open(g);
+	str(g, "org.opencontainers.runc.version");
+	str(g, "agentsbx " AGENTSBX_VERSION);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	yajl_gen_get_buf(g, &buf, &len);
+	fwrite(buf, 1, len, stdout);
+	yajl_gen_free(g);
+	return 0;
+}

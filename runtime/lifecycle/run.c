@@ -1,0 +1,220 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * `run`: create + start in one process; unless detached, stay, forward
+ * signals to the container init (or proxy its terminal), wait for it, and
+ * delete the container, exiting with its status.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <stdlib.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../internal.h"
+#include "lifecycle.h"
+#include "../init/terminal.h"
+
+/* Signals a foreground run passes on to the container, as runc does. */
+static const int forwarded[] = {
+	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH,
+	SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGALRM, SIGPIPE,
+};
+
+void forwarded_signals_mask(sigset_t *mask)
+{
+	sigemptyset(mask);
+	sigaddset(mask, SIGCHLD);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(mask, forwarded[i]);
+}
+
+void block_forwarded_signals(sigset_t *old)
+{
+	sigset_t mask;
+
+	forwarded_signals_mask(&mask);
+	sigprocmask(SIG_BLOCK, &mask, old);
+}
+
+/* Wait for pid, passing on every forwardable signal we receive. */
+static int wait_forwarding(pid_t pid, int sfd, int *status, struct error *err)
+{
+	for (;;) {
+		struct signalfd_siginfo si;
+		pid_t r = waitpid(pid, status, WNOHANG);
+
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return error_sys(err, "wait for container init");
+		if (read(sfd, &si, sizeof(si)) != sizeof(si)) {
+			if (errno != EINTR && errno != EAGAIN)
+				return error_sys(err, "read signalfd");
+			continue;
+		}
+		if (si.ssi_signo != SIGCHLD)
+			kill(pid, (int)si.ssi_signo);
+	}
+}
+
+int wait_forwarding_signals(pid_t pid, int *status, struct error *err)
+{
+	_cleanup_close_ int sfd = -1;
+	sigset_t mask;
+
+	forwarded_signals_mask(&mask);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	if (sfd < 0)
+		return error_sys(err, "signalfd");
+	return wait_forwarding(pid, sfd, status, err);
+}
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 255;
+}
+
+static int delete_after_run(const struct global_opts *g, const char *id)
+{
+	struct container_handle h;
+	struct error err;
+
+	if (handle_open(g, id, true, &h, &err) < 0 || destroy_container(&h, &err) < 0) {
+		log_warn("delete %s after run: %s", id, err.msg);
+		handle_close(&h);
+		return -1;
+	}
+	handle_close(&h);
+	return 0;
+}
+
+/* What a foreground run knows of its container from the create: enough to
+ * tear it down without reading the state and the spec back. */
+struct run_known {
+	char *cgroup_path;
+	enum cgroup_manager manager;
+	bool poststop;	   /* poststop hooks: the full delete (their state) */
+	dev_t dir_dev;	   /* the state directory it made */
+	ino_t dir_ino;
+};
+
+static void known_from_ctx(const struct container_ctx *c, struct run_known *k)
+{
+	struct stat st;
+
+	memset(k, 0, sizeof(*k));
+	k->poststop = c->spec->hooks[HOOK_POSTSTOP].len > 0 ||
+		      fstat(c->state_dir_fd, &st) < 0;
+	if (!k->poststop) {
+		k->dir_dev = st.st_dev;
+		k->dir_ino = st.st_ino;
+	}
+	k->cgroup_path = c->cgroup_path ? xstrdup(c->cgroup_path) : NULL;
+	k->manager = c->cgroup_manager;
+}
+
+/*
+ * After the init was reaped: nothing to signal, the state directory (the
+ * same one: a `delete` and a new `create` of that id meanwhile leave a
+ * directory that is not ours, and it is left alone), the cgroup with what
+ * may be left in it, the egress table.  Everything else as destroy_container.
+ */
+static int delete_known(const struct global_opts *g, const char *id,
+			const struct run_known *k)
+{
+	_cleanup_close_ int rootfd = -1, dirfd = -1;
+	struct error err;
+	struct stat st;
+
+	if (k->poststop)
+		return delete_after_run(g, id);
+	if (state_root_open(g->root, false, &rootfd, &err) < 0 ||
+	    state_dir_open(rootfd, id, true, &dirfd, &err) < 0)
+		goto fail;
+	if (fstat(dirfd, &st) < 0 || st.st_dev != k->dir_dev || st.st_ino != k->dir_ino) {
+		log_warn("delete %s after run: its state directory was replaced meanwhile: left alone", id);
+		return -1;
+	}
+	if (release_container(dirfd, id, k->cgroup_path, k->manager, &err) < 0 ||
+	    state_dir_remove(rootfd, id, dirfd, &err) < 0)
+		goto fail;
+	return 0;
+fail:
+	log_warn("delete %s after run: %s", id, err.msg);
+	return -1;
+}
+
+int container_run(const struct global_opts *g, const struct create_opts *o,
+		  int *exit_status, struct error *err)
+{
+	struct container_ctx c;
+	_cleanup_close_ int master = -1;
+	sigset_t old;
+	int status = 0, r;
+
+	/* Block before clone: a signal that arrives early is queued for the
+	 * signalfd, not lost or fatal.  The child unblocks in child_main. */
+	block_forwarded_signals(&old);
+	ctx_init(&c, g, o);
+	c.foreground = !o->detach;
+	c.saved_sigmask = old;
+	c.restore_sigmask = true;
+	r = create_container(&c, err);
+	if (r < 0) {
+		ctx_release(&c);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	/* The container exists from here: a failure removes it. */
+	if (c.console_peer >= 0 &&
+	    terminal_recv_master(c.console_peer, &master, err) < 0) {
+		ctx_release(&c);
+		delete_after_run(g, o->id);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	pid_t pid = c.pid;
+	struct run_known known;
+
+	known_from_ctx(&c, &known);
+	ctx_release(&c);
+	if (container_start(g, o->id, err) < 0) {
+		free(known.cgroup_path);
+		delete_after_run(g, o->id);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		return -1;
+	}
+	if (o->detach) {
+		free(known.cgroup_path);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		*exit_status = 0;
+		return 0;
+	}
+	/* The forwarded signals stay blocked until the container is gone:
+	 * they are read from a signalfd and passed on, never fatal to us. */
+	if (master >= 0)
+		r = terminal_proxy(master, pid, &status, err);
+	else
+		r = wait_forwarding_signals(pid, &status, err);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (r < 0) {
+		free(known.cgroup_path);
+		return -1;
+	}
+	*exit_status = exit_code(status);
+	/* The container's status is the result; a failed cleanup is logged. */
+	delete_known(g, o->id, &known);
+	free(known.cgroup_path);
+	return 0;
+}

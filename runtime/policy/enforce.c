@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The policy in the lifecycle: loaded and applied to the spec before
+ * anything is created (create and exec), every change logged; in audit
+ * mode the changes are computed on a copy and only logged.  Then, once the
+ * rootfs and the joined namespaces are open, those kernel objects are
+ * judged (policy_judge_objects): the host's namespaces, a host root.
+ */
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <string.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../../hooks/hooks.h"
+#include "../../lib/weaken.h"
+#include "../internal.h"
+
+static void log_changes(const struct policy_changes *ch, bool audit)
+{
+	for (size_t i = 0; i < ch->len; i++) {
+		const struct policy_change *c = &ch->items[i];
+		log_msg(audit ? LOG_LVL_WARN : LOG_LVL_INFO, "policy%s: %s: %s: %s -> %s",
+			audit ? " (audit, not applied)" : "", c->rule, c->field, c->from, c->to);
+	}
+}
+
+/* Audit: the same transformation on a fresh parse, logged, then dropped. */
+static int audit_spec(struct container_ctx *c, struct error *err)
+{
+	struct oci_spec copy;
+	struct policy_changes ch = { 0 };
+	struct policy_decision d;
+	int r;
+
+	if (!c->config_json)
+		return 0; /* exec: the container's own create was audited */
+	if (spec_parse(c->config_json, c->config_len, &copy, err) < 0)
+		return -1;
+	if (c->bundle)
+		policy_resolve_bind_sources(&copy, c->bundle);
+	r = policy_apply(&c->policy, &copy, &ch, &d, err);
+	if (r == 0)
+		log_changes(&ch, true);
+	else
+		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
+	if (hooks_judge_all(&c->policy, &copy, false, err) < 0)
+		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
+	policy_changes_free(&ch);
+	spec_free(&copy);
+	return 0;
+}
+
+static int prepare_agent_filter(struct container_ctx *c, unsigned i,
+				const char *cache, struct error *err)
+{
+	struct oci_seccomp sc;
+	int r;
+
+	if (policy_agent_seccomp(i, &sc, err) < 0)
+		return error_prefix(err, "policy: the agent seccomp profile");
+	r = seccomp_prepare(&sc, cache, &c->agent_seccomp[i], err);
+	/* The parsed profile is only needed to compile (or find) the BPF. */
+	{
+		struct oci_spec holder = { 0 };
+		holder.linux.seccomp = sc;
+		spec_free(&holder);
+	}
+	if (r < 0)
+		return error_prefix(err, "policy: the agent seccomp profile");
+	return 0;
+}
+
+static int prepare_agent_seccomp(struct container_ctx *c, struct error *err)
+{
+	for (unsigned i = 0; i < POLICY_AGENT_FILTERS; i++)
+		if (prepare_agent_filter(c, i, c->seccomp_cache, err) < 0)
+			return -1;
+	c->has_agent_seccomp = true;
+	return 0;
+}
+
+/* ---- kernel objects, judged once they are open ------------------------------ */
+
+/* Never joined under enforce, with no policy field to allow it: the host's
+ * pid (its processes), ipc (its shared memory), uts (its hostname), mount
+ * (pivot_root would replace its root), cgroup, user and time namespaces. */
+static const bool host_ns_refused[NS_TYPE_MAX] = {
+	[NS_PID] = true,  [NS_IPC] = true,    [NS_UTS] = true,	[NS_MOUNT] = true,
+	[NS_CGROUP] = true, [NS_USER] = true, [NS_TIME] = true,
+};
+
+static int judge_namespace(struct container_ctx *c, const struct oci_namespace *ns,
+			   struct error *err)
+{
+	const char *name = ns_type_name(ns->type);
+	bool found;
+
+	/* docker --network host passes the host's namespace as a path: a
+	 * container there reaches the host's loopback services, and egress
+	 * rules would be installed on the host itself.  (Which network a
+	 * container may have is the network rule's, in policy_apply.) */
+	if (ns->type == NS_NETWORK) {
+		if (c->decision.refuse_host_netns && c->ns_host[NS_NETWORK])
+			return error_set(err, "policy: linux.namespaces[network].path %s is the host's network namespace (docker --network host): not allowed",
+					 ns->path);
+		return 0;
+	}
+	if (WEAKENED("ns-host"))
+		return 0;
+	if (host_ns_refused[ns->type] && c->ns_host[ns->type])
+		return error_set(err, "policy: linux.namespaces[%s].path %s is the host's %s namespace (the runtime's own or PID 1's): refused by the policy (%s); no policy field allows it",
+				 name, ns->path, name, c->policy.source);
+	if (ns->type != NS_MOUNT)
+		return 0;
+	/* pivot_root in a joined mount namespace replaces the root of every
+	 * process in it: only another container's (under this --root). */
+	if (ns_mount_of_container(c, c->ns_fd[NS_MOUNT], &found, err) < 0)
+		return -1;
+	if (!found)
+		return error_set(err, "policy: linux.namespaces[mount].path %s is not the mount namespace of a running container under --root %s: refused by the policy (%s); no policy field allows it",
+				 ns->path, c->g->root, c->policy.source);
+	return 0;
+}
+
+static bool same_dir(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/* anc is fd's directory or one of its ancestors (walked by "..", up to
+ * the runtime's own root). */
+static int is_ancestor(const struct stat *anc, int fd, bool *yes, struct error *err)
+{
+	_cleanup_close_ int cur = openat(fd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st, up;
+
+	*yes = false;
+	if (cur < 0 || fstat(cur, &st) < 0)
+		return error_sys(err, "stat a directory to compare with the rootfs");
+	for (int depth = 0; depth < 4096; depth++) {
+		int next;
+
+		if (same_dir(&st, anc)) {
+			*yes = true;
+			return 0;
+		}
+		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0 || fstat(next, &up) < 0) {
+			if (next >= 0)
+				close(next);
+			return error_sys(err, "stat a parent directory to compare with the rootfs");
+		}
+		close(cur);
+		cur = next;
+		if (same_dir(&up, &st))
+			return 0; /* "/": no higher */
+		st = up;
+	}
+	return 0;
+}
+
+/* root.path may not be the host's root (ours or PID 1's), nor an ancestor of the runtime's
+ * state (--root) or of the bundle: the container would see (and, with a
+ * writable root, change) them. */
+static int judge_rootfs(struct container_ctx *c, struct error *err)
+{
+	_cleanup_close_ int bundle = -1;
+	struct stat rootfs, host_root;
+	bool above;
+
+	if (WEAKENED("rootfs-host"))
+		return 0;
+	if (fstat(c->rootfs_fd, &rootfs) < 0)
+		return error_sys(err, "stat rootfs %s", c->rootfs);
+	if (stat("/", &host_root) < 0)
+		return error_sys(err, "stat /");
+	/* PID 1's root too, for a runtime that itself runs in a chroot. */
+	if (same_dir(&rootfs, &host_root) ||
+	    (fstatat(c->host_proc_fd, "1/root", &host_root, 0) == 0 &&
+	     same_dir(&rootfs, &host_root)))
+		return error_set(err, "policy: root.path %s is the host's root directory: refused by the policy (%s); no policy field allows it",
+				 c->rootfs, c->policy.source);
+	if (is_ancestor(&rootfs, c->root_fd, &above, err) < 0)
+		return -1;
+	if (above)
+		return error_set(err, "policy: root.path %s contains the runtime's state directory (--root %s): refused by the policy (%s); no policy field allows it",
+				 c->rootfs, c->g->root, c->policy.source);
+	bundle = open(c->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (bundle < 0)
+		return error_sys(err, "open bundle %s", c->bundle);
+	if (is_ancestor(&rootfs, bundle, &above, err) < 0)
+		return -1;
+	if (above)
+		return error_set(err, "policy: root.path %s contains the bundle %s: refused by the policy (%s); no policy field allows it",
+				 c->rootfs, c->bundle, c->policy.source);
+	return 0;
+}
+
+static int judge_objects(struct container_ctx *c, struct error *err)
+{
+	for (size_t i = 0; i < c->spec->linux.n_namespaces; i++) {
+		const struct oci_namespace *ns = &c->spec->linux.namespaces[i];
+		if (ns->path && judge_namespace(c, ns, err) < 0)
+			return -1;
+	}
+	return judge_rootfs(c, err);
+}
+
+int policy_judge_objects(struct container_ctx *c, struct error *err)
+{
+	struct error would;
+
+	switch (c->policy.mode) {
+	case POLICY_OFF:
+		return 0;
+	case POLICY_AUDIT:
+		if (judge_objects(c, &would) < 0)
+			log_warn("policy (audit, not applied): would refuse: %s", would.msg);
+		return 0;
+	case POLICY_ENFORCE:
+		break;
+	}
+	return judge_objects(c, err);
+}
+
+int policy_enforce(struct container_ctx *c, struct error *err)
+{
+	struct policy_changes ch = { 0 };
+
+	if (policy_load(c->g->policy_path, &c->policy, err) < 0)
+		return -1;
+	c->policy_loaded = true;
+	switch (c->policy.mode) {
+	case POLICY_OFF:
+		return 0;
+	case POLICY_AUDIT:
+		return audit_spec(c, err);
+	case POLICY_ENFORCE:
+		break;
+	}
+	if (c->bundle)
+		policy_resolve_bind_sources(c->spec, c->bundle);
+	/* The front door's own workspace joins this container's bindPrefixes. */
+	if (c->own_bind_prefix)
+		policy_strv_add(&c->policy.bind_prefixes, c->own_bind_prefix);
+	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0)
+		return -1;
+	/* create: every hook judged (and its file kept open) now. */
+	hooks_guard_set(&c->policy);
+	if (c->config_json && hooks_pin(c->spec, err) < 0)
+		return -1;
+	log_changes(&ch, false);
+	policy_changes_free(&ch);
+	/* What the policy made must still be a valid spec. */
+	if (spec_validate(c->spec, err) < 0)
+		return error_prefix(err, "after the policy (%s)", c->policy.source);
+	if (c->decision.stack_agent_seccomp)
+		return prepare_agent_seccomp(c, err);
+	return 0;
+}

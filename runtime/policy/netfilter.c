@@ -1,0 +1,362 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Egress rules for a container whose policy allows networking: packets to
+ * the policy's denied ranges (link-local and cloud metadata, RFC 1918,
+ * the host's loopback through a gateway) are dropped by an nftables table
+ * in the container's own network namespace, installed by the container
+ * init before it drops its capabilities (so the process cannot remove it).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <linux/netlink.h>
+#include <linux/nsfs.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <nftables/libnftables.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/dynlib.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../internal.h"
+
+/* "a, b, c" of the CIDRs of one family (IPv6 has a ':'). */
+static char *cidr_set(const struct str_array *cidrs, bool v6)
+{
+	size_t cap = 1;
+	char *out;
+
+	for (size_t i = 0; i < cidrs->len; i++)
+		cap += strlen(cidrs->items[i]) + 2;
+	out = xcalloc(1, cap);
+	for (size_t i = 0; i < cidrs->len; i++) {
+		if ((strchr(cidrs->items[i], ':') != NULL) != v6)
+			continue;
+		if (*out)
+			strcat(out, ", ");
+		strcat(out, cidrs->items[i]);
+	}
+	return out;
+}
+
+static bool valid_cidr(const char *s)
+{
+	for (; *s; s++)
+		if (!strchr("0123456789abcdefABCDEF.:/", *s))
+			return false;
+	return true;
+}
+
+/* agentsbx-<id>, or agentsbx_<hash of id> for an id nft cannot name
+ * (a '+') or a long one; distinct prefixes, so the two never meet. */
+static void egress_table_name(const char *id, char *out, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	if (strlen(id) <= 200 && !id[strcspn(id, "+")]) {
+		snprintf(out, n, "agentsbx-%s", id);
+		return;
+	}
+	for (const char *p = id; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	snprintf(out, n, "agentsbx_%016llx", (unsigned long long)h);
+}
+
+/* libnftables, opened only by a call that installs or removes egress
+ * rules (lib/dynlib.h): most calls never need it. */
+static struct {
+	__typeof__(nft_ctx_new) *ctx_new;
+	__typeof__(nft_ctx_buffer_error) *buffer_error;
+	__typeof__(nft_run_cmd_from_buffer) *run_cmd_from_buffer;
+	__typeof__(nft_ctx_get_error_buffer) *get_error_buffer;
+	__typeof__(nft_ctx_free) *ctx_free;
+} nftl;
+static void *nftl_handle;
+
+static int nft_load(struct error *err)
+{
+	const struct dynlib_sym syms[] = {
+		{ "nft_ctx_new", (void **)&nftl.ctx_new },
+		{ "nft_ctx_buffer_error", (void **)&nftl.buffer_error },
+		{ "nft_run_cmd_from_buffer", (void **)&nftl.run_cmd_from_buffer },
+		{ "nft_ctx_get_error_buffer", (void **)&nftl.get_error_buffer },
+		{ "nft_ctx_free", (void **)&nftl.ctx_free },
+	};
+
+	return dynlib_load(&nftl_handle, "libnftables.so.1", "policy: the egress rules (denyCidrs)",
+			   "Debian: libnftables1", syms, sizeof(syms) / sizeof(*syms), err);
+}
+
+/* Run an nft script in the current network namespace.  The library was
+ * opened before: this may run in the container's init, where a dlopen
+ * could find the container's files. */
+static int nft_run(const char *script, const char *what, struct error *err)
+{
+	struct nft_ctx *nft;
+	int r;
+
+	if (!nftl_handle)
+		return error_set(err, "policy: %s: libnftables was not loaded before the container started",
+				 what);
+	nft = nftl.ctx_new(NFT_CTX_DEFAULT);
+	if (!nft)
+		return error_set(err, "policy: nftables: cannot create a context");
+	nftl.buffer_error(nft);
+	r = nftl.run_cmd_from_buffer(nft, script);
+	if (r != 0) {
+		const char *msg = nftl.get_error_buffer(nft);
+		error_set(err, "policy: %s: %s", what, msg && *msg ? msg : "nftables failed");
+	}
+	nftl.ctx_free(nft);
+	return r != 0 ? -1 : 0;
+}
+
+int netfilter_install_egress(const struct str_array *cidrs, const char *id,
+			     struct error *err)
+{
+	_cleanup_free_ char *v4 = NULL, *v6 = NULL, *rules = NULL;
+	char table[256];
+
+	for (size_t i = 0; i < cidrs->len; i++)
+		if (!valid_cidr(cidrs->items[i]))
+			return error_set(err, "policy: denyCidrs[%zu]: not an address range: \"%s\"",
+					 i, cidrs->items[i]);
+	v4 = cidr_set(cidrs, false);
+	v6 = cidr_set(cidrs, true);
+	egress_table_name(id, table, sizeof(table));
+	/* One batch, applied atomically: the table made (if missing), dropped
+	 * and made again, so that a second create under the same id (after a
+	 * delete that could not reach the namespace) replaces, not stacks. */
+	rules = xasprintf("table inet %s\n"
+			  "delete table inet %s\n"
+			  "table inet %s {\n"
+			  " chain egress {\n"
+			  "  type filter hook output priority 0; policy accept;\n"
+			  "  oifname \"lo\" accept\n"
+			  "%s%s%s"
+			  "%s%s%s"
+			  " }\n"
+			  "}\n",
+			  table, table, table,
+			  *v4 ? "  ip daddr { " : "", v4, *v4 ? " } drop\n" : "",
+			  *v6 ? "  ip6 daddr { " : "", v6, *v6 ? " } drop\n" : "");
+	if (nft_run(rules, "install egress rules in the container's network namespace", err) < 0)
+		return -1;
+	log_debug("policy: egress to %s%s%s dropped", v4, *v4 && *v6 ? ", " : "", v6);
+	return 0;
+}
+
+/* ---- a joined namespace: noted at create, cleaned at delete ---------------- */
+
+#define EGRESS_NETNS_FILE "egress-netns"
+
+/* fd is a network namespace (nsfs, NS_GET_NSTYPE); its dev/ino. */
+static int netns_identify(int fd, const char *path, struct stat *st, struct error *err)
+{
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs) < 0 || fstat(fd, st) < 0)
+		return error_sys(err, "policy: stat network namespace %s", path);
+	if (sfs.f_type != NSFS_MAGIC || ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET)
+		return error_set(err, "policy: %s is not a network namespace", path);
+	return 0;
+}
+
+int netfilter_note_joined_netns(struct container_ctx *c, struct error *err)
+{
+	const struct oci_namespace *net = spec_find_namespace(c->spec, NS_NETWORK);
+	_cleanup_close_ int fd = -1, out = -1;
+	_cleanup_free_ char *rec = NULL;
+	struct stat st;
+
+	/* Here, before the init is spawned, because the init installs the
+	 * rules and must not dlopen (nft_run). */
+	if (c->decision.egress_filter && nft_load(err) < 0)
+		return -1;
+	if (!c->decision.egress_filter || !net || !net->path)
+		return 0;
+	fd = open(net->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return error_sys(err, "policy: open network namespace %s", net->path);
+	if (netns_identify(fd, net->path, &st, err) < 0)
+		return -1;
+	rec = xasprintf("%llu %llu\n%s", (unsigned long long)st.st_dev,
+			(unsigned long long)st.st_ino, net->path);
+	out = openat(c->state_dir_fd, EGRESS_NETNS_FILE,
+		     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (out < 0 || write_all(out, rec, strlen(rec)) < 0)
+		return error_sys(err, "policy: note the joined network namespace of %s", c->id);
+	return 0;
+}
+
+struct noted_netns {
+	unsigned long long dev, ino;
+	char *path;
+};
+
+/* 1: noted, 0: no joined namespace noted, -1: error. */
+static int read_noted(int state_dir_fd, struct noted_netns *n, struct error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int off = 0;
+
+	if (read_file_at(state_dir_fd, EGRESS_NETNS_FILE, 8192, &buf, &len, err) < 0)
+		return err->code == ENOENT ? 0 : -1;
+	if (sscanf(buf, "%llu %llu\n%n", &n->dev, &n->ino, &off) != 2 || !off)
+		return error_set(err, "policy: %s in the state dir is damaged", EGRESS_NETNS_FILE);
+	n->path = xstrdup(buf + off);
+	return 1;
+}
+
+int netfilter_check_joined_netns(struct container_ctx *c, struct error *err)
+{
+	struct noted_netns n = { 0 };
+	char path[64];
+	struct stat st;
+	int r = read_noted(c->state_dir_fd, &n, err);
+
+	if (r <= 0)
+		return r;
+	snprintf(path, sizeof(path), "%d/ns/net", c->pid);
+	if (fstatat(c->host_proc_fd, path, &st, 0) < 0)
+		r = error_sys(err, "policy: stat /proc/%s", path);
+	else if (st.st_dev != n.dev || st.st_ino != n.ino)
+		r = error_set(err, "policy: the container joined another network namespace than %s (changed during create)",
+			      n.path);
+	else
+		r = 0;
+	free(n.path);
+	return r;
+}
+
+/* In a child entered into the namespace fd: the table gone (made first,
+ * so that a table already gone is not an error). */
+static int remove_table_in(int fd, const char *id, const char *path, struct error *err)
+{
+	char table[256];
+	_cleanup_free_ char *cmd = NULL;
+	int status;
+	pid_t pid;
+
+	egress_table_name(id, table, sizeof(table));
+	cmd = xasprintf("table inet %s\ndelete table inet %s\n", table, table);
+	if (nft_load(err) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return error_sys(err, "policy: fork to clean network namespace %s", path);
+	if (pid == 0) {
+		struct error e;
+		if (setns(fd, CLONE_NEWNET) < 0) {
+			error_sys(&e, "setns into %s", path);
+			log_warn("policy: %s", e.msg);
+			_exit(1);
+		}
+		if (nft_run(cmd, "remove the egress table", &e) < 0) {
+			log_warn("%s", e.msg);
+			_exit(1);
+		}
+		_exit(0);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return error_sys(err, "policy: wait for the netns cleaner");
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return error_set(err, "policy: egress table %s not removed from network namespace %s",
+				 table, path);
+	log_debug("policy: egress table %s removed from %s", table, path);
+	return 0;
+}
+
+int netfilter_remove_egress(int state_dir_fd, const char *id, struct error *err)
+{
+	struct noted_netns n = { 0 };
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r = read_noted(state_dir_fd, &n, err);
+
+	if (r <= 0)
+		return r;
+	fd = open(n.path, O_RDONLY | O_CLOEXEC);
+	/* Gone, or the path is now another namespace: the noted one is no
+	 * longer reachable by it (a namespace with no name and no process
+	 * is freed, its table with it). */
+	if (fd < 0 || netns_identify(fd, n.path, &st, err) < 0 ||
+	    st.st_dev != n.dev || st.st_ino != n.ino) {
+		log_info("policy: network namespace %s is gone or replaced: no egress table to remove",
+			 n.path);
+		r = 0;
+	} else {
+		r = remove_table_in(fd, id, n.path, err);
+	}
+	free(n.path);
+	return r;
+}
+
+/* ---- only lo --------------------------------------------------------------- */
+
+/* RTM_DELLINK for one interface of the current network namespace. */
+static int delete_link(int nl, unsigned index, const char *name, struct error *err)
+{
+	struct {
+		struct nlmsghdr h;
+		struct ifinfomsg i;
+	} req = {
+		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_DELLINK,
+		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK, .nlmsg_seq = index },
+		.i = { .ifi_family = AF_UNSPEC, .ifi_index = (int)index },
+	};
+	char buf[1024];
+	ssize_t n;
+
+	if (send(nl, &req, sizeof(req), 0) < 0)
+		return error_sys(err, "policy: remove interface %s", name);
+	n = recv(nl, buf, sizeof(buf), 0);
+	if (n < (ssize_t)sizeof(struct nlmsghdr))
+		return error_sys(err, "policy: remove interface %s: no answer", name);
+	if (((struct nlmsghdr *)buf)->nlmsg_type == NLMSG_ERROR) {
+		int e = -((struct nlmsgerr *)NLMSG_DATA(buf))->error;
+		if (e && e != ENODEV)
+			return error_setc(err, e, "policy: remove interface %s", name);
+	}
+	return 0;
+}
+
+int netfilter_only_loopback(struct error *err)
+{
+	struct if_nameindex *ifs = if_nameindex();
+	_cleanup_close_ int nl = -1;
+	int r = 0;
+
+	if (!ifs)
+		return error_sys(err, "policy: list the container's network interfaces");
+	for (struct if_nameindex *i = ifs; i->if_index && r == 0; i++) {
+		if (!strcmp(i->if_name, "lo"))
+			continue;
+		if (nl < 0) {
+			nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+			if (nl < 0) {
+				r = error_sys(err, "policy: netlink socket");
+				break;
+			}
+		}
+		/* Put there by a hook (Docker's libnetwork-setkey plumbs its
+		 * bridge network into the namespace we made). */
+		log_info("policy: network: interface %s removed (no network allowed)", i->if_name);
+		r = delete_link(nl, i->if_index, i->if_name, err);
+	}
+	if_freenameindex(ifs);
+	return r;
+}

@@ -1,0 +1,630 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The policy file: defaults, parsing (the same safe JSON loading as
+ * config.json), and printing (policy show). */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <yajl/yajl_gen.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/util.h"
+#include "../../lib/weaken.h"
+#include "../internal.h"
+#include "policy.h"
+
+#define MiB (1024ull * 1024)
+
+static const char *const default_deny_cidrs[] = {
+	"169.254.0.0/16", /* link-local: cloud metadata at 169.254.169.254 */
+	"fd00:ec2::254/128", /* AWS IMDS over IPv6 */
+	"fe80::/10",
+	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", /* RFC 1918 */
+	"fc00::/7",				   /* unique local */
+	"127.0.0.0/8", "::1/128", /* the host's loopback, through a gateway */
+	"100.64.0.0/10",	  /* carrier-grade NAT, often internal */
+	NULL,
+};
+
+static const char *const default_masked[] = {
+	"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys",
+	"/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
+	"/proc/sched_debug", "/proc/scsi", "/proc/sysrq-trigger",
+	"/sys/firmware", "/sys/devices/virtual/powercap", "/sys/kernel/debug",
+	"/sys/kernel/security", NULL,
+};
+
+static const char *const default_readonly[] = {
+	"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", NULL,
+};
+
+/* Where Docker, containerd and podman keep the files they bind into a
+ * container (/etc/hosts, resolv.conf, hostname, /dev/shm, docker-init). */
+static const char *const default_bind_prefixes[] = {
+	"/var/lib/docker/containers", "/var/lib/docker/volumes",
+	"/run/docker", "/var/run/docker", "/usr/bin/docker-init",
+	"/usr/libexec/docker", "/run/containerd", "/var/lib/containerd",
+	"/var/lib/containers", "/run/containers", "/var/run/containers",
+	"/run/libpod", "/var/lib/kubelet/pods", NULL,
+};
+
+/*
+ * The hook binaries the engines put in config.json themselves: Docker's
+ * libnetwork-setkey prestart hook (path /proc/<dockerd pid>/exe, which
+ * opens to the dockerd binary).  containerd/CRI add none; podman's come
+ * from descriptors in /usr/share/containers/oci/hooks.d and
+ * /etc/containers/oci/hooks.d and name binaries anywhere, so the operator
+ * lists those binaries (nvidia-container-runtime-hook, ...) here.  Each
+ * entry should name a binary, not a directory of general tools: config.json
+ * chooses the hook's argv, so /bin/sh -c would be anything.
+ */
+static const char *const default_hook_prefixes[] = {
+	"/usr/bin/dockerd", "/usr/sbin/dockerd", "/usr/local/bin/dockerd", NULL,
+};
+
+static void strv_set(struct str_array *a, const char *const *items)
+{
+	size_t n = 0;
+
+	while (items[n])
+		n++;
+	a->items = xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++)
+		a->items[i] = xstrdup(items[i]);
+	a->len = n;
+}
+
+void policy_default(struct policy *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = POLICY_ENFORCE;
+	p->source = xstrdup("built-in default");
+	strv_set(&p->deny_cidrs, default_deny_cidrs);
+	p->readonly_root = true;
+	p->tmpfs = xcalloc(1, sizeof(*p->tmpfs));
+	p->tmpfs[0].path = xstrdup("/tmp");
+	p->tmpfs[0].size = 32 * MiB;
+	p->n_tmpfs = 1;
+	strv_set(&p->masked_paths, default_masked);
+	strv_set(&p->readonly_paths, default_readonly);
+	strv_set(&p->bind_prefixes, default_bind_prefixes);
+	strv_set(&p->hook_prefixes, default_hook_prefixes);
+	p->writable_binds = false;
+	p->capabilities.items = xcalloc(1, sizeof(char *));
+	p->no_new_privileges = true;
+	p->strict_seccomp = true;
+	p->default_devices_only = true;
+	p->realtime_scheduling = false;
+	p->memory = 256 * MiB;
+	p->pids = 128;
+	p->cpu_quota = 100000;
+	p->cpu_period = 100000;
+	p->rlimit_cpu = 120;
+	p->rlimit_fsize = 32 * MiB;
+	p->rlimit_nofile = 1024;
+	p->ptys = 64;
+	/* nobody: container code is not host root (issue 12, row 13) */
+	p->uid = (struct opt_u64){ true, 65534 };
+	p->relaxable = 0;
+}
+
+static void strv_free(struct str_array *a)
+{
+	for (size_t i = 0; i < a->len; i++)
+		free(a->items[i]);
+	free(a->items);
+	memset(a, 0, sizeof(*a));
+}
+
+void policy_free(struct policy *p)
+{
+	free(p->source);
+	strv_free(&p->deny_cidrs);
+	for (size_t i = 0; i < p->n_tmpfs; i++)
+		free(p->tmpfs[i].path);
+	free(p->tmpfs);
+	strv_free(&p->masked_paths);
+	strv_free(&p->readonly_paths);
+	strv_free(&p->bind_prefixes);
+	strv_free(&p->hook_prefixes);
+	strv_free(&p->capabilities);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---- parsing ------------------------------------------------------------- */
+
+static int parse_mode(struct jctx *c, yajl_val root, struct policy *p)
+{
+	_cleanup_free_ char *mode = NULL;
+	char q[QUOTE_MAX];
+
+	if (jstring(c, root, "mode", &mode) < 0)
+		return -1;
+	if (!mode)
+		return 0;
+	if (!strcmp(mode, "enforce"))
+		p->mode = POLICY_ENFORCE;
+	else if (!strcmp(mode, "audit"))
+		p->mode = POLICY_AUDIT;
+	else if (!strcmp(mode, "off"))
+		p->mode = POLICY_OFF;
+	else
+		return jfail(c, "mode: expected enforce, audit or off, got %s",
+			     spec_quote(q, mode));
+	return 0;
+}
+
+/* A string array member replaces the default only when present. */
+static int replace_strv(struct jctx *c, yajl_val obj, const char *key,
+			struct str_array *a)
+{
+	struct str_array tmp = { 0 };
+
+	if (!jmember(obj, key))
+		return 0;
+	if (jstr_array(c, obj, key, &tmp) < 0)
+		return -1;
+	strv_free(a);
+	*a = tmp;
+	return 0;
+}
+
+static int check_abs_paths(struct jctx *c, const char *what,
+			   const struct str_array *a)
+{
+	char q[QUOTE_MAX];
+
+	for (size_t i = 0; i < a->len; i++)
+		if (!spec_path_is_absolute(a->items[i]) || strstr(a->items[i], "/.."))
+			return jfail(c, "%s[%zu]: must be an absolute path without \"..\", got %s",
+				     what, i, spec_quote(q, a->items[i]));
+	return 0;
+}
+
+static int parse_u64_member(struct jctx *c, yajl_val obj, const char *key,
+			    uint64_t min, uint64_t max, uint64_t *out)
+{
+	struct opt_u64 v = { 0 };
+
+	if (jopt_u64(c, obj, key, max, &v) < 0)
+		return -1;
+	if (!v.set)
+		return 0;
+	if (v.v < min) {
+		jpush_key(c, key);
+		return jfail(c, "must be at least %llu", (unsigned long long)min);
+	}
+	*out = v.v;
+	return 0;
+}
+
+/* ---- strictness: every key known ----------------------------------------- */
+
+static const char *const root_keys[] = {
+	"mode", "source", "networkAllowed", "denyCidrs", "readonlyRoot", "tmpfs",
+	"maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
+	"writableBinds", "capabilities", "noNewPrivileges", "strictSeccomp",
+	"defaultDevicesOnly", "realtimeScheduling", "uid", "limits", "relaxable",
+	NULL,
+};
+static const char *const limits_keys[] = {
+	"memory", "pids", "cpuQuota", "cpuPeriod", "rlimitCpu", "rlimitFsize",
+	"rlimitNofile", "ptys", NULL,
+};
+static const char *const tmpfs_keys[] = { "path", "size", NULL };
+
+/* Edit distance, case folded: "networkAlowed" and "bindprefixes" are one
+ * step from the key meant. */
+static size_t key_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), row[64];
+
+	if (la >= 63 || lb >= 63)
+		return (size_t)-1;
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
+			size_t best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+/*
+ * A policy file is the operator's floor: a misspelt key that is silently
+ * ignored leaves the default in force while the operator believes
+ * otherwise.  So an unknown key is an error naming it, with the nearest
+ * known key when one is close.
+ */
+static int check_known_keys(struct jctx *c, yajl_val obj, const char *const known[])
+{
+	char q[QUOTE_MAX];
+
+	for (size_t i = 0; YAJL_IS_OBJECT(obj) && i < obj->u.object.len; i++) {
+		const char *key = obj->u.object.keys[i];
+		const char *near = NULL;
+		size_t best = 3; /* at most 2 edits away */
+		bool ok = false;
+
+		for (size_t k = 0; known[k] && !ok; k++) {
+			size_t d = key_distance(key, known[k]);
+			ok = !strcmp(key, known[k]);
+			if (d < best) {
+				best = d;
+				near = known[k];
+			}
+		}
+		if (ok)
+			continue;
+		jpush_key(c, key);
+		if (near)
+			return jfail(c, "unknown key %s (did you mean \"%s\"?)",
+				     spec_quote(q, key), near);
+		return jfail(c, "unknown key %s", spec_quote(q, key));
+	}
+	return 0;
+}
+
+static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
+{
+	yajl_val l = jmember(root, "limits");
+	size_t mark;
+	struct opt_i64 pids = { 0 };
+
+	if (!l)
+		return 0;
+	mark = jpush_key(c, "limits");
+	if (jcheck_object(c, l) < 0 || check_known_keys(c, l, limits_keys) < 0 ||
+	    parse_u64_member(c, l, "memory", 4 * MiB, 1ull << 50, &p->memory) < 0 ||
+	    jopt_i64(c, l, "pids", 8, 1 << 22, &pids) < 0 ||
+	    parse_u64_member(c, l, "cpuQuota", 1000, 1ull << 40, &p->cpu_quota) < 0 ||
+	    parse_u64_member(c, l, "cpuPeriod", 1000, 1000000, &p->cpu_period) < 0 ||
+	    parse_u64_member(c, l, "rlimitCpu", 1, 1ull << 32, &p->rlimit_cpu) < 0 ||
+	    parse_u64_member(c, l, "rlimitFsize", 4096, 1ull << 50, &p->rlimit_fsize) < 0 ||
+	    parse_u64_member(c, l, "rlimitNofile", 16, 1 << 20, &p->rlimit_nofile) < 0 ||
+	    parse_u64_member(c, l, "ptys", 1, 1 << 20, &p->ptys) < 0)
+		return -1;
+	if (pids.set)
+		p->pids = pids.v;
+	jpop(c, mark);
+	return 0;
+}
+
+static int parse_tmpfs_entry(struct jctx *c, yajl_val v, void *out)
+{
+	struct policy_tmpfs *t = out;
+	char q[QUOTE_MAX];
+
+	if (jcheck_object(c, v) < 0 || check_known_keys(c, v, tmpfs_keys) < 0 ||
+	    jreq_string(c, v, "path", &t->path) < 0 ||
+	    parse_u64_member(c, v, "size", 4096, 1ull << 40, &t->size) < 0)
+		return -1;
+	if (!spec_path_is_absolute(t->path) || strstr(t->path, "..")) {
+		jpush_key(c, "path");
+		return jfail(c, "must be absolute without \"..\", got %s",
+			     spec_quote(q, t->path));
+	}
+	if (!t->size)
+		t->size = 32 * MiB;
+	return 0;
+}
+
+static int parse_relaxable(struct jctx *c, yajl_val root, struct policy *p)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "network", RELAX_NETWORK }, { "writableRoot", RELAX_WRITABLE_ROOT },
+		{ "capabilities", RELAX_CAPS }, { "limits", RELAX_LIMITS },
+	};
+	struct str_array a = { 0 };
+	char q[QUOTE_MAX];
+	int r = 0;
+
+	if (jstr_array(c, root, "relaxable", &a) < 0)
+		return -1;
+	for (size_t i = 0; i < a.len && r == 0; i++) {
+		bool found = false;
+		for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++)
+			if (!strcmp(a.items[i], names[j].name)) {
+				p->relaxable |= names[j].bit;
+				found = true;
+			}
+		if (!found)
+			r = jfail(c, "relaxable[%zu]: unknown relaxation %s", i,
+				  spec_quote(q, a.items[i]));
+	}
+	strv_free(&a);
+	return r;
+}
+
+/* "uid": N runs host-root processes as N; "uid": null keeps host root
+ * (the default is 65534); absent: the default. */
+static int parse_uid(struct jctx *c, yajl_val root, struct policy *p)
+{
+	struct opt_u64 uid = { 0 };
+
+	for (size_t i = 0; i < root->u.object.len; i++)
+		if (!strcmp(root->u.object.keys[i], "uid") &&
+		    YAJL_IS_NULL(root->u.object.values[i])) {
+			p->uid = (struct opt_u64){ 0 };
+			return 0;
+		}
+	if (jopt_u64(c, root, "uid", UINT32_MAX - 1, &uid) < 0)
+		return -1;
+	if (uid.set)
+		p->uid = uid;
+	return 0;
+}
+
+static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
+{
+	struct opt_bool b;
+
+	if (jcheck_object(c, root) < 0 || check_known_keys(c, root, root_keys) < 0 ||
+	    parse_mode(c, root, p) < 0)
+		return -1;
+#define BOOL_MEMBER(key, field)                                                \
+	do {                                                                   \
+		b.set = false;                                                 \
+		if (jopt_bool(c, root, key, &b) < 0)                           \
+			return -1;                                             \
+		if (b.set)                                                     \
+			p->field = b.v;                                        \
+	} while (0)
+	BOOL_MEMBER("networkAllowed", network_allowed);
+	BOOL_MEMBER("readonlyRoot", readonly_root);
+	BOOL_MEMBER("noNewPrivileges", no_new_privileges);
+	BOOL_MEMBER("strictSeccomp", strict_seccomp);
+	BOOL_MEMBER("defaultDevicesOnly", default_devices_only);
+	BOOL_MEMBER("realtimeScheduling", realtime_scheduling);
+	BOOL_MEMBER("writableBinds", writable_binds);
+#undef BOOL_MEMBER
+	if (replace_strv(c, root, "denyCidrs", &p->deny_cidrs) < 0 ||
+	    replace_strv(c, root, "maskedPaths", &p->masked_paths) < 0 ||
+	    replace_strv(c, root, "readonlyPaths", &p->readonly_paths) < 0 ||
+	    replace_strv(c, root, "bindPrefixes", &p->bind_prefixes) < 0 ||
+	    replace_strv(c, root, "capabilities", &p->capabilities) < 0 ||
+	    replace_strv(c, root, "hookPrefixes", &p->hook_prefixes) < 0 ||
+	    check_abs_paths(c, "hookPrefixes", &p->hook_prefixes) < 0 ||
+	    check_abs_paths(c, "maskedPaths", &p->masked_paths) < 0 ||
+	    check_abs_paths(c, "readonlyPaths", &p->readonly_paths) < 0 ||
+	    check_abs_paths(c, "bindPrefixes", &p->bind_prefixes) < 0)
+		return -1;
+	for (size_t i = 0; i < p->capabilities.len; i++)
+		if (capability_from_name(p->capabilities.items[i]) < 0)
+			return jfail(c, "capabilities[%zu]: unknown capability \"%s\"", i,
+				     p->capabilities.items[i]);
+	if (jmember(root, "tmpfs")) {
+		for (size_t i = 0; i < p->n_tmpfs; i++)
+			free(p->tmpfs[i].path);
+		free(p->tmpfs);
+		p->tmpfs = NULL;
+		p->n_tmpfs = 0;
+		if (JOBJECT_ARRAY(c, root, "tmpfs", parse_tmpfs_entry, p->tmpfs, p->n_tmpfs) < 0)
+			return -1;
+	}
+	if (parse_uid(c, root, p) < 0)
+		return -1;
+	if (parse_limits(c, root, p) < 0 || parse_relaxable(c, root, p) < 0)
+		return -1;
+	return 0;
+}
+
+int policy_parse(const char *buf, size_t len, const char *source,
+		 struct policy *p, struct error *err)
+{
+	struct jctx c;
+	yajl_val root;
+	int rc;
+
+	policy_default(p);
+	free(p->source);
+	p->source = xstrdup(source);
+	if (spec_json_load(buf, len, source, &root, err) < 0) {
+		policy_free(p);
+		return -1;
+	}
+	jctx_init(&c, source, err);
+	rc = parse_document(&c, root, p);
+	yajl_tree_free(root);
+	if (rc < 0)
+		policy_free(p);
+	return rc;
+}
+
+int policy_load(const char *path, struct policy *p, struct error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	const char *file = path ? path : POLICY_DEFAULT_PATH;
+	size_t len;
+
+	if (read_file_at(AT_FDCWD, file, SPEC_MAX_FILE_SIZE, &buf, &len, err) < 0) {
+		if (!path && err->code == ENOENT) {
+			policy_default(p);
+			return 0;
+		}
+		return error_prefix(err, "policy");
+	}
+	return policy_parse(buf, len, file, p, err);
+}
+
+/* spec/agent-seccomp*.json, compiled in by the Makefile. */
+extern const char agent_seccomp_json[];
+extern const char agent_seccomp_ioctl_json[];
+
+static const struct {
+	const char *name;
+	const char *json;
+} agent_profiles[POLICY_AGENT_FILTERS] = {
+	{ "agent-seccomp.json", agent_seccomp_json },
+	{ "agent-seccomp-ioctl.json", agent_seccomp_ioctl_json },
+};
+
+/* weak-socket-proto (lib/weaken.h): socket() judged by family and type
+ * only, as before issue 12: the protocol-0 rules lose their protocol test,
+ * the other AF_INET/AF_INET6 rules go. */
+static void weaken_socket_proto(struct oci_seccomp *sc)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < sc->n_syscalls; i++) {
+		struct oci_seccomp_syscall *s = &sc->syscalls[i];
+		bool inet = s->n_args == 3 && s->args[0].index == 0 &&
+			    (s->args[0].value == AF_INET || s->args[0].value == AF_INET6);
+
+		if (s->names.len == 1 && !strcmp(s->names.items[0], "socket") && inet) {
+			if (s->args[2].value != 0 || strcmp(s->action, "SCMP_ACT_ALLOW")) {
+				spec_str_array_free(&s->names);
+				free(s->action);
+				for (size_t j = 0; j < s->n_args; j++)
+					free(s->args[j].op);
+				free(s->args);
+				continue;
+			}
+			free(s->args[2].op);
+			s->n_args = 2;
+		}
+		sc->syscalls[kept++] = *s;
+	}
+	sc->n_syscalls = kept;
+}
+
+int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
+{
+	struct jctx c;
+	yajl_val root;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (i >= POLICY_AGENT_FILTERS)
+		return error_set(err, "no agent seccomp filter %u", i);
+	if (spec_json_load(agent_profiles[i].json, strlen(agent_profiles[i].json),
+			   agent_profiles[i].name, &root, err) < 0)
+		return -1;
+	jctx_init(&c, agent_profiles[i].name, err);
+	rc = jcheck_object(&c, root);
+	if (rc == 0)
+		rc = jparse_seccomp(&c, root, out);
+	yajl_tree_free(root);
+	if (rc == 0 && i == 0 && WEAKENED("socket-proto"))
+		weaken_socket_proto(out);
+	if (rc == 0) {
+		out->present = true;
+		rc = spec_check_seccomp(out, err);
+	}
+	return rc;
+}
+
+/* ---- policy show ------------------------------------------------------------ */
+
+static void gstr(yajl_gen g, const char *s)
+{
+	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+
+static void gkv_strv(yajl_gen g, const char *key, const struct str_array *a)
+{
+	gstr(g, key);
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < a->len; i++)
+		gstr(g, a->items[i]);
+	yajl_gen_array_close(g);
+}
+
+static void gkv_bool(yajl_gen g, const char *key, bool v)
+{
+	gstr(g, key);
+	yajl_gen_bool(g, v);
+}
+
+static void gkv_u64(yajl_gen g, const char *key, uint64_t v)
+{
+	gstr(g, key);
+	yajl_gen_integer(g, (long long)v);
+}
+
+char *policy_to_json(const struct policy *p)
+{
+	static const char *const modes[] = { "enforce", "audit", "off" };
+	yajl_gen g = yajl_gen_alloc(NULL);
+	const unsigned char *buf;
+	size_t len;
+	char *out;
+
+	if (!g)
+		abort();
+	yajl_gen_config(g, yajl_gen_beautify, 1);
+	yajl_gen_map_open(g);
+	gstr(g, "source");
+	gstr(g, p->source ? p->source : "");
+	gstr(g, "mode");
+	gstr(g, modes[p->mode]);
+	gkv_bool(g, "networkAllowed", p->network_allowed);
+	gkv_strv(g, "denyCidrs", &p->deny_cidrs);
+	gkv_bool(g, "readonlyRoot", p->readonly_root);
+	gstr(g, "tmpfs");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < p->n_tmpfs; i++) {
+		yajl_gen_map_open(g);
+		gstr(g, "path");
+		gstr(g, p->tmpfs[i].path);
+		gkv_u64(g, "size", p->tmpfs[i].size);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	gkv_strv(g, "maskedPaths", &p->masked_paths);
+	gkv_strv(g, "readonlyPaths", &p->readonly_paths);
+	gkv_strv(g, "bindPrefixes", &p->bind_prefixes);
+	gkv_strv(g, "hookPrefixes", &p->hook_prefixes);
+	gkv_bool(g, "writableBinds", p->writable_binds);
+	gkv_strv(g, "capabilities", &p->capabilities);
+	gkv_bool(g, "noNewPrivileges", p->no_new_privileges);
+	gkv_bool(g, "strictSeccomp", p->strict_seccomp);
+	gkv_bool(g, "defaultDevicesOnly", p->default_devices_only);
+	gkv_bool(g, "realtimeScheduling", p->realtime_scheduling);
+	if (p->uid.set) {
+		gkv_u64(g, "uid", p->uid.v);
+	} else {
+		gstr(g, "uid");
+		yajl_gen_null(g);
+	}
+	gstr(g, "limits");
+	yajl_gen_map_open(g);
+	gkv_u64(g, "memory", p->memory);
+	gkv_u64(g, "pids", (uint64_t)p->pids);
+	gkv_u64(g, "cpuQuota", p->cpu_quota);
+	gkv_u64(g, "cpuPeriod", p->cpu_period);
+	gkv_u64(g, "rlimitCpu", p->rlimit_cpu);
+	gkv_u64(g, "rlimitFsize", p->rlimit_fsize);
+	gkv_u64(g, "rlimitNofile", p->rlimit_nofile);
+	gkv_u64(g, "ptys", p->ptys);
+	yajl_gen_map_close(g);
+	gstr(g, "relaxable");
+	yajl_gen_array_open(g);
+	if (p->relaxable & RELAX_NETWORK)
+		gstr(g, "network");
+	if (p->relaxable & RELAX_WRITABLE_ROOT)
+		gstr(g, "writableRoot");
+	if (p->relaxable & RELAX_CAPS)
+		gstr(g, "capabilities");
+	if (p->relaxable & RELAX_LIMITS)
+		gstr(g, "limits");
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+	yajl_gen_get_buf(g, &buf, &len);
+	out = xstrndup((const char *)buf, len);
+	yajl_gen_free(g);
+	return out;
+}

@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef AGENTSBX_POLICY_H
+#define AGENTSBX_POLICY_H
+
+/*
+ * The agent sandbox policy: the floor set by the operator (a policy file,
+ * or the built-in default), not by whoever wrote the `docker run` line or
+ * the config.json.  policy_apply() turns an incoming spec into one no looser
+ * than the floor and lists every change it made (for the log and for
+ * `agentsbx policy explain`).  Pure data, like the rest of spec/: the
+ * network egress rules and the stacked seccomp profile it asks for are
+ * carried out by runtime/.
+ */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../../lib/error.h"
+#include "../spec.h"
+
+#define POLICY_DEFAULT_PATH "/etc/agentsbx/policy.json"
+
+enum policy_mode {
+	POLICY_ENFORCE, /* apply the floor (default) */
+	POLICY_AUDIT,	/* compute and log the changes, apply none */
+	POLICY_OFF,	/* a plain OCI runtime, as runc */
+};
+
+struct policy_tmpfs {
+	char *path;
+	uint64_t size; /* bytes */
+};
+
+/* What an agentsbx.* annotation may relax, when the policy allows it. */
+enum policy_relax {
+	RELAX_NETWORK = 1 << 0,	 /* agentsbx.network=allow */
+	RELAX_WRITABLE_ROOT = 1 << 1, /* agentsbx.rootfs=writable */
+	RELAX_CAPS = 1 << 2,	 /* agentsbx.capabilities=CAP_A,CAP_B (within allowed) */
+	RELAX_LIMITS = 1 << 3,	 /* agentsbx.memory=..., agentsbx.pids=... (within max) */
+};
+
+struct policy {
+	enum policy_mode mode;
+	char *source; /* the file it came from, or "built-in default" */
+
+	/* network */
+	bool network_allowed;	    /* keep the container's network namespace */
+	struct str_array deny_cidrs; /* egress dropped when networking is allowed */
+
+	/* filesystem */
+	bool readonly_root;
+	struct policy_tmpfs *tmpfs;
+	size_t n_tmpfs;
+	struct str_array masked_paths;
+	struct str_array readonly_paths;
+	struct str_array bind_prefixes; /* host paths a bind mount may come from */
+	bool writable_binds; /* writable directory binds allowed (unbounded disk) */
+
+	/* hooks (spec/policy/policy_hooks.c): binaries an OCI hook may run */
+	struct str_array hook_prefixes;
+
+	/* privileges */
+	struct str_array capabilities; /* the allowed set (default: none) */
+	bool no_new_privileges;
+	bool strict_seccomp; /* stack the agent profile on the spec's */
+	bool default_devices_only;
+	struct opt_u64 uid; /* run as this uid (and gid) when the spec says host
+			     * root; default 65534, "uid": null: unset */
+	bool realtime_scheduling; /* SCHED_DEADLINE/FIFO/RR, RT I/O (policy_process.c) */
+
+	/* resources: a maximum, also the value filled in when missing */
+	uint64_t memory;    /* bytes; swap is set equal (no swap) */
+	int64_t pids;
+	uint64_t cpu_quota; /* per cpu_period */
+	uint64_t cpu_period;
+	uint64_t rlimit_cpu;	/* seconds */
+	uint64_t rlimit_fsize;	/* bytes */
+	uint64_t rlimit_nofile;
+	uint64_t ptys; /* devpts max= of every devpts mount */
+
+	unsigned relaxable; /* enum policy_relax bits */
+};
+
+/* One change the policy made (or, in audit mode, would make). */
+struct policy_change {
+	char *rule;  /* "network", "capabilities", ... */
+	char *field; /* the spec field: "linux.namespaces", "process.capabilities.bounding" */
+	char *from;
+	char *to;
+};
+
+struct policy_changes {
+	struct policy_change *items;
+	size_t len;
+};
+
+/* What runtime/ must do beyond the spec, decided by policy_apply(). */
+struct policy_decision {
+	bool egress_filter;	 /* drop deny_cidrs in the container's netns */
+	bool stack_agent_seccomp; /* load the agent profile after the spec's */
+	bool check_bind_sources; /* re-check bind sources after realpath() */
+	bool only_loopback;	 /* after the hooks: no interface but lo */
+	bool refuse_host_netns;	 /* the runtime's own netns may not be joined */
+	bool refuse_writable_dir_binds; /* rw bind of a directory not on tmpfs */
+};
+
+/* The built-in default (enforce, everything at its strictest). */
+void policy_default(struct policy *p);
+/* Parse a policy file; fields it leaves out keep the built-in default. */
+int policy_parse(const char *buf, size_t len, const char *source,
+		 struct policy *p, struct error *err);
+/* path NULL: POLICY_DEFAULT_PATH, and the built-in default if it is
+ * missing.  A given path that is missing, or any bad file, is an error. */
+int policy_load(const char *path, struct policy *p, struct error *err);
+void policy_free(struct policy *p);
+/* The policy in force as JSON (policy show). */
+char *policy_to_json(const struct policy *p);
+
+/*
+ * Make spec no looser than the policy (in enforce mode; audit computes the
+ * same list on a copy and leaves spec alone).  A request that cannot be
+ * made safe by changing it (a bind mount of / from the host) is an error.
+ * Every change is appended to *changes.
+ */
+int policy_apply(const struct policy *p, struct oci_spec *spec,
+		 struct policy_changes *changes, struct policy_decision *d,
+		 struct error *err);
+void policy_changes_free(struct policy_changes *c);
+/* Record one change (from NULL: "(unset)"); every rule file uses it. */
+void policy_change_add(struct policy_changes *ch, const char *rule, const char *field,
+		       const char *from, const char *to);
+/* String vectors of the spec, kept NULL-terminated as spec.h promises. */
+bool policy_strv_has(const struct str_array *a, const char *s);
+void policy_strv_add(struct str_array *a, const char *s);
+/* policy_process.c: realtime scheduling and I/O classes refused unless
+ * the policy's realtimeScheduling allows them. */
+int policy_rule_scheduling(const struct policy *p, const struct oci_spec *s,
+			   struct error *err);
+/* policy_mounts.c.  source (absolute; cleaned here) is under one of
+ * prefixes; a relative source is never allowed. */
+bool policy_bind_allowed(const struct str_array *prefixes, const char *source);
+/* "/a/./b/../c" -> "/a/c"; ".." never climbs above "/". */
+char *policy_clean_path(const char *path);
+/* clean is under prefix (or is it). */
+bool policy_path_under(const char *clean, const char *prefix);
+bool policy_mount_is_bind(const struct oci_mount *m);
+/* A bind source as an absolute clean path: relative ones are the bundle's. */
+char *policy_bind_source_path(const char *bundle, const char *source);
+/* Rewrite every relative bind source of s as policy_bind_source_path();
+ * done before policy_apply() so that it judges where they land. */
+void policy_resolve_bind_sources(struct oci_spec *s, const char *bundle);
+/* runc's checkProcMount: dest is not under /proc, or is /proc itself (for
+ * proc or a bind), or one of the files lxcfs binds over (binds only). */
+bool policy_proc_dest_allowed(const char *dest, const char *type, bool bind);
+/* The kernel's memparse() (k/m/g/t/p/e, base from the prefix, wrapping). */
+unsigned long long policy_memparse(const char *s, const char **end);
+/* A tmpfs "size=..." or "nr_blocks=..." option in bytes as mm/shmem.c reads
+ * it (0: unlimited).  ram: bytes of RAM for "size=N%", 0 if unknown.
+ * -1: unparseable; -2: relative to RAM and ram is 0. */
+int policy_tmpfs_size(const char *opt, uint64_t ram, uint64_t page, uint64_t *bytes);
+bool policy_tmpfs_size_option(const char *opt);
+/* The refusals (bind sources, filesystem types, destinations), then the
+ * changes (read-only root, tmpfs caps, read-only sysfs and cgroupfs). */
+int policy_mounts_refuse(const struct policy *p, struct oci_spec *s,
+			 struct policy_changes *ch, struct error *err);
+void policy_mounts_apply(const struct policy *p, struct oci_spec *s, bool writable_root,
+			 struct policy_changes *ch);
+
+/*
+ * spec/policy/policy_hooks.c: the hooks rule.  Under enforce, a hook runs only if
+ * the file its path opens to really lies (after every symlink and magic
+ * link: runtime/ judges the opened fd, not the string) under hookPrefixes;
+ * startContainer hooks, looked up in the container's own root (the image),
+ * are refused.  Off and audit: every hook runs, as runc runs them.
+ */
+bool policy_hook_allowed(const struct policy *p, const char *real_path);
+/* *err: the refusal for hook kind[index] (path), the file being real_path
+ * (NULL: startContainer, refused whatever it is). */
+int policy_hook_refuse(const struct policy *p, enum hook_kind kind,
+		       size_t index, const char *path, const char *real_path,
+		       struct error *err);
+
+/*
+ * The strict agent seccomp profile, as filters stacked in this order:
+ * 0, spec/policy/agent-seccomp.json: the allowlist;
+ * 1, spec/policy/agent-seccomp-ioctl.json: ioctl requests denied by value (a
+ *    conditional deny cannot live beside the allowlist's unconditional
+ *    ioctl allow in one libseccomp filter: the allow wins).
+ */
+#define POLICY_AGENT_FILTERS 2
+int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err);
+
+/* policy_kernel.c: the process user (not host root), TCP socket memory,
+ * devpts max=, linux.resources.unified keys that would undo the limits.
+ * Called by policy_apply() after the limits are set. */
+void policy_apply_kernel(const struct policy *p, struct oci_spec *spec,
+			 struct policy_changes *changes);
+/* `update` under enforce: the new values no looser than the floor (only
+ * what the update sets is judged; swap without the limit is refused). */
+int policy_cap_update(const struct policy *p, struct oci_resources *r,
+		      struct policy_changes *changes, struct error *err);
+/* A linux.resources.unified key the floor lets through. */
+bool policy_unified_key_allowed(const char *key);
+
+#endif

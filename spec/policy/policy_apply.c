@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * policy_apply(): the incoming spec made no looser than the policy.  One
+ * function per rule; each change is recorded as (rule, field, from, to).
+ * Where a request cannot be made safe by changing it (a host bind mount
+ * outside the allowed prefixes), the container is refused instead.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/util.h"
+#include "policy.h"
+
+struct apply {
+	const struct policy *p;
+	struct oci_spec *s;
+	struct policy_changes *ch;
+	struct error *err;
+	bool network_allowed;
+	bool writable_root;
+};
+
+void policy_change_add(struct policy_changes *ch, const char *rule, const char *field,
+		       const char *from, const char *to)
+{
+	struct policy_change *c;
+
+	ch->items = xrealloc(ch->items, (ch->len + 1) * sizeof(*ch->items));
+	c = &ch->items[ch->len++];
+	c->rule = xstrdup(rule);
+	c->field = xstrdup(field);
+	c->from = xstrdup(from ? from : "(unset)");
+	c->to = xstrdup(to);
+}
+
+static void change(struct apply *a, const char *rule, const char *field,
+		   const char *from, const char *to)
+{
+	policy_change_add(a->ch, rule, field, from, to);
+}
+
+static void change_num(struct apply *a, const char *rule, const char *field,
+		       const char *from, unsigned long long v)
+{
+	char to[32];
+
+	snprintf(to, sizeof(to), "%llu", v);
+	change(a, rule, field, from, to);
+}
+
+void policy_changes_free(struct policy_changes *c)
+{
+	for (size_t i = 0; i < c->len; i++) {
+		free(c->items[i].rule);
+		free(c->items[i].field);
+		free(c->items[i].from);
+		free(c->items[i].to);
+	}
+	free(c->items);
+	memset(c, 0, sizeof(*c));
+}
+
+/* ---- small helpers over spec arrays ---------------------------------------- */
+
+bool policy_strv_has(const struct str_array *a, const char *s)
+{
+	for (size_t i = 0; i < a->len; i++)
+		if (!strcmp(a->items[i], s))
+			return true;
+	return false;
+}
+
+void policy_strv_add(struct str_array *a, const char *s)
+{
+	a->items = xrealloc(a->items, (a->len + 2) * sizeof(char *));
+	a->items[a->len++] = xstrdup(s);
+	a->items[a->len] = NULL;
+}
+
+static char *strv_join(const struct str_array *a)
+{
+	size_t n = 1;
+	char *out;
+
+	for (size_t i = 0; i < a->len; i++)
+		n += strlen(a->items[i]) + 1;
+	out = xcalloc(1, n);
+	for (size_t i = 0; i < a->len; i++) {
+		if (i)
+			strcat(out, ",");
+		strcat(out, a->items[i]);
+	}
+	return out;
+}
+
+static char *fmt_u64(const struct opt_u64 *o)
+{
+	return o->set ? xasprintf("%llu", (unsigned long long)o->v) : NULL;
+}
+
+static char *fmt_i64(const struct opt_i64 *o)
+{
+	return o->set ? xasprintf("%lld", (long long)o->v) : NULL;
+}
+
+/* ---- relaxations asked for by annotations ---------------------------------- */
+
+static int rule_annotations(struct apply *a)
+{
+	const struct str_map *m = &a->s->annotations;
+
+	for (size_t i = 0; i < m->len; i++) {
+		const char *k = m->keys[i], *v = m->values[i];
+		unsigned need;
+
+		if (strncmp(k, "agentsbx.", 9))
+			continue;
+		if (!strcmp(k, "agentsbx.network") && !strcmp(v, "allow"))
+			need = RELAX_NETWORK;
+		else if (!strcmp(k, "agentsbx.rootfs") && !strcmp(v, "writable"))
+			need = RELAX_WRITABLE_ROOT;
+		else
+			return error_set(a->err, "policy: annotation %s=\"%s\": unknown relaxation",
+					 k, v);
+		if (!(a->p->relaxable & need))
+			return error_set(a->err, "policy: annotation %s=%s asks for a relaxation the policy (%s) does not allow",
+					 k, v, a->p->source);
+		if (need == RELAX_NETWORK)
+			a->network_allowed = true;
+		else
+			a->writable_root = true;
+		change(a, "relaxation", k, NULL, v);
+	}
+	return 0;
+}
+
+/* ---- namespaces and network ------------------------------------------------ */
+
+static void add_namespace(struct apply *a, enum ns_type t)
+{
+	struct oci_linux *l = &a->s->linux;
+
+	l->namespaces = xrealloc(l->namespaces, (l->n_namespaces + 1) * sizeof(*l->namespaces));
+	l->namespaces[l->n_namespaces].type = t;
+	l->namespaces[l->n_namespaces].path = NULL;
+	l->n_namespaces++;
+	a->s->has_linux = true;
+	change(a, "namespaces", "linux.namespaces", "(none: the host's)",
+	       ns_type_name(t));
+}
+
+static void rule_namespaces(struct apply *a)
+{
+	/* The host's pid, ipc, uts, mount or cgroup namespace is never shared
+	 * (docker --pid=host, --ipc=host, --uts=host). */
+	static const enum ns_type needed[] = { NS_PID, NS_IPC, NS_UTS, NS_MOUNT, NS_CGROUP };
+
+	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
+		if (!spec_find_namespace(a->s, needed[i]))
+			add_namespace(a, needed[i]);
+}
+
+static void rule_network(struct apply *a)
+{
+	struct oci_linux *l = &a->s->linux;
+
+	if (a->network_allowed) {
+		_cleanup_free_ char *cidrs = strv_join(&a->p->deny_cidrs);
+		if (!spec_find_namespace(a->s, NS_NETWORK))
+			add_namespace(a, NS_NETWORK);
+		change(a, "network", "egress", "(open)",
+		       cidrs[0] ? cidrs : "(nothing denied)");
+		return;
+	}
+	for (size_t i = 0; i < l->n_namespaces; i++) {
+		struct oci_namespace *ns = &l->namespaces[i];
+		if (ns->type != NS_NETWORK || !ns->path)
+			continue;
+		change(a, "network", "linux.namespaces[network].path", ns->path,
+		       "(new namespace: only lo)");
+		free(ns->path);
+		ns->path = NULL;
+		return;
+	}
+	if (!spec_find_namespace(a->s, NS_NETWORK))
+		add_namespace(a, NS_NETWORK);
+}
+
+/* ---- filesystem: rootfs, tmpfs and mount rules in policy_mounts.c -------------- */
+
+static void rule_paths(struct apply *a)
+{
+	struct oci_linux *l = &a->s->linux;
+
+	for (size_t i = 0; i < a->p->masked_paths.len; i++)
+		if (!policy_strv_has(&l->masked_paths, a->p->masked_paths.items[i])) {
+			policy_strv_add(&l->masked_paths, a->p->masked_paths.items[i]);
+			change(a, "paths", "linux.maskedPaths", NULL, a->p->masked_paths.items[i]);
+		}
+	for (size_t i = 0; i < a->p->readonly_paths.len; i++)
+		if (!policy_strv_has(&l->readonly_paths, a->p->readonly_paths.items[i])) {
+			policy_strv_add(&l->readonly_paths, a->p->readonly_paths.items[i]);
+			change(a, "paths", "linux.readonlyPaths", NULL, a->p->readonly_paths.items[i]);
+		}
+}
+
+/* ---- privileges ---------------------------------------------------------------- */
+
+static void cut_caps(struct apply *a, struct str_array *set, const char *name,
+		     bool always_empty)
+{
+	struct str_array keep = { 0 };
+	_cleanup_free_ char *before = strv_join(set);
+	_cleanup_free_ char *field = xasprintf("process.capabilities.%s", name);
+
+	for (size_t i = 0; i < set->len; i++)
+		if (!always_empty && policy_strv_has(&a->p->capabilities, set->items[i]))
+			policy_strv_add(&keep, set->items[i]);
+	if (keep.len == set->len) {
+		for (size_t i = 0; i < keep.len; i++)
+			free(keep.items[i]);
+		free(keep.items);
+		return;
+	}
+	{
+		_cleanup_free_ char *after = strv_join(&keep);
+		change(a, "capabilities", field, before, after[0] ? after : "(none)");
+	}
+	for (size_t i = 0; i < set->len; i++)
+		free(set->items[i]);
+	free(set->items);
+	*set = keep;
+	if (!set->items)
+		set->items = xcalloc(1, sizeof(char *));
+}
+
+static void rule_capabilities(struct apply *a)
+{
+	struct oci_capabilities *c = &a->s->process.capabilities;
+
+	a->s->process.has_capabilities = true;
+	cut_caps(a, &c->bounding, "bounding", false);
+	cut_caps(a, &c->effective, "effective", false);
+	cut_caps(a, &c->permitted, "permitted", false);
+	cut_caps(a, &c->inheritable, "inheritable", true);
+	cut_caps(a, &c->ambient, "ambient", true);
+	if (a->p->no_new_privileges && !a->s->process.no_new_privileges) {
+		a->s->process.no_new_privileges = true;
+		change(a, "privileges", "process.noNewPrivileges", "false", "true");
+	}
+}
+
+static void rule_seccomp(struct apply *a)
+{
+	if (a->p->strict_seccomp)
+		change(a, "seccomp", "linux.seccomp",
+		       a->s->linux.seccomp.present ? "the spec's profile" : "(none)",
+		       "the spec's profile + the strict agent profile, stacked");
+}
+
+/* Only the default device nodes; the device cgroup to match. */
+static const struct {
+	char type;
+	int64_t major, minor; /* -1: any */
+} default_allow[] = {
+	{ 'c', 1, 3 },	{ 'c', 1, 5 }, { 'c', 1, 7 },	{ 'c', 1, 8 },
+	{ 'c', 1, 9 },	{ 'c', 5, 0 }, { 'c', 5, 2 },	{ 'c', 136, -1 },
+};
+
+static bool is_default_device(const struct oci_device *d)
+{
+	return d->type == 'c' && ((d->major == 1 && (d->minor == 3 || d->minor == 5 ||
+						     d->minor == 7 || d->minor == 8 ||
+						     d->minor == 9)) ||
+				  (d->major == 5 && (d->minor == 0 || d->minor == 2)));
+}
+
+static void rule_devices(struct apply *a)
+{
+	struct oci_linux *l = &a->s->linux;
+	struct oci_resources *r = &l->resources;
+	size_t kept = 0;
+
+	if (!a->p->default_devices_only)
+		return;
+	for (size_t i = 0; i < l->n_devices; i++) {
+		if (is_default_device(&l->devices[i])) {
+			l->devices[kept++] = l->devices[i];
+			continue;
+		}
+		change(a, "devices", "linux.devices", l->devices[i].path, "(removed)");
+		free(l->devices[i].path);
+	}
+	l->n_devices = kept;
+	for (size_t i = 0; i < r->n_devices; i++)
+		free(r->devices[i].access);
+	free(r->devices);
+	r->n_devices = 1 + sizeof(default_allow) / sizeof(default_allow[0]);
+	r->devices = xcalloc(r->n_devices, sizeof(*r->devices));
+	r->devices[0] = (struct oci_device_cgroup){ .allow = false, .type = 'a',
+						    .access = xstrdup("rwm") };
+	for (size_t i = 0; i < sizeof(default_allow) / sizeof(default_allow[0]); i++) {
+		struct oci_device_cgroup *d = &r->devices[i + 1];
+		d->allow = true;
+		d->type = default_allow[i].type;
+		d->major = (struct opt_i64){ true, default_allow[i].major };
+		d->minor = (struct opt_i64){ default_allow[i].minor >= 0, default_allow[i].minor };
+		d->access = xstrdup("rwm");
+	}
+	r->present = true;
+	change(a, "devices", "linux.resources.devices", NULL,
+	       "deny all; allow null, zero, full, random, urandom, tty, ptmx, pts");
+}
+
+/* ---- resources ---------------------------------------------------------------------- */
+
+static void cap_i64(struct apply *a, struct opt_i64 *o, int64_t max, const char *field,
+		    bool unlimited_le_zero)
+{
+	_cleanup_free_ char *before = fmt_i64(o);
+	bool unlimited = !o->set || (unlimited_le_zero ? o->v <= 0 : o->v < 0);
+
+	if (!unlimited && o->v <= max)
+		return;
+	o->set = true;
+	o->v = max;
+	change_num(a, "limits", field, before, (unsigned long long)max);
+}
+
+static void rule_limits(struct apply *a)
+{
+	struct oci_resources *r = &a->s->linux.resources;
+	const struct policy *p = a->p;
+	_cleanup_free_ char *swap_before = NULL;
+
+	r->present = true;
+	r->has_memory = true;
+	cap_i64(a, &r->memory.limit, (int64_t)p->memory, "linux.resources.memory.limit", false);
+	/* swap is memory+swap: equal to the limit means no swap at all. */
+	if (!r->memory.swap.set || r->memory.swap.v != r->memory.limit.v) {
+		swap_before = fmt_i64(&r->memory.swap);
+		r->memory.swap = (struct opt_i64){ true, r->memory.limit.v };
+		change_num(a, "limits", "linux.resources.memory.swap", swap_before, (unsigned long long)r->memory.limit.v);
+	}
+	cap_i64(a, &r->pids_limit, p->pids, "linux.resources.pids.limit", true);
+	r->has_cpu = true;
+	if (!r->cpu.period.set || r->cpu.period.v != p->cpu_period) {
+		_cleanup_free_ char *before = fmt_u64(&r->cpu.period);
+		/* Keep the spec's share of a cpu when it is below the cap. */
+		if (r->cpu.quota.set && r->cpu.quota.v > 0 && r->cpu.period.set &&
+		    r->cpu.period.v > 0)
+			r->cpu.quota.v = (int64_t)((unsigned __int128)r->cpu.quota.v *
+						   p->cpu_period / r->cpu.period.v);
+		r->cpu.period = (struct opt_u64){ true, p->cpu_period };
+		change_num(a, "limits", "linux.resources.cpu.period", before, (unsigned long long)p->cpu_period);
+	}
+	cap_i64(a, &r->cpu.quota, (int64_t)p->cpu_quota, "linux.resources.cpu.quota", true);
+}
+
+static void cap_rlimit(struct apply *a, int resource, const char *name, uint64_t max)
+{
+	struct oci_process *pr = &a->s->process;
+	char before[64];
+
+	for (size_t i = 0; i < pr->n_rlimits; i++) {
+		struct oci_rlimit *r = &pr->rlimits[i];
+		if (r->resource != resource)
+			continue;
+		if (r->soft <= max && r->hard <= max)
+			return;
+		snprintf(before, sizeof(before), "%llu/%llu", (unsigned long long)r->soft,
+			 (unsigned long long)r->hard);
+		r->soft = r->soft < max ? r->soft : max;
+		r->hard = max;
+		change_num(a, "limits", name, before, (unsigned long long)max);
+		return;
+	}
+	pr->rlimits = xrealloc(pr->rlimits, (pr->n_rlimits + 1) * sizeof(*pr->rlimits));
+	pr->rlimits[pr->n_rlimits++] = (struct oci_rlimit){
+		.type = xstrdup(name), .resource = resource, .soft = max, .hard = max,
+	};
+	change_num(a, "limits", name, NULL, (unsigned long long)max);
+}
+
+static void rule_rlimits(struct apply *a)
+{
+	cap_rlimit(a, RLIMIT_CPU, "RLIMIT_CPU", a->p->rlimit_cpu);
+	cap_rlimit(a, RLIMIT_FSIZE, "RLIMIT_FSIZE", a->p->rlimit_fsize);
+	cap_rlimit(a, RLIMIT_NOFILE, "RLIMIT_NOFILE", a->p->rlimit_nofile);
+}
+
+/* ---- the whole ------------------------------------------------------------------------ */
+
+int policy_apply(const struct policy *p, struct oci_spec *spec,
+		 struct policy_changes *changes, struct policy_decision *d,
+		 struct error *err)
+{
+	struct apply a = { .p = p, .s = spec, .ch = changes, .err = err,
+			   .network_allowed = p->network_allowed };
+
+	memset(d, 0, sizeof(*d));
+	if (p->mode == POLICY_OFF)
+		return 0;
+	if (!spec->has_process)
+		return 0; /* nothing runs; start will refuse */
+	if (rule_annotations(&a) < 0 || policy_mounts_refuse(p, spec, changes, err) < 0)
+		return -1;
+	if (policy_rule_scheduling(p, spec, err) < 0)
+		return -1;
+	rule_namespaces(&a);
+	rule_network(&a);
+	policy_mounts_apply(p, spec, a.writable_root, changes);
+	rule_paths(&a);
+	rule_capabilities(&a);
+	rule_seccomp(&a);
+	rule_devices(&a);
+	rule_limits(&a);
+	rule_rlimits(&a);
+	policy_apply_kernel(p, spec, changes); /* policy_kernel.c */
+	d->egress_filter = a.network_allowed && a.p->deny_cidrs.len > 0;
+	d->only_loopback = !a.network_allowed;
+	d->refuse_host_netns = true;
+	d->stack_agent_seccomp = p->strict_seccomp;
+	d->check_bind_sources = true;
+	d->refuse_writable_dir_binds = !p->writable_binds;
+	return 0;
+}

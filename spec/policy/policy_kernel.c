@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Policy rules for what the container shares with the host kernel-wide:
+ *  - the user: container code that runs as host uid 0 (no user namespace)
+ *    shares root's per-uid counters (inotify instances, mqueue bytes, pipe
+ *    pages, RLIMIT_NPROC) with every root process on the host: the
+ *    policy's `uid` replaces a host-root process user;
+ *  - TCP socket memory: on cgroup v1 it is charged to the memory cgroup
+ *    only once memory.kmem.tcp.limit_in_bytes is set (linux.resources.
+ *    memory.kernelTCP), on v2 it is part of memory.max;
+ *  - ptys: each devpts mount gets `max=` (limits.ptys), so one container
+ *    cannot take all of kernel.pty.max;
+ *  - linux.resources.unified: written after the policy's limits, so on a
+ *    cgroup v2 host "memory.max": "max" would undo the floor; keys of the
+ *    limited controllers that are not only-tightening are removed.
+ * Pure data, like policy_apply.c, which calls policy_apply_kernel().
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/util.h"
+#include "policy.h"
+
+/* ---- the process user ------------------------------------------------------ */
+
+/* The host uid container uid 0 is: through the new user namespace's map,
+ * or itself without one.  A joined user namespace: its map is not ours to
+ * read here; 0 is assumed (the replacement is then merely unneeded). */
+static bool root_is_host_root(const struct oci_spec *s)
+{
+	const struct oci_namespace *user = spec_find_namespace(s, NS_USER);
+
+	if (!user || user->path)
+		return true;
+	for (size_t i = 0; i < s->linux.n_uid_mappings; i++) {
+		const struct oci_id_mapping *m = &s->linux.uid_mappings[i];
+		if (m->container_id == 0 && m->size > 0)
+			return m->host_id == 0;
+	}
+	return true; /* unmapped: the spec check refuses it */
+}
+
+static void rule_user(const struct policy *p, struct oci_spec *s, struct policy_changes *ch)
+{
+	struct oci_user *u = &s->process.user;
+	char to[32];
+	size_t kept = 0;
+
+	if (!p->uid.set || u->uid != 0 || !root_is_host_root(s))
+		return;
+	snprintf(to, sizeof(to), "%llu", (unsigned long long)p->uid.v);
+	u->uid = (uint32_t)p->uid.v;
+	policy_change_add(ch, "user", "process.user.uid", "0", to);
+	/* The group follows: gid 0 (root's group) becomes the same number;
+	 * another gid the spec chose stays. */
+	if (u->gid == 0) {
+		u->gid = (uint32_t)p->uid.v;
+		policy_change_add(ch, "user", "process.user.gid", "0", to);
+	}
+	for (size_t i = 0; i < u->n_additional_gids; i++) {
+		if (u->additional_gids[i] != 0) {
+			u->additional_gids[kept++] = u->additional_gids[i];
+			continue;
+		}
+		policy_change_add(ch, "user", "process.user.additionalGids", "0", "(removed)");
+	}
+	u->n_additional_gids = kept;
+}
+
+/* ---- TCP socket memory ------------------------------------------------------ */
+
+static void rule_kernel_tcp(const struct policy *p, struct oci_spec *s,
+			    struct policy_changes *ch)
+{
+	struct oci_memory *m = &s->linux.resources.memory;
+	char from[32], to[32];
+
+	(void)p;
+	if (!m->limit.set || m->limit.v <= 0)
+		return; /* rule_limits always sets it; nothing to follow otherwise */
+	if (m->kernel_tcp.set && m->kernel_tcp.v > 0 && m->kernel_tcp.v <= m->limit.v)
+		return;
+	snprintf(from, sizeof(from), "%lld", (long long)m->kernel_tcp.v);
+	snprintf(to, sizeof(to), "%lld", (long long)m->limit.v);
+	policy_change_add(ch, "limits", "linux.resources.memory.kernelTCP",
+	     m->kernel_tcp.set ? from : NULL, to);
+	m->kernel_tcp = (struct opt_i64){ true, m->limit.v };
+}
+
+/* ---- ptys -------------------------------------------------------------------- */
+
+/* The value of a devpts "max=" option: -1 if it is not one or not a number. */
+static long long devpts_max_of(const char *opt)
+{
+	char *end;
+	unsigned long long v;
+
+	if (strncmp(opt, "max=", 4) || !opt[4] || opt[4] == '-')
+		return -1;
+	v = strtoull(opt + 4, &end, 10);
+	return *end || v > (1ull << 31) ? -1 : (long long)v;
+}
+
+static void rule_ptys(const struct policy *p, struct oci_spec *s, struct policy_changes *ch)
+{
+	_cleanup_free_ char *want = xasprintf("max=%llu", (unsigned long long)p->ptys);
+
+	for (size_t i = 0; i < s->n_mounts; i++) {
+		struct oci_mount *mt = &s->mounts[i];
+		struct str_array *o = &mt->options;
+		_cleanup_free_ char *field = NULL;
+		bool ok = false;
+		size_t kept = 0;
+
+		if (!mt->type || strcmp(mt->type, "devpts"))
+			continue;
+		/* Every max= goes (the kernel takes the last), ours is added. */
+		for (size_t j = 0; j < o->len; j++) {
+			long long v = devpts_max_of(o->items[j]);
+			if (strncmp(o->items[j], "max=", 4)) {
+				o->items[kept++] = o->items[j];
+				continue;
+			}
+			ok = v > 0 && (unsigned long long)v <= p->ptys && j == o->len - 1;
+			if (ok) {
+				o->items[kept++] = o->items[j];
+				continue;
+			}
+			free(o->items[j]);
+		}
+		o->len = kept;
+		if (ok)
+			continue;
+		o->items = xrealloc(o->items, (o->len + 2) * sizeof(char *));
+		o->items[o->len++] = xstrdup(want);
+		o->items[o->len] = NULL;
+		field = xasprintf("mounts[%s].options", mt->destination ? mt->destination : "?");
+		policy_change_add(ch, "limits", field, NULL, want);
+	}
+}
+
+/* ---- linux.resources.unified --------------------------------------------------- */
+
+/* Keys of the controllers the policy limits (memory, pids, cpu) that can
+ * only tighten what it sets, or only weigh the container against its
+ * siblings: kept.  Every other key of those controllers is removed. */
+static const char *const unified_tightening[] = {
+	"memory.high", "memory.oom.group", "memory.swap.high",
+	"cpu.weight", "cpu.weight.nice", "cpu.idle", NULL,
+};
+
+bool policy_unified_key_allowed(const char *key)
+{
+	static const char *const limited[] = { "memory.", "pids.", "cpu.", NULL };
+	bool in_limited = false;
+
+	for (size_t i = 0; limited[i]; i++)
+		in_limited |= !strncmp(key, limited[i], strlen(limited[i]));
+	if (!in_limited)
+		return true;
+	for (size_t i = 0; unified_tightening[i]; i++)
+		if (!strcmp(key, unified_tightening[i]))
+			return true;
+	return false;
+}
+
+static void rule_unified(struct str_map *u, struct policy_changes *ch)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < u->len; i++) {
+		_cleanup_free_ char *field = NULL;
+
+		if (policy_unified_key_allowed(u->keys[i])) {
+			u->keys[kept] = u->keys[i];
+			u->values[kept++] = u->values[i];
+			continue;
+		}
+		field = xasprintf("linux.resources.unified[%s]", u->keys[i]);
+		policy_change_add(ch, "limits", field, u->values[i], "(removed: the policy's limits hold)");
+		free(u->keys[i]);
+		free(u->values[i]);
+	}
+	u->len = kept;
+}
+
+/* ---- update -------------------------------------------------------------------------- */
+
+static void cap_value(struct policy_changes *ch, struct opt_i64 *o, int64_t max,
+		      const char *field)
+{
+	char from[32], to[32];
+
+	if (!o->set || (o->v > 0 && o->v <= max))
+		return;
+	snprintf(from, sizeof(from), "%lld", (long long)o->v);
+	snprintf(to, sizeof(to), "%lld", (long long)max);
+	policy_change_add(ch, "limits", field, from, to);
+	o->v = max;
+}
+
+int policy_cap_update(const struct policy *p, struct oci_resources *r,
+		      struct policy_changes *ch, struct error *err)
+{
+	struct oci_memory *m = &r->memory;
+	struct oci_cpu *c = &r->cpu;
+
+	if (p->mode != POLICY_ENFORCE)
+		return 0;
+	if (r->has_memory) {
+		if (m->swap.set && !m->limit.set)
+			return error_set(err, "policy: update of linux.resources.memory.swap without memory.limit: not allowed under enforce (the policy keeps swap equal to the limit; limits.memory)");
+		cap_value(ch, &m->limit, (int64_t)p->memory, "linux.resources.memory.limit");
+		cap_value(ch, &m->kernel_tcp, (int64_t)p->memory, "linux.resources.memory.kernelTCP");
+		if (m->limit.set) {
+			m->swap = (struct opt_i64){ true, m->limit.v };
+			m->kernel_tcp = (struct opt_i64){ true, m->limit.v };
+		}
+	}
+	cap_value(ch, &r->pids_limit, p->pids, "linux.resources.pids.limit");
+	if (r->has_cpu) {
+		if (c->period.set && c->period.v != p->cpu_period) {
+			/* The share of a cpu, kept below the cap, over the policy's period. */
+			if (c->quota.set && c->quota.v > 0 && c->period.v > 0)
+				c->quota.v = (int64_t)((unsigned __int128)c->quota.v *
+						       p->cpu_period / c->period.v);
+			policy_change_add(ch, "limits", "linux.resources.cpu.period", NULL, "the policy's cpuPeriod");
+			c->period.v = p->cpu_period;
+		}
+		cap_value(ch, &c->quota, (int64_t)p->cpu_quota, "linux.resources.cpu.quota");
+	}
+	if (p->default_devices_only && r->n_devices) {
+		policy_change_add(ch, "devices", "linux.resources.devices", "(update)", "(removed)");
+		for (size_t i = 0; i < r->n_devices; i++)
+			free(r->devices[i].access);
+		free(r->devices);
+		r->devices = NULL;
+		r->n_devices = 0;
+	}
+	rule_unified(&r->unified, ch);
+	return 0;
+}
+
+void policy_apply_kernel(const struct policy *p, struct oci_spec *s,
+			 struct policy_changes *ch)
+{
+	rule_user(p, s, ch);
+	rule_kernel_tcp(p, s, ch);
+	rule_ptys(p, s, ch);
+	rule_unified(&s->linux.resources.unified, ch);
+}

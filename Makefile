@@ -64,7 +64,7 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 
-.PHONY: all deps test check install unit integration vmtest vmtest-systemd e2e sandbox-test attacks asan clean bench tools \
+.PHONY: all deps test check install unit integration vmtest vmtest-systemd e2e cri-test sandbox-test attacks asan clean bench tools \
 	fuzz fuzz-build fuzz-bins test-fuzz
 
 all: agentsbx
@@ -179,6 +179,12 @@ vmtest-systemd: all
 attacks: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/attacks
 
+# Pods through containerd's CRI plugin driven by crictl, as the kubelet
+# drives them: runc, agentsbx (default policy) and agentsbx with
+# networkAllowed side by side; writes tests/cri/results.md.
+cri-test: agentsbx
+	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/cri
+
 # What a contributor runs before a commit: unit + integration (a few minutes).
 check: unit integration
 
@@ -191,7 +197,7 @@ install: agentsbx
 	[ -e $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example ] || \
 	  install -m 0644 policy.json.example $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example
 
-test: unit test-fuzz integration vmtest vmtest-systemd e2e sandbox-test attacks
+test: unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test attacks
 	@tests/cleanup-after-tests.sh
 
 # The unit and integration tests against an ASan+UBSan build (the guest and

@@ -15,6 +15,9 @@ BENCH_PKGS="hyperfine gnuplot-nox time strace"
 VM_PKGS="qemu-system-x86 cpio xz-utils file e2fsprogs"
 # The real callers, for the end-to-end suite (tests/e2e).
 E2E_PKGS="docker.io containerd podman conmon"
+# The CRI suite (tests/cri): the CNI plugins (bridge, host-local, loopback);
+# crictl itself comes from ../shared/tools/crictl.
+E2E_PKGS="$E2E_PKGS containernetworking-plugins"
 # The sandbox's Python and node images (tests/sandbox) are made with it.
 E2E_PKGS="$E2E_PKGS debootstrap"
 

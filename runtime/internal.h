@@ -66,6 +66,7 @@ struct container_ctx {
 	 * workspace (a session's files).  Set by runtime/ code only, never from
 	 * a spec or a flag. */
 	const char *own_bind_prefix;
+	const char *exec_bundle; /* exec: the container's bundle (its state) */
 	bool policy_loaded;
 	struct policy_decision decision;
 	/* the policy's agent filters, stacked after the spec's */
@@ -111,6 +112,10 @@ int write_pid_file(const char *path, pid_t pid, struct error *err);
 
 /* policy/enforce.c: load the policy and apply it to c->spec. */
 int policy_enforce(struct container_ctx *c, struct error *err);
+/* runtime/policy/engine_dirs.c: the engine's directories for this
+ * container (bundle, containerd state/root, dockerd data-root) join
+ * c->policy.bind_prefixes (create, and exec from the state's bundle). */
+int policy_add_engine_dirs(struct container_ctx *c, struct error *err);
 /* After the rootfs and the joined namespaces are open, before anything is
  * written: judge them (the host's namespaces, a host root) under enforce. */
 int policy_judge_objects(struct container_ctx *c, struct error *err);

@@ -307,6 +307,7 @@ static int prepare_exec(struct container_ctx *c, const struct container_handle *
 	 * relative bind sources are judged as at create, from its bundle. */
 	if (h->st.bundle)
 		policy_resolve_bind_sources(c->spec, h->st.bundle);
+	c->exec_bundle = h->st.bundle;
 	if (ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0)
 		return -1;
 	if (caps_prepare(&c->spec->process.capabilities, c->spec->process.has_capabilities,

@@ -247,6 +247,8 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	/* The front door's own workspace joins this container's bindPrefixes. */
 	if (c->own_bind_prefix)
 		policy_strv_add(&c->policy.bind_prefixes, c->own_bind_prefix);
+	if (policy_add_engine_dirs(c, err) < 0)
+		return -1;
 	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0)
 		return -1;
 	/* create: every hook judged (and its file kept open) now. */

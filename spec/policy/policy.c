@@ -41,13 +41,18 @@ static const char *const default_readonly[] = {
 };
 
 /* Where Docker, containerd and podman keep the files they bind into a
- * container (/etc/hosts, resolv.conf, hostname, /dev/shm, docker-init). */
+ * container (/etc/hosts, resolv.conf, hostname, /dev/shm, docker-init) by
+ * default.  An engine with other directories is followed at create
+ * (spec/policy/policy_engine.c): these are only the usual places. */
 static const char *const default_bind_prefixes[] = {
 	"/var/lib/docker/containers", "/var/lib/docker/volumes",
 	"/run/docker", "/var/run/docker", "/usr/bin/docker-init",
 	"/usr/libexec/docker", "/run/containerd", "/var/lib/containerd",
 	"/var/lib/containers", "/run/containers", "/var/run/containers",
-	"/run/libpod", "/var/lib/kubelet/pods", NULL,
+	"/run/libpod", "/var/lib/kubelet/pods",
+	/* k3s and rke2 keep their containerd and kubelet here */
+	"/var/lib/rancher/k3s/agent/containerd", "/run/k3s/containerd",
+	"/var/lib/rancher/rke2/agent/containerd", NULL,
 };
 
 /*

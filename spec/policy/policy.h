@@ -149,6 +149,11 @@ char *policy_bind_source_path(const char *bundle, const char *source);
 /* Rewrite every relative bind source of s as policy_bind_source_path();
  * done before policy_apply() so that it judges where they land. */
 void policy_resolve_bind_sources(struct oci_spec *s, const char *bundle);
+/* policy_engine.c: the engine's own directories for this container,
+ * derived from the bundle's path and the shim's `work` link in it (NULL:
+ * none), appended to out.  sandbox_id: the pod's sandbox (CRI), or NULL. */
+void policy_engine_bind_prefixes(const char *bundle, const char *work, const char *id,
+				 const char *sandbox_id, struct str_array *out);
 /* runc's checkProcMount: dest is not under /proc, or is /proc itself (for
  * proc or a bind), or one of the files lxcfs binds over (binds only). */
 bool policy_proc_dest_allowed(const char *dest, const char *type, bool bind);

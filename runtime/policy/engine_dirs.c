@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The engine's own directories for this container join its bindPrefixes
+ * (which ones: spec/policy/policy_engine.c).  Read here: the shim's `work`
+ * link in the bundle (containerd's root for this task), and whether the
+ * pod's sandbox named by the CRI annotation is a container under the same
+ * --root (an unknown one names no directory).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../internal.h"
+
+#define CRI_SANDBOX_ID "io.kubernetes.cri.sandbox-id"
+
+/* A container state dir named id under --root. */
+static bool container_known(struct container_ctx *c, const char *id)
+{
+	struct stat st;
+
+	if (!*id || strchr(id, '/') || id[0] == '.')
+		return false;
+	return fstatat(c->root_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+int policy_add_engine_dirs(struct container_ctx *c, struct error *err)
+{
+	const char *path = c->bundle ? c->bundle : c->exec_bundle;
+	_cleanup_close_ int bundle = -1;
+	const char *sid = str_map_get(&c->spec->annotations, CRI_SANDBOX_ID);
+	struct str_array add = { 0 };
+	char work[PATH_MAX];
+	ssize_t n;
+
+	if (!path)
+		return 0;
+	bundle = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (bundle < 0)
+		return error_sys(err, "open bundle %s", path);
+	n = readlinkat(bundle, "work", work, sizeof(work) - 1);
+	if (n < 0 && errno != ENOENT && errno != EINVAL && errno != ENOTDIR)
+		return error_sys(err, "read the link %s/work", path);
+	work[n < 0 ? 0 : n] = '\0';
+	if (sid && strcmp(sid, c->id) && !container_known(c, sid)) {
+		log_info("policy: annotation %s=%s names no container under --root %s: its directories are not bind sources",
+			 CRI_SANDBOX_ID, sid, c->g->root);
+		sid = NULL;
+	}
+	policy_engine_bind_prefixes(path, n > 0 ? work : NULL, c->id, sid, &add);
+	for (size_t i = 0; i < add.len; i++) {
+		log_debug("policy: bindPrefixes += %s (the engine's, for this container)",
+			  add.items[i]);
+		policy_strv_add(&c->policy.bind_prefixes, add.items[i]);
+		free(add.items[i]);
+	}
+	free(add.items);
+	return 0;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Bind prefixes that follow the engine (issue 16): the files an engine
+ * binds into a container (hosts, hostname, resolv.conf, /dev/shm) live in
+ * its own state and root directories, wherever it was told to keep them
+ * (containerd --root/--state, k3s, dockerd --data-root).  Derived from the
+ * bundle's own place, never from a list of guesses:
+ *
+ *   bundle  <S>/io.containerd.runtime.v2.task/<ns>/<id>          (state)
+ *   work -> <R>/io.containerd.runtime.v2.task/<ns>/<id>          (root; the
+ *           shim's link in the bundle, read by runtime/)
+ *
+ * allowed:  the bundle itself;
+ *           <S or R>/io.containerd.grpc.v1.cri/sandboxes/<sandbox id>
+ *           <S or R>/io.containerd.grpc.v1.cri/containers/<id>   (CRI)
+ *           <D>/containers/<id> when R is <D>/containerd/daemon (the
+ *           containerd dockerd runs: D is its --data-root).
+ *
+ * Every derived prefix ends in this container's own id or its pod's
+ * sandbox id (runtime/ passes one only when that container exists under
+ * the same --root), so the policy's bindPrefixes widen by directories
+ * the engine made for this container and its pod, nothing else.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/util.h"
+#include "policy.h"
+
+#define TASK_DIR "io.containerd.runtime.v2.task"
+#define CRI_DIR "io.containerd.grpc.v1.cri"
+
+/* One path component a directory may be named by: no '/', not . or .. */
+static bool plain_name(const char *s)
+{
+	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+/* path is <base>/io.containerd.runtime.v2.task/<ns>/<id>: *base (malloc'd)
+ * and *ns (malloc'd).  path is clean and absolute. */
+static bool split_task_dir(const char *path, const char *id, char **base, char **ns)
+{
+	const char *p[3]; /* the last three '/' */
+	size_t n = strlen(path);
+	int found = 0;
+
+	for (size_t i = n; i-- > 0 && found < 3;)
+		if (path[i] == '/')
+			p[found++] = path + i;
+	if (found < 3 || strcmp(p[0] + 1, id) || p[1] - p[2] - 1 != (long)strlen(TASK_DIR) ||
+	    strncmp(p[2] + 1, TASK_DIR, strlen(TASK_DIR)))
+		return false;
+	*ns = xstrndup(p[1] + 1, (size_t)(p[0] - p[1] - 1));
+	*base = p[2] == path ? xstrdup("/") : xstrndup(path, (size_t)(p[2] - path));
+	return true;
+}
+
+static void add_cri(struct str_array *out, const char *base, const char *id, const char *sid)
+{
+	const char *sep = strcmp(base, "/") ? "/" : "";
+	char *s = xasprintf("%s%s" CRI_DIR "/sandboxes/%s", base, sep, sid);
+
+	policy_strv_add(out, s);
+	free(s);
+	s = xasprintf("%s%s" CRI_DIR "/containers/%s", base, sep, id);
+	policy_strv_add(out, s);
+	free(s);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !strcmp(s + n - m, suffix) && (n == m || s[n - m - 1] == '/');
+}
+
+void policy_engine_bind_prefixes(const char *bundle, const char *work, const char *id,
+				 const char *sandbox_id, struct str_array *out)
+{
+	_cleanup_free_ char *b = NULL, *state = NULL, *ns = NULL;
+	const char *sid = plain_name(sandbox_id) ? sandbox_id : id;
+
+	if (!bundle || bundle[0] != '/' || !plain_name(id))
+		return;
+	b = policy_clean_path(bundle);
+	policy_strv_add(out, b);
+	if (!split_task_dir(b, id, &state, &ns))
+		return;
+	add_cri(out, state, id, sid);
+	if (work && work[0] == '/') {
+		_cleanup_free_ char *w = policy_clean_path(work);
+		_cleanup_free_ char *root = NULL, *wns = NULL;
+
+		/* The same namespace and id: the link names this task's work
+		 * dir, not somewhere else the bundle's writer chose. */
+		if (!split_task_dir(w, id, &root, &wns) || strcmp(ns, wns))
+			return;
+		add_cri(out, root, id, sid);
+		/* dockerd runs its containerd with --root <data-root>/containerd/daemon
+		 * and keeps the container's files in <data-root>/containers/<id>. */
+		if (ends_with(root, "containerd/daemon") && strlen(root) > strlen("/containerd/daemon")) {
+			_cleanup_free_ char *d = xstrndup(root, strlen(root) - strlen("/containerd/daemon"));
+			_cleanup_free_ char *c = xasprintf("%s/containers/%s", d, id);
+			policy_strv_add(out, c);
+		}
+	}
+}

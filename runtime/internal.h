@@ -120,9 +120,10 @@ int policy_add_engine_dirs(struct container_ctx *c, struct error *err);
  * written: judge them (the host's namespaces, a host root) under enforce. */
 int policy_judge_objects(struct container_ctx *c, struct error *err);
 
-/* netfilter.c: drop egress to these ranges in the current netns, in the
- * container's own table. */
-int netfilter_install_egress(const struct str_array *cidrs, const char *id,
+/* netfilter.c: the container's own egress table in the current netns:
+ * no new outbound connection (inbound_only), or the policy's denyCidrs
+ * dropped but its allowCidrs. */
+int netfilter_install_egress(const struct policy *p, bool inbound_only, const char *id,
 			     struct error *err);
 /* A joined netns that gets the table: noted in the state dir before the
  * clone, checked to be init's after it, the table removed at delete.
@@ -163,9 +164,12 @@ int ns_fd_is_host(int fd, int proc_fd, enum ns_type t, bool *host,
 /* Every linux.namespaces[].path into c->ns_fd/ns_host. */
 int ns_open_joined(struct container_ctx *c, struct error *err);
 void ns_close_joined(struct container_ctx *c);
-/* fd is the mount namespace of a live container under --root. */
-int ns_mount_of_container(struct container_ctx *c, int fd, bool *found,
-			  struct error *err);
+/* fd is the namespace of type t of a live container under --root. */
+int ns_of_container(struct container_ctx *c, enum ns_type t, int fd, bool *found,
+		    struct error *err);
+/* *user: a process in the network namespace fd (0: none, an empty
+ * namespace such as the one CNI made for a pod). */
+int ns_net_in_use(struct container_ctx *c, int fd, pid_t *user, struct error *err);
 
 /* child.c: runs in the container init, never returns. */
 __attribute__((noreturn)) void child_main(struct container_ctx *c);

@@ -113,7 +113,7 @@ static int step_egress_filter(struct container_ctx *c, struct error *err)
 {
 	if (!c->decision.egress_filter)
 		return 0;
-	return netfilter_install_egress(&c->policy.deny_cidrs, c->id, err);
+	return netfilter_install_egress(&c->policy, c->decision.inbound_only, c->id, err);
 }
 
 /* No network: whatever a prestart/createRuntime/createContainer hook put

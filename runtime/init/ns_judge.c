@@ -14,6 +14,7 @@
 #include <linux/nsfs.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -123,11 +124,11 @@ void ns_close_joined(struct container_ctx *c)
 	}
 }
 
-/* The init of container id (under --root) is alive, and want is its mount
- * namespace.  The start time is compared after the stat, so that a pid
- * reused in between cannot pass. */
-static bool init_mount_ns_is(struct container_ctx *c, const char *id,
-			     const struct stat *want)
+/* The init of container id (under --root) is alive, and want is its
+ * namespace of type t.  The start time is compared after the stat, so that
+ * a pid reused in between cannot pass. */
+static bool init_ns_is(struct container_ctx *c, const char *id, enum ns_type t,
+		       const struct stat *want)
 {
 	_cleanup_close_ int dfd = -1;
 	struct container_state st;
@@ -140,7 +141,7 @@ static bool init_mount_ns_is(struct container_ctx *c, const char *id,
 	if (dfd < 0 || state_read(dfd, &st, &ignored) < 0)
 		return false;
 	if (st.pid > 0) {
-		snprintf(path, sizeof(path), "%d/ns/mnt", st.pid);
+		snprintf(path, sizeof(path), "%d/ns/%s", st.pid, ns_kinds[t].file);
 		same = fstatat(c->host_proc_fd, path, &ns, 0) == 0 &&
 		       same_object(&ns, want) && proc_is_same(st.pid, st.start_time);
 	}
@@ -148,8 +149,8 @@ static bool init_mount_ns_is(struct container_ctx *c, const char *id,
 	return same;
 }
 
-int ns_mount_of_container(struct container_ctx *c, int fd, bool *found,
-			  struct error *err)
+int ns_of_container(struct container_ctx *c, enum ns_type t, int fd, bool *found,
+		    struct error *err)
 {
 	_cleanup_close_ int dfd = -1;
 	struct stat want;
@@ -158,14 +159,44 @@ int ns_mount_of_container(struct container_ctx *c, int fd, bool *found,
 
 	*found = false;
 	if (fstat(fd, &want) < 0)
-		return error_sys(err, "stat mount namespace fd");
+		return error_sys(err, "stat %s namespace fd", ns_type_name(t));
 	dfd = openat(c->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || !(d = fdopendir(dfd)))
 		return error_sys(err, "read the state root %s", c->g->root);
 	dfd = -1; /* owned by d */
 	while (!*found && (de = readdir(d)))
 		if (de->d_name[0] != '.' && strcmp(de->d_name, c->id))
-			*found = init_mount_ns_is(c, de->d_name, &want);
+			*found = init_ns_is(c, de->d_name, t, &want);
+	closedir(d);
+	return 0;
+}
+
+int ns_net_in_use(struct container_ctx *c, int fd, pid_t *user, struct error *err)
+{
+	_cleanup_close_ int dfd = -1;
+	struct stat want, ns;
+	struct dirent *de;
+	char path[64];
+	DIR *d;
+
+	*user = 0;
+	if (fstat(fd, &want) < 0)
+		return error_sys(err, "stat network namespace fd");
+	dfd = openat(c->host_proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || !(d = fdopendir(dfd)))
+		return error_sys(err, "read /proc");
+	dfd = -1; /* owned by d */
+	while (!*user && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (pid <= 0 || *end)
+			continue;
+		snprintf(path, sizeof(path), "%ld/ns/net", pid);
+		/* A process gone in between is not in it. */
+		if (fstatat(c->host_proc_fd, path, &ns, 0) == 0 && same_object(&ns, &want))
+			*user = (pid_t)pid;
+	}
 	closedir(d);
 	return 0;
 }

@@ -93,10 +93,34 @@ static const bool host_ns_refused[NS_TYPE_MAX] = {
 	[NS_CGROUP] = true, [NS_USER] = true, [NS_TIME] = true,
 };
 
+/* A kept network namespace (runtime/../spec/policy/policy_apply.c, the
+ * network model) must be a pod's: another container's under this --root
+ * (the pause's, for the containers of a pod; docker --network
+ * container:X), or one no process is in yet (a pod's, made by CNI for
+ * its pause).  Not some daemon's namespace with services on its lo. */
+static int judge_pod_netns(struct container_ctx *c, const struct oci_namespace *ns,
+			   struct error *err)
+{
+	bool found;
+	pid_t user;
+
+	if (WEAKENED("ns-host"))
+		return 0;
+	if (ns_of_container(c, NS_NETWORK, c->ns_fd[NS_NETWORK], &found, err) < 0)
+		return -1;
+	if (found)
+		return 0;
+	if (ns_net_in_use(c, c->ns_fd[NS_NETWORK], &user, err) < 0)
+		return -1;
+	if (user)
+		return error_set(err, "policy: linux.namespaces[network].path %s is neither the network namespace of a running container under --root %s nor an empty one (process %d is in it): refused by the policy (%s); no policy field allows it",
+				 ns->path, c->g->root, (int)user, c->policy.source);
+	return 0;
+}
+
 static int judge_namespace(struct container_ctx *c, const struct oci_namespace *ns,
 			   struct error *err)
 {
-	const char *name = ns_type_name(ns->type);
 	bool found;
 
 	/* docker --network host passes the host's namespace as a path: a
@@ -105,20 +129,18 @@ static int judge_namespace(struct container_ctx *c, const struct oci_namespace *
 	 * container may have is the network rule's, in policy_apply.) */
 	if (ns->type == NS_NETWORK) {
 		if (c->decision.refuse_host_netns && c->ns_host[NS_NETWORK])
-			return error_set(err, "policy: linux.namespaces[network].path %s is the host's network namespace (docker --network host): not allowed",
-					 ns->path);
-		return 0;
+			return policy_refuse_host_ns(&c->policy, NS_NETWORK, ns->path, err);
+		return judge_pod_netns(c, ns, err);
 	}
 	if (WEAKENED("ns-host"))
 		return 0;
 	if (host_ns_refused[ns->type] && c->ns_host[ns->type])
-		return error_set(err, "policy: linux.namespaces[%s].path %s is the host's %s namespace (the runtime's own or PID 1's): refused by the policy (%s); no policy field allows it",
-				 name, ns->path, name, c->policy.source);
+		return policy_refuse_host_ns(&c->policy, ns->type, ns->path, err);
 	if (ns->type != NS_MOUNT)
 		return 0;
 	/* pivot_root in a joined mount namespace replaces the root of every
 	 * process in it: only another container's (under this --root). */
-	if (ns_mount_of_container(c, c->ns_fd[NS_MOUNT], &found, err) < 0)
+	if (ns_of_container(c, NS_MOUNT, c->ns_fd[NS_MOUNT], &found, err) < 0)
 		return -1;
 	if (!found)
 		return error_set(err, "policy: linux.namespaces[mount].path %s is not the mount namespace of a running container under --root %s: refused by the policy (%s); no policy field allows it",

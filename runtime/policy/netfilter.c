@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Egress rules for a container whose policy allows networking: packets to
- * the policy's denied ranges (link-local and cloud metadata, RFC 1918,
- * the host's loopback through a gateway) are dropped by an nftables table
- * in the container's own network namespace, installed by the container
- * init before it drops its capabilities (so the process cannot remove it).
+ * Egress rules, an nftables table in the container's own network
+ * namespace, installed by the container init before it drops its
+ * capabilities (so the process cannot remove it): in a kept pod namespace
+ * under the default policy, no new outbound connection at all; with
+ * networkAllowed, packets to the policy's denied ranges (link-local and
+ * cloud metadata, RFC 1918, the host's loopback through a gateway) but
+ * its allowCidrs dropped.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -122,18 +124,49 @@ static int nft_run(const char *script, const char *what, struct error *err)
 	return r != 0 ? -1 : 0;
 }
 
-int netfilter_install_egress(const struct str_array *cidrs, const char *id,
-			     struct error *err)
+static int check_cidrs(const struct str_array *cidrs, const char *field, struct error *err)
 {
-	_cleanup_free_ char *v4 = NULL, *v6 = NULL, *rules = NULL;
-	char table[256];
-
 	for (size_t i = 0; i < cidrs->len; i++)
 		if (!valid_cidr(cidrs->items[i]))
-			return error_set(err, "policy: denyCidrs[%zu]: not an address range: \"%s\"",
+			return error_set(err, "policy: %s[%zu]: not an address range: \"%s\"", field,
 					 i, cidrs->items[i]);
-	v4 = cidr_set(cidrs, false);
-	v6 = cidr_set(cidrs, true);
+	return 0;
+}
+
+/* "  ip daddr { a, b } VERDICT\n" and its ip6 twin, for the CIDRs given. */
+static char *daddr_rules(const struct str_array *cidrs, const char *verdict)
+{
+	_cleanup_free_ char *v4 = cidr_set(cidrs, false), *v6 = cidr_set(cidrs, true);
+
+	return xasprintf("%s%s%s%s%s%s%s%s", *v4 ? "  ip daddr { " : "", v4,
+			 *v4 ? " } " : "", *v4 ? verdict : "", *v6 ? "  ip6 daddr { " : "", v6,
+			 *v6 ? " } " : "", *v6 ? verdict : "");
+}
+
+/*
+ * inbound_only (a kept pod namespace, no network allowed): every new
+ * outbound connection dropped; loopback (the pod's containers, and
+ * containerd's port-forward, which dials inside), replies to connections
+ * that came in (probes, Services) and the IPv6 neighbour discovery those
+ * replies need pass.  Otherwise (networkAllowed): denyCidrs dropped,
+ * allowCidrs first.
+ */
+int netfilter_install_egress(const struct policy *p, bool inbound_only, const char *id,
+			     struct error *err)
+{
+	_cleanup_free_ char *allow = NULL, *deny = NULL, *rules = NULL;
+	char table[256];
+
+	if (check_cidrs(&p->deny_cidrs, "denyCidrs", err) < 0 ||
+	    check_cidrs(&p->allow_cidrs, "allowCidrs", err) < 0)
+		return -1;
+	if (inbound_only) {
+		allow = xstrdup("  icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit } accept\n");
+		deny = xstrdup("  drop\n");
+	} else {
+		allow = daddr_rules(&p->allow_cidrs, "accept\n");
+		deny = daddr_rules(&p->deny_cidrs, "drop\n");
+	}
 	egress_table_name(id, table, sizeof(table));
 	/* One batch, applied atomically: the table made (if missing), dropped
 	 * and made again, so that a second create under the same id (after a
@@ -144,16 +177,14 @@ int netfilter_install_egress(const struct str_array *cidrs, const char *id,
 			  " chain egress {\n"
 			  "  type filter hook output priority 0; policy accept;\n"
 			  "  oifname \"lo\" accept\n"
-			  "%s%s%s"
-			  "%s%s%s"
+			  "  ct state established,related accept\n"
+			  "%s%s"
 			  " }\n"
 			  "}\n",
-			  table, table, table,
-			  *v4 ? "  ip daddr { " : "", v4, *v4 ? " } drop\n" : "",
-			  *v6 ? "  ip6 daddr { " : "", v6, *v6 ? " } drop\n" : "");
+			  table, table, table, allow, deny);
 	if (nft_run(rules, "install egress rules in the container's network namespace", err) < 0)
 		return -1;
-	log_debug("policy: egress to %s%s%s dropped", v4, *v4 && *v6 ? ", " : "", v6);
+	log_debug("policy: egress table %s:\n%s", table, rules);
 	return 0;
 }
 

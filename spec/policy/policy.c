@@ -28,6 +28,8 @@ static const char *const default_deny_cidrs[] = {
 	NULL,
 };
 
+static const char *const no_strings[] = { NULL };
+
 static const char *const default_masked[] = {
 	"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys",
 	"/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
@@ -87,6 +89,7 @@ void policy_default(struct policy *p)
 	p->mode = POLICY_ENFORCE;
 	p->source = xstrdup("built-in default");
 	strv_set(&p->deny_cidrs, default_deny_cidrs);
+	strv_set(&p->allow_cidrs, no_strings);
 	p->readonly_root = true;
 	p->tmpfs = xcalloc(1, sizeof(*p->tmpfs));
 	p->tmpfs[0].path = xstrdup("/tmp");
@@ -127,6 +130,7 @@ void policy_free(struct policy *p)
 {
 	free(p->source);
 	strv_free(&p->deny_cidrs);
+	strv_free(&p->allow_cidrs);
 	for (size_t i = 0; i < p->n_tmpfs; i++)
 		free(p->tmpfs[i].path);
 	free(p->tmpfs);
@@ -208,7 +212,7 @@ static int parse_u64_member(struct jctx *c, yajl_val obj, const char *key,
 /* ---- strictness: every key known ----------------------------------------- */
 
 static const char *const root_keys[] = {
-	"mode", "source", "networkAllowed", "denyCidrs", "readonlyRoot", "tmpfs",
+	"mode", "source", "networkAllowed", "denyCidrs", "allowCidrs", "readonlyRoot", "tmpfs",
 	"maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
 	"writableBinds", "capabilities", "noNewPrivileges", "strictSeccomp",
 	"defaultDevicesOnly", "realtimeScheduling", "uid", "limits", "relaxable",
@@ -397,6 +401,7 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	BOOL_MEMBER("writableBinds", writable_binds);
 #undef BOOL_MEMBER
 	if (replace_strv(c, root, "denyCidrs", &p->deny_cidrs) < 0 ||
+	    replace_strv(c, root, "allowCidrs", &p->allow_cidrs) < 0 ||
 	    replace_strv(c, root, "maskedPaths", &p->masked_paths) < 0 ||
 	    replace_strv(c, root, "readonlyPaths", &p->readonly_paths) < 0 ||
 	    replace_strv(c, root, "bindPrefixes", &p->bind_prefixes) < 0 ||
@@ -578,6 +583,7 @@ char *policy_to_json(const struct policy *p)
 	gstr(g, modes[p->mode]);
 	gkv_bool(g, "networkAllowed", p->network_allowed);
 	gkv_strv(g, "denyCidrs", &p->deny_cidrs);
+	gkv_strv(g, "allowCidrs", &p->allow_cidrs);
 	gkv_bool(g, "readonlyRoot", p->readonly_root);
 	gstr(g, "tmpfs");
 	yajl_gen_array_open(g);

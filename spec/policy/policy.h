@@ -46,6 +46,8 @@ struct policy {
 	/* network */
 	bool network_allowed;	    /* keep the container's network namespace */
 	struct str_array deny_cidrs; /* egress dropped when networking is allowed */
+	struct str_array allow_cidrs; /* egress kept even inside deny_cidrs (pod and
+				       * service CIDRs, cluster DNS) */
 
 	/* filesystem */
 	bool readonly_root;
@@ -96,7 +98,10 @@ struct policy_changes {
 
 /* What runtime/ must do beyond the spec, decided by policy_apply(). */
 struct policy_decision {
-	bool egress_filter;	 /* drop deny_cidrs in the container's netns */
+	bool egress_filter;	 /* an egress table in the container's netns: */
+	bool inbound_only;	 /* ... dropping every new outbound connection
+				  * (a kept pod netns, no network allowed), or
+				  * else deny_cidrs minus allow_cidrs */
 	bool stack_agent_seccomp; /* load the agent profile after the spec's */
 	bool check_bind_sources; /* re-check bind sources after realpath() */
 	bool only_loopback;	 /* after the hooks: no interface but lo */
@@ -126,6 +131,12 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 		 struct policy_changes *changes, struct policy_decision *d,
 		 struct error *err);
 void policy_changes_free(struct policy_changes *c);
+/* The refusal of the host's namespace of type t, asked for by leaving the
+ * entry out (path NULL) or by a path that is the host's: one message for
+ * Docker (--network/--pid/--ipc/--uts host) and Kubernetes (hostNetwork,
+ * hostPID, hostIPC).  Returns -1. */
+int policy_refuse_host_ns(const struct policy *p, enum ns_type t, const char *path,
+			  struct error *err);
 /* Record one change (from NULL: "(unset)"); every rule file uses it. */
 void policy_change_add(struct policy_changes *ch, const char *rule, const char *field,
 		       const char *from, const char *to);

@@ -12,6 +12,7 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
+#include "../../lib/weaken.h"
 #include "policy.h"
 
 struct apply {
@@ -152,41 +153,84 @@ static void add_namespace(struct apply *a, enum ns_type t)
 	       ns_type_name(t));
 }
 
-static void rule_namespaces(struct apply *a)
-{
-	/* The host's pid, ipc, uts, mount or cgroup namespace is never shared
-	 * (docker --pid=host, --ipc=host, --uts=host). */
-	static const enum ns_type needed[] = { NS_PID, NS_IPC, NS_UTS, NS_MOUNT, NS_CGROUP };
+static const char *const host_ns_asked[NS_TYPE_MAX] = {
+	[NS_NETWORK] = "docker --network host, Kubernetes hostNetwork",
+	[NS_PID] = "docker --pid host, Kubernetes hostPID",
+	[NS_IPC] = "docker --ipc host, Kubernetes hostIPC",
+	[NS_UTS] = "docker --uts host, Kubernetes hostNetwork",
+};
 
-	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
-		if (!spec_find_namespace(a->s, needed[i]))
-			add_namespace(a, needed[i]);
+int policy_refuse_host_ns(const struct policy *p, enum ns_type t, const char *path,
+			  struct error *err)
+{
+	const char *name = ns_type_name(t);
+	_cleanup_free_ char *how =
+		path ? xasprintf("linux.namespaces[%s].path %s is the host's %s namespace (the runtime's own or PID 1's)",
+				 name, path, name) :
+		       xasprintf("no linux.namespaces entry of type %s: the container would run in the host's",
+				 name);
+
+	return error_set(err, "policy: host %s%s%s%s: %s: refused by the policy (%s); no policy field allows it",
+			 name, host_ns_asked[t] ? " (" : "", host_ns_asked[t] ? host_ns_asked[t] : "",
+			 host_ns_asked[t] ? ")" : "", how, p->source);
 }
 
-static void rule_network(struct apply *a)
+/* The host's network, pid, ipc and uts namespaces are judged by what
+ * they are: an entry left out is the host's (docker --pid host, a
+ * Kubernetes hostPID pod), refused like a path to the host's
+ * (runtime/policy/enforce.c).  A missing mount or cgroup namespace is
+ * added: no engine means the host's by leaving those out. */
+static int rule_namespaces(struct apply *a)
 {
-	struct oci_linux *l = &a->s->linux;
+	static const enum ns_type refused[] = { NS_NETWORK, NS_PID, NS_IPC, NS_UTS };
+	static const enum ns_type added[] = { NS_MOUNT, NS_CGROUP };
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (!spec_find_namespace(a->s, refused[i]) && !WEAKENED("ns-absent"))
+			return policy_refuse_host_ns(a->p, refused[i], NULL, a->err);
+	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++)
+		if (!spec_find_namespace(a->s, added[i]))
+			add_namespace(a, added[i]);
+	return 0;
+}
+
+/*
+ * The network model (README "Networking"):
+ *  - a namespace the runtime makes (no path): only lo; whatever a hook
+ *    plumbs into it is removed (Docker's bridge);
+ *  - a namespace the engine made and the spec joins (a path: a pod's CNI
+ *    namespace, another container's): kept, with its addresses, so that
+ *    probes, port-forward and Services reach the pod; a table in it drops
+ *    every new outbound connection (runtime/policy/netfilter.c), so the
+ *    code inside reaches nothing;
+ *  - networkAllowed: egress open but for denyCidrs, allowCidrs winning.
+ * Whose namespace a path may be (not the host's; another container's or
+ * an empty one) is judged on the opened file (runtime/policy/enforce.c).
+ */
+static void rule_network(struct apply *a, struct policy_decision *d)
+{
+	const struct oci_namespace *net = spec_find_namespace(a->s, NS_NETWORK);
 
 	if (a->network_allowed) {
-		_cleanup_free_ char *cidrs = strv_join(&a->p->deny_cidrs);
-		if (!spec_find_namespace(a->s, NS_NETWORK))
-			add_namespace(a, NS_NETWORK);
+		_cleanup_free_ char *deny = strv_join(&a->p->deny_cidrs);
+		_cleanup_free_ char *allow = strv_join(&a->p->allow_cidrs);
+		_cleanup_free_ char *to = xasprintf("%s dropped%s%s%s", deny[0] ? deny : "nothing",
+						    allow[0] ? " (but " : "", allow,
+						    allow[0] ? " allowed)" : "");
+		change(a, "network", "egress", "(open)", to);
+		d->egress_filter = a->p->deny_cidrs.len > 0;
+		return;
+	}
+	if (!net)
+		return; /* the host's: refused above (but in the ns-absent build) */
+	if (net->path && !WEAKENED("pod-egress")) {
 		change(a, "network", "egress", "(open)",
-		       cidrs[0] ? cidrs : "(nothing denied)");
+		       "new outbound connections dropped (the joined namespace is kept: inbound connections and their replies pass)");
+		d->egress_filter = true;
+		d->inbound_only = true;
 		return;
 	}
-	for (size_t i = 0; i < l->n_namespaces; i++) {
-		struct oci_namespace *ns = &l->namespaces[i];
-		if (ns->type != NS_NETWORK || !ns->path)
-			continue;
-		change(a, "network", "linux.namespaces[network].path", ns->path,
-		       "(new namespace: only lo)");
-		free(ns->path);
-		ns->path = NULL;
-		return;
-	}
-	if (!spec_find_namespace(a->s, NS_NETWORK))
-		add_namespace(a, NS_NETWORK);
+	d->only_loopback = !net->path;
 }
 
 /* ---- filesystem: rootfs, tmpfs and mount rules in policy_mounts.c -------------- */
@@ -406,12 +450,14 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 		return 0;
 	if (!spec->has_process)
 		return 0; /* nothing runs; start will refuse */
-	if (rule_annotations(&a) < 0 || policy_mounts_refuse(p, spec, changes, err) < 0)
+	/* The host's namespaces first: a hostIPC pod's bind of the host's
+	 * /dev/shm is refused as what it is, host ipc. */
+	if (rule_annotations(&a) < 0 || rule_namespaces(&a) < 0 ||
+	    policy_mounts_refuse(p, spec, changes, err) < 0)
 		return -1;
 	if (policy_rule_scheduling(p, spec, err) < 0)
 		return -1;
-	rule_namespaces(&a);
-	rule_network(&a);
+	rule_network(&a, d);
 	policy_mounts_apply(p, spec, a.writable_root, changes);
 	rule_paths(&a);
 	rule_capabilities(&a);
@@ -420,8 +466,6 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 	rule_limits(&a);
 	rule_rlimits(&a);
 	policy_apply_kernel(p, spec, changes); /* policy_kernel.c */
-	d->egress_filter = a.network_allowed && a.p->deny_cidrs.len > 0;
-	d->only_loopback = !a.network_allowed;
 	d->refuse_host_netns = true;
 	d->stack_agent_seccomp = p->strict_seccomp;
 	d->check_bind_sources = true;

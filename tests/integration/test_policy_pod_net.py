@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Issue 16, the network model and the host namespaces, under the default
+(enforce) policy, on direct bundles (tests/cri drives the same through
+containerd's CRI plugin):
+
+- a joined network namespace (a pod's: empty, made by the test as CNI
+  makes one) is kept, with its address: a connection INTO the container
+  works; every new connection OUT of it is dropped (weak build
+  pod-egress: the table is not installed and the container reaches the
+  gateway, the metadata address and an RFC 1918 address);
+- networkAllowed with allowCidrs: the allowed range wins over denyCidrs;
+- a joined namespace some process (not a container under --root) is in
+  is refused (weak build ns-host: joined);
+- a spec without a network, pid, ipc or uts namespace (the host's: docker
+  --network/--pid/--ipc/--uts host, Kubernetes hostNetwork/hostPID/
+  hostIPC) is refused with the same error as a path to the host's (weak
+  build ns-absent: it runs).
+"""
+
+import os
+import subprocess
+import time
+import uuid
+
+import pytest
+
+from conftest import make_spec, policy_file, run_cmd, spawn
+from escape_helpers import BUILDS, pick_runtime, rt_as
+from test_policy import test_netns  # noqa: F401  (fixture: cns + gateway gns)
+from test_policy_namespaces import HostProcess
+
+pytestmark = pytest.mark.usefixtures("agentsbx_only")
+
+PROBE = ("for ip in 198.51.100.1 169.254.169.254 10.99.0.1; do "
+         "  r=$(nc -w 2 $ip 8080 </dev/null 2>/dev/null); echo \"$ip=${r:-blocked}\"; "
+         "done; ip -4 -o addr show | grep -c 198.51.100.2")
+
+
+def joined_spec(args, netns):
+    spec = make_spec(args)
+    for n in spec["linux"]["namespaces"]:
+        if n["type"] == "network":
+            n["path"] = netns
+    return spec
+
+
+def run_spec(env, runtime, spec, *global_args):
+    bundle = env.make_bundle("b-" + uuid.uuid4().hex[:6], spec=spec)
+    return rt_as(env, runtime, *global_args, "run", "--bundle", bundle, env.new_id(),
+                 timeout=60)
+
+
+def probe_result(out):
+    lines = out.split()
+    return dict(l.split("=", 1) for l in lines if "=" in l), lines[-1] if lines else ""
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_pod_netns_kept_and_egress_dropped(penv, test_netns, build):  # noqa: F811
+    rt = pick_runtime(build, "pod-egress")
+    rc, out, err = run_spec(penv, rt, joined_spec(["sh", "-c", PROBE], test_netns))
+    assert rc == 0, err
+    res, addrs = probe_result(out)
+    # the namespace (and its address) is the one joined, not a new lo-only one
+    assert addrs == "1", out
+    if build == "real":
+        assert res == {"198.51.100.1": "blocked", "169.254.169.254": "blocked",
+                       "10.99.0.1": "blocked"}, out
+    else:
+        assert res["198.51.100.1"] == "hello" and res["169.254.169.254"] == "hello", out
+    tables = subprocess.run(["ip", "netns", "exec", os.path.basename(test_netns), "nft",
+                             "list", "tables"], capture_output=True, text=True).stdout
+    assert "agentsbx" not in tables, "the container's table outlived it: " + tables
+
+
+def test_pod_netns_inbound_connection_and_reply(penv, test_netns):  # noqa: F811
+    """A server in the container is reached from the gateway namespace
+    (a probe, a Service): replies to inbound connections pass."""
+    gns = "asbx-g-" + os.path.basename(test_netns)[len("asbx-c-"):]
+    spec = joined_spec(["nc", "-l", "-p", "9090", "-e", "echo", "pong"], test_netns)
+    bundle = penv.make_bundle("b-" + uuid.uuid4().hex[:6], spec=spec)
+    server = spawn([penv.runtime, "--root", penv.root, "run", "--bundle", bundle,
+                    penv.new_id()])
+    got = ""
+    try:
+        end = time.monotonic() + 20
+        while time.monotonic() < end and "pong" not in got:
+            rc, got, _ = run_cmd(["ip", "netns", "exec", gns, "busybox", "nc", "-w", "2",
+                                  "198.51.100.2", "9090"], timeout=10)
+            time.sleep(0.2)
+    finally:
+        rc, out, err = server.wait(timeout=30)  # nc -l exits after one connection
+    assert "pong" in got, "the container's server was not reached from outside: %s" % err
+
+
+def test_allow_cidrs_win_over_deny_cidrs(penv, test_netns):  # noqa: F811
+    pol = policy_file(penv, {"networkAllowed": True, "allowCidrs": ["10.99.0.0/24"]})
+    rc, out, err = run_spec(penv, penv.runtime, joined_spec(["sh", "-c", PROBE], test_netns),
+                            "--policy", pol)
+    assert rc == 0, err
+    res, _ = probe_result(out)
+    assert res == {"198.51.100.1": "hello", "169.254.169.254": "blocked",
+                   "10.99.0.1": "hello"}, out
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_netns_with_a_process_in_it_refused(penv, build):
+    """Not a container's and not empty: some daemon's namespace (with its
+    own services on its lo) is not a pod's."""
+    rt = pick_runtime(build, "ns-host")
+    victim = HostProcess(["--net"])
+    try:
+        rc, out, err = run_spec(penv, rt, joined_spec(["true"], victim.ns("net")))
+    finally:
+        victim.stop()
+    if build == "real":
+        assert rc != 0
+        assert ("is neither the network namespace of a running container under --root "
+                "%s nor an empty one" % penv.root) in err, err
+    else:
+        assert rc == 0, err
+
+
+@pytest.mark.parametrize("build", BUILDS)
+@pytest.mark.parametrize("nstype,asked", [
+    ("network", "docker --network host, Kubernetes hostNetwork"),
+    ("pid", "docker --pid host, Kubernetes hostPID"),
+    ("ipc", "docker --ipc host, Kubernetes hostIPC"),
+    ("uts", "docker --uts host, Kubernetes hostNetwork")])
+def test_missing_namespace_is_the_hosts_refused(penv, build, nstype, asked):
+    rt = pick_runtime(build, "ns-absent")
+    spec = make_spec(["true"])
+    spec["linux"]["namespaces"] = [n for n in spec["linux"]["namespaces"]
+                                   if n["type"] != nstype]
+    if nstype == "uts":
+        spec.pop("hostname", None)
+    rc, out, err = run_spec(penv, rt, spec)
+    if build == "real":
+        assert rc != 0, "ran in the host's %s namespace" % nstype
+        assert ("policy: host %s (%s): no linux.namespaces entry of type %s"
+                % (nstype, asked, nstype)) in err, err
+        assert "no policy field allows it" in err
+    else:
+        assert rc == 0, err
+
+
+def test_host_netns_by_path_same_error(penv):
+    """docker --network host sends the host's namespace as a path: the same
+    "host network" refusal as an entry left out (a hostNetwork pod)."""
+    rc, out, err = run_spec(penv, penv.runtime, joined_spec(["true"], "/proc/self/ns/net"))
+    assert rc != 0
+    assert ("policy: host network (docker --network host, Kubernetes hostNetwork): "
+            "linux.namespaces[network].path /proc/self/ns/net is the host's network "
+            "namespace") in err, err

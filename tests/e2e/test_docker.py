@@ -454,6 +454,41 @@ def test_policy_tightens_docker_options(docker, policy):
     assert r.out.split() == ["CapEff:", "0" * 16, str(policy["limits"]["memory"])], str(r)
 
 
+def test_policy_update_capped(docker, policy):
+    """`docker update` above the floor (issue 16): capped to the policy's
+    limits, as at create (the runtime logs what it changed)."""
+    lim = policy["limits"]
+    cid = docker("run", "-d", *POL, "--memory", "64m", IMAGE, "sleep", "1000").ok().out.strip()
+    try:
+        wait_status(docker, cid, "running")
+        r = docker("update", "--memory", "%d" % (lim["memory"] * 4),
+                   "--memory-swap", "%d" % (lim["memory"] * 8), "--cpus", "4", cid)
+        mem = docker("exec", cid, "sh", "-c",
+                     cgroup_file("memory/memory.limit_in_bytes", "memory.max")).ok().out.strip()
+        assert int(mem) <= lim["memory"], (mem, str(r))
+        quota = docker("exec", cid, "sh", "-c",
+                       "if [ -f /sys/fs/cgroup/cgroup.controllers ]; then cut -d' ' -f1 "
+                       "/sys/fs/cgroup/cpu.max; else cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us; "
+                       "fi").ok().out.strip()
+        assert 0 < int(quota) <= lim["cpuQuota"], (quota, str(r))
+    finally:
+        docker("rm", "-f", cid)
+
+
+@pytest.mark.parametrize("flag,name", [("--pid", "pid"), ("--ipc", "ipc"), ("--uts", "uts")])
+def test_policy_host_namespaces_refused(docker, policy, flag, name):
+    """docker --pid/--ipc/--uts host: refused with the policy's one error
+    for the host's namespaces (the same as a Kubernetes hostPID/hostIPC
+    pod, tests/cri).  (--network host: dockerd keeps a bind mount of its
+    namespace while it runs, which this fixture's leftover check would
+    report; tests/integration/test_policy_pod_net.py and the attack suite
+    run it.)"""
+    r = docker("run", "--rm", *POL, flag, "host", IMAGE, "true")
+    assert r.rc != 0, str(r)
+    assert "policy: host %s (docker %s host" % (name, flag) in r.err, str(r)
+    assert "no policy field allows it" in r.err, str(r)
+
+
 def test_policy_lifecycle(docker, policy):
     """run -d, exec (-u, -w, -e), stop with SIGTERM honoured, under the
     floor."""

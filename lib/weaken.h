@@ -17,8 +17,9 @@
  * not judged against the policy's hookPrefixes), watchdog-session (the
  * sandbox watchdog stays in the caller's process group), socket-proto (the
  * strict profile's socket() rules without their protocol test), ns-host
- * (the host's namespaces, and a mount namespace not a container's, may be
- * joined under enforce), dev-path (linux.devices paths may leave /dev),
+ * (the host's namespaces, and a mount namespace not a container's, or a
+ * network namespace neither a container's nor empty, may be joined under
+ * enforce), dev-path (linux.devices paths may leave /dev),
  * rootfs-host (root.path may be the host's root or hold --root),
  * bind-relative (relative bind sources not resolved nor judged),
  * fs-types (any filesystem type anywhere under enforce),

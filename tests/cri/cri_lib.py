@@ -25,11 +25,13 @@ The helpers of tests/e2e (subreaper, spawn/run, leftover checks, the
 busybox rootfs) are reused from e2e_lib.
 """
 
+import hashlib
+import io
 import json
 import os
 import shutil
-import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import uuid
@@ -173,10 +175,7 @@ def oci_image(layer_tar, out, ref, config):
     E.oci_archive(layer_tar, out, ref)
     if config is None:
         return
-    # rewrite: unpack the archive, replace the config blob, fix digests
-    import hashlib
-    import io
-    import tarfile
+    # rewrite: read the archive back, replace the config blob, fix digests
     with tarfile.open(out) as t:
         files = {m.name: t.extractfile(m).read() for m in t.getmembers() if m.isfile()}
     index = json.loads(files["index.json"])
@@ -520,6 +519,3 @@ class Cri:
             shutil.rmtree(self.dir, ignore_errors=True)
         return problems
 
-
-def check_output(cmd, **kw):
-    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw).stdout

@@ -120,7 +120,7 @@ def describe_versions():
     def first_line(argv):
         r = E.run(argv, timeout=20)
         return (r.out or r.err).strip().splitlines()[0] if r.rc == 0 else "?"
-    return ("Linux %s, %d CPUs; %s; %s; crictl %s; agentsbx %s" % (
+    return ("Linux %s, %d CPUs; %s; %s; crictl %s; %s" % (
         platform.release(), os.cpu_count(),
         first_line([C.CONTAINERD, "--version"]),
         first_line([C.RUNC, "--version"]),
@@ -141,7 +141,10 @@ def results_markdown():
            "- Handlers: **runc** (the baseline); **agentsbx** under its built-in default "
            "policy (`{}`); **agentsbx-net**: `%s`." % C.json.dumps(C.POLICY_NET),
            "- A cell: `ok` = what the row expects for that handler happened (the note says "
-           "what was seen); `FAIL` = it did not; `xfail` = known, with the reason.", "",
+           "what was seen); `FAIL` = it did not; `xfail` = known, with the reason. Where "
+           "agentsbx refuses or blocks what runc lets through (egress, hostNetwork, hostPID, "
+           "hostIPC, update above the caps), that is the policy: README, \"A pod under the "
+           "default policy\".", "",
            "| operation | runc | agentsbx (default policy) | agentsbx-net (networkAllowed) |",
            "|---|---|---|---|"]
     for title in _ROWS:

@@ -355,9 +355,10 @@ def host_ns_row(node, handler, cell, name, field, **ns):
         cell("runs")
         return r.out.strip(), pod
     assert r.rc != 0, "the policy let a %s pod run" % field
-    m = re.search(r"policy: [^\"]*?%s[^\"]*" % re.escape(field), r.err)
-    assert m, r.err
-    cell("refused: " + m.group(0)[:160].rstrip(": unknown"))
+    m = re.search(r"policy: %s \([^)]*\): no linux\.namespaces entry of type \w+"
+                  % re.escape(field), r.err)
+    assert m and "no policy field allows it" in r.err, r.err
+    cell("refused: `%s`" % m.group(0))
     return None, pod
 
 

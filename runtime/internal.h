@@ -113,8 +113,9 @@ int write_pid_file(const char *path, pid_t pid, struct error *err);
 /* policy/enforce.c: load the policy and apply it to c->spec. */
 int policy_enforce(struct container_ctx *c, struct error *err);
 /* runtime/policy/engine_dirs.c: the engine's directories for this
- * container (bundle, containerd state/root, dockerd data-root) join
- * c->policy.bind_prefixes (create, and exec from the state's bundle). */
+ * container (containerd's CRI dirs under its state and root, dockerd's
+ * data-root) join c->policy.bind_prefixes (create, and exec from the
+ * state's bundle). */
 int policy_add_engine_dirs(struct container_ctx *c, struct error *err);
 /* After the rootfs and the joined namespaces are open, before anything is
  * written: judge them (the host's namespaces, a host root) under enforce. */

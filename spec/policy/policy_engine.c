@@ -10,8 +10,7 @@
  *   work -> <R>/io.containerd.runtime.v2.task/<ns>/<id>          (root; the
  *           shim's link in the bundle, read by runtime/)
  *
- * allowed:  the bundle itself;
- *           <S or R>/io.containerd.grpc.v1.cri/sandboxes/<sandbox id>
+ * allowed:  <S or R>/io.containerd.grpc.v1.cri/sandboxes/<sandbox id>
  *           <S or R>/io.containerd.grpc.v1.cri/containers/<id>   (CRI)
  *           <D>/containers/<id> when R is <D>/containerd/daemon (the
  *           containerd dockerd runs: D is its --data-root).
@@ -19,7 +18,9 @@
  * Every derived prefix ends in this container's own id or its pod's
  * sandbox id (runtime/ passes one only when that container exists under
  * the same --root), so the policy's bindPrefixes widen by directories
- * the engine made for this container and its pod, nothing else.
+ * the engine made for this container and its pod, nothing else.  The
+ * bundle itself is not one: the caller picks its path (it could be "/"),
+ * and no engine binds from it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -83,7 +84,6 @@ void policy_engine_bind_prefixes(const char *bundle, const char *work, const cha
 	if (!bundle || bundle[0] != '/' || !plain_name(id))
 		return;
 	b = policy_clean_path(bundle);
-	policy_strv_add(out, b);
 	if (!split_task_dir(b, id, &state, &ns))
 		return;
 	add_cri(out, state, id, sid);

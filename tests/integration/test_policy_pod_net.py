@@ -152,3 +152,57 @@ def test_host_netns_by_path_same_error(penv):
     assert ("policy: host network (docker --network host, Kubernetes hostNetwork): "
             "linux.namespaces[network].path /proc/self/ns/net is the host's network "
             "namespace") in err, err
+
+
+# ---- bind prefixes that follow the engine ------------------------------------------
+
+def containerd_layout(env, cid, work_target=None):
+    """A bundle where containerd (any --state) puts it, the shim's `work`
+    link to its --root, and the CRI's files for this container's pod."""
+    state, root = os.path.join(env.tmp, "ctd-state"), os.path.join(env.tmp, "ctd-root")
+    task = os.path.join("io.containerd.runtime.v2.task", "k8s.io")
+    os.makedirs(os.path.join(state, task), exist_ok=True)
+    os.makedirs(os.path.join(root, task, cid), exist_ok=True)
+    for sid in (cid, "other-pod"):
+        d = os.path.join(root, "io.containerd.grpc.v1.cri", "sandboxes", sid)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "hosts"), "w") as f:
+            f.write("10.0.0.1 %s\n" % sid)
+    bundle = env.make_bundle(os.path.join("ctd-state", task, cid))
+    os.symlink(work_target or os.path.join(root, task, cid), os.path.join(bundle, "work"))
+    return bundle, root
+
+
+def bind(spec, source, dest):
+    spec["mounts"].append({"destination": dest, "type": "bind", "source": source,
+                           "options": ["rbind", "ro"]})
+    return spec
+
+
+def test_engine_dirs_are_bind_sources(penv):
+    """containerd with a --root/--state of its own (not the built-in
+    bindPrefixes): the pod's hosts file binds; another pod's does not; a
+    `work` link naming "/" widens nothing; -v /:/host stays refused."""
+    cid = penv.new_id()
+    bundle, root = containerd_layout(penv, cid)
+    hosts = os.path.join(root, "io.containerd.grpc.v1.cri", "sandboxes", cid, "hosts")
+    from conftest import write_spec
+    write_spec(bundle, bind(make_spec(["cat", "/etc/hosts"]), hosts, "/etc/hosts"))
+    rc, out, err = rt_as(penv, penv.runtime, "run", "--bundle", bundle, cid, timeout=60)
+    assert rc == 0, err
+    assert "10.0.0.1 %s" % cid in out
+    other = os.path.join(root, "io.containerd.grpc.v1.cri", "sandboxes", "other-pod", "hosts")
+    for source in (other, "/"):
+        write_spec(bundle, bind(make_spec(["true"]), source, "/x"))
+        rc, out, err = rt_as(penv, penv.runtime, "run", "--bundle", bundle, cid, timeout=60)
+        assert rc != 0 and "bind mount of host path %s on /x is not allowed" % source in err, err
+
+
+def test_engine_work_link_elsewhere_widens_nothing(penv):
+    cid = penv.new_id()
+    bundle, root = containerd_layout(penv, cid, work_target="/")
+    hosts = os.path.join(root, "io.containerd.grpc.v1.cri", "sandboxes", cid, "hosts")
+    from conftest import write_spec
+    write_spec(bundle, bind(make_spec(["true"]), hosts, "/etc/hosts"))
+    rc, out, err = rt_as(penv, penv.runtime, "run", "--bundle", bundle, cid, timeout=60)
+    assert rc != 0 and "is not allowed by the policy" in err, err

@@ -22,8 +22,8 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
-#include "mcp_internal.h"
+#include "../spec/json.h"
+#include "mcp_private.h"
 
 #define READ_CHUNK (256 * 1024)
 #define SESSION_CHECK_MS 1000 /* idle sessions are looked for while idle */

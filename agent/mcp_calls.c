@@ -26,7 +26,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "mcp_internal.h"
+#include "mcp_private.h"
 
 #define PROGRESS_MIN_MS 250
 /* A pause between the last notification and the response: the TypeScript

@@ -25,8 +25,8 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
-#include "mcp_internal.h"
+#include "../spec/json.h"
+#include "mcp_private.h"
 
 #define TOOL_NAME "run_code"
 #define TEXT_STREAM_MAX 8192 /* bytes of a stream in the text summary */

@@ -20,9 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/fds.h"
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
-#include "sandbox_internal.h"
+#include "sandbox_private.h"
 
 #define READ_CHUNK (64 * 1024)
 #define READS_PER_WAKEUP 16	  /* then let the other stream have a turn */
@@ -136,13 +137,6 @@ static char *capture_take(struct capture *c, size_t *len, bool *truncated)
 	return out;
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 /* Read what is there; EOF closes the stream. */
 static void capture_read(struct capture *c)
 {
@@ -161,7 +155,7 @@ static void capture_read(struct capture *c)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
-		close_fd(c->fd); /* EOF, or an error: nothing more will come */
+		fd_close(c->fd); /* EOF, or an error: nothing more will come */
 	}
 }
 
@@ -193,7 +187,7 @@ static void feed_stdin(struct loop *l)
 			break; /* EPIPE: the code does not read its stdin */
 		}
 	}
-	close_fd(&w->in_fd);
+	fd_close(&w->in_fd);
 }
 
 static void kill_init(struct loop *l)
@@ -350,7 +344,7 @@ int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 	l.next_tick = l.start + SANDBOX_TICK_MS * NS_PER_MS;
 	l.deadline = l.start + (long long)(w->timeout * 1e9);
 	if (w->in_fd >= 0 && !w->in_len)
-		close_fd(&w->in_fd);
+		fd_close(&w->in_fd);
 	else
 		feed_stdin(&l);
 	for (;;) {

@@ -27,7 +27,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "sandbox_internal.h"
+#include "sandbox_private.h"
 
 static int open_in(int dirfd, const char *path, int flags, mode_t mode)
 {

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/fds.h"
 #include "../lib/log.h"
 
 #define HOOK_LINE_MAX 2048	     /* longer lines are logged in pieces */
@@ -189,17 +190,10 @@ static void pipes_init(struct hook_pipes *hp)
 		hp->child[i] = hp->parent[i] = -1;
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 static void pipes_close_child(struct hook_pipes *hp)
 {
 	for (int i = 0; i < CHILD_PIPES; i++)
-		close_fd(&hp->child[i]);
+		fd_close(&hp->child[i]);
 	hp->child[CHILD_BIN] = -1; /* the caller's */
 }
 
@@ -207,7 +201,7 @@ static void pipes_close(struct hook_pipes *hp)
 {
 	pipes_close_child(hp);
 	for (int i = 0; i < CHILD_NFDS; i++)
-		close_fd(&hp->parent[i]);
+		fd_close(&hp->parent[i]);
 }
 
 /* The child's ends stay blocking: a hook's `cat` must not see EAGAIN. */
@@ -374,7 +368,7 @@ static void out_close(struct hook_io *io, struct out_stream *s)
 {
 	if (s->line_len)
 		out_emit_line(io, s);
-	close_fd(&s->fd);
+	fd_close(&s->fd);
 }
 
 /* Read up to max_bytes (rounded to the buffer size); close on EOF/error. */
@@ -465,7 +459,7 @@ static void in_write(struct hook_io *io)
 			break;
 		}
 	}
-	close_fd(&io->in_fd); /* all written (EOF for the hook) or failed */
+	fd_close(&io->in_fd); /* all written (EOF for the hook) or failed */
 }
 
 /* ---- the wait loop ---------------------------------------------------- */
@@ -623,16 +617,16 @@ static void hook_io_init(struct hook_io *io, const struct hook_label *l,
 	io->in_buf = state_json ? state_json : "";
 	io->in_len = strlen(io->in_buf);
 	if (!io->in_len)
-		close_fd(&io->in_fd);
+		fd_close(&io->in_fd);
 }
 
 static void hook_io_close(struct hook_io *io)
 {
-	close_fd(&io->pidfd);
-	close_fd(&io->in_fd);
-	close_fd(&io->out.fd);
-	close_fd(&io->err.fd);
-	close_fd(&io->exec_fd);
+	fd_close(&io->pidfd);
+	fd_close(&io->in_fd);
+	fd_close(&io->out.fd);
+	fd_close(&io->err.fd);
+	fd_close(&io->exec_fd);
 }
 
 static int hook_io_run(struct hook_io *io, int64_t timeout, struct error *err)

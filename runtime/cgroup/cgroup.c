@@ -184,6 +184,15 @@ const struct cg_host *cg_host_get(struct error *err)
 	return &host;
 }
 
+void cgroup_warm_cache(void)
+{
+	enum cgroup_mode mode;
+	struct error err;
+
+	(void)cgroup_detect_mode(&mode, &err);
+	(void)cg_host_get(&err);
+}
+
 /* ---- paths ------------------------------------------------------------------ */
 
 static int check_component(const char *c, size_t len, const char *in,

@@ -220,6 +220,17 @@ static unsigned long long oom_kills(const struct cg_files *f)
 	return cg_keyed(f, "memory", "memory.oom_control", "oom_kill");
 }
 
+bool container_cgroup_oom_killed(const char *cgroup_path)
+{
+	struct cg_files f = { .path = cgroup_path };
+	struct error err;
+
+	if (!cgroup_path || cgroup_path[0] != '/' ||
+	    cgroup_detect_mode(&f.mode, &err) < 0)
+		return false;
+	return oom_kills(&f) > 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;

@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
 #include "../lib/log.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
 #include "mcp_private.h"
 
@@ -243,12 +245,10 @@ void mcp_calls_wait_all(struct mcp_server *s)
 
 static void send_progress(struct mcp_call *c, const char *message, size_t len)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(false);
 	size_t clean_len;
-	_cleanup_free_ char *clean = sandbox_utf8_clean(message, len, &clean_len);
+	_cleanup_free_ char *clean = utf8_clean(message, len, &clean_len);
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
 	mcp_gkey_str(g, "jsonrpc", "2.0");
 	mcp_gkey_str(g, "method", "notifications/progress");

@@ -24,6 +24,7 @@
 
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
 #include "../spec/json.h"
 #include "mcp_private.h"
@@ -560,7 +561,7 @@ static char *summary_text(const struct sandbox_result *res)
 	append_stream(&text, "stderr", res->err, res->err_len);
 	/* The streams may cut a UTF-8 sequence: the text is JSON too. */
 	raw = text;
-	return sandbox_utf8_clean(raw, strlen(raw), &len);
+	return utf8_clean(raw, strlen(raw), &len);
 }
 
 /* {content: [{type: text, text}], structuredContent: gen(arg) if gen,

@@ -10,6 +10,8 @@
 #include <yajl/yajl_gen.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
 #include "../agent/sandbox.h"
 #include "cmd.h"
@@ -254,24 +256,20 @@ static int print_result(const struct sandbox_flags *f, const struct sandbox_resu
 /* --json: the sandbox itself failed; one line {"error":{"message"}} too. */
 static void print_error_json(const char *msg)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
-	const unsigned char *buf;
-	size_t len, clean_len;
-	_cleanup_free_ char *clean = sandbox_utf8_clean(msg, strlen(msg), &clean_len);
+	yajl_gen g = jgen_new(false);
+	size_t clean_len;
+	_cleanup_free_ char *clean = utf8_clean(msg, strlen(msg), &clean_len);
+	_cleanup_free_ char *line = NULL;
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
-	yajl_gen_string(g, (const unsigned char *)"error", 5);
+	jgen_str(g, "error");
 	yajl_gen_map_open(g);
-	yajl_gen_string(g, (const unsigned char *)"message", 7);
-	yajl_gen_string(g, (const unsigned char *)clean, clean_len);
+	jgen_key_str(g, "message", clean);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
-	yajl_gen_get_buf(g, &buf, &len);
-	printf("%.*s\n", (int)len, buf);
+	line = jgen_finish(g, NULL);
+	printf("%s\n", line);
 	fflush(stdout);
-	yajl_gen_free(g);
 }
 
 static int fail(const struct sandbox_flags *f, struct error *err, int status)

@@ -19,6 +19,7 @@
 
 #include "../lib/fds.h"
 #include "../lib/log.h"
+#include "../lib/signals.h"
 
 #define HOOK_LINE_MAX 2048	     /* longer lines are logged in pieces */
 #define HOOK_READ_ROUNDS 16	     /* reads per stream per poll round */
@@ -62,30 +63,6 @@ struct hook_io {
 enum { CHILD_IN, CHILD_OUT, CHILD_ERR, CHILD_EXEC, CHILD_BIN, CHILD_NFDS };
 #define CHILD_PIPES CHILD_BIN /* the pipes: every slot before CHILD_BIN */
 #define BIN_FD 4 /* where the binary's fd is executed from */
-
-/* The kernel's struct sigaction for rt_sigaction(2): glibc's sigaction()
- * refuses the two signals it keeps for itself (32, 33), and a sanitizer
- * runtime may leave them ignored, which would survive execve. */
-struct kernel_sigaction {
-	void (*handler)(int);
-	unsigned long flags;
-	void (*restorer)(void);
-	unsigned long mask;
-};
-
-static void child_reset_signals(void)
-{
-	struct kernel_sigaction dfl = { .handler = SIG_DFL };
-	sigset_t none;
-
-	/* Ignored dispositions survive execve; handlers do not matter. */
-	for (int sig = 1; sig < NSIG; sig++) {
-		if (sig != SIGKILL && sig != SIGSTOP)
-			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
-	}
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
 
 static void child_close_from(int first)
 {
@@ -131,7 +108,7 @@ hook_child(const char *path, char *const argv[], char *const envp[],
 	int hi[CHILD_NFDS];
 	int e;
 
-	child_reset_signals();
+	signals_reset_for_exec();
 	/* Files a hook makes get the usual modes, not the 0666 of the
 	 * container's init, which runs with umask 0 while it sets up. */
 	umask(022);

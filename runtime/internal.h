@@ -154,6 +154,12 @@ int ns_clone_into(unsigned long flags, int cgroup_fd, pid_t *pid,
 		  bool *born_in, struct error *err);
 void ns_restore_after_clone(struct container_ctx *c);
 
+/* rootless.c: created by an unprivileged caller (no CAP_SETUID on the
+ * host); the id maps of the new user namespace: our own ids directly, any
+ * other through newuidmap/newgidmap. */
+bool rootless_caller(void);
+int rootless_write_id_maps(struct container_ctx *c, struct error *err);
+
 /* ns_judge.c: namespace files judged as kernel objects. */
 /* Open path once: it must be an nsfs file of type t. */
 int ns_open_file(const char *path, enum ns_type t, int *out, struct error *err);

@@ -226,6 +226,8 @@ int ns_write_id_maps(struct container_ctx *c, struct error *err)
 
 	if (!c->new_userns)
 		return 0;
+	if (rootless_caller())
+		return rootless_write_id_maps(c, err);
 	if (write_map(c, "gid_map", l->gid_mappings, l->n_gid_mappings, err) < 0)
 		return -1;
 	return write_map(c, "uid_map", l->uid_mappings, l->n_uid_mappings, err);

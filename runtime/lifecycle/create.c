@@ -270,12 +270,25 @@ static int wait_child_ready(struct container_ctx *c, struct error *err)
 /* The container's cgroup: the spec's limits, plus allow rules for its
  * linux.devices.  pid 0 (cgroup v2): before the clone, *fd for
  * clone3(CLONE_INTO_CGROUP); -1 in *fd: made after the clone, with pid. */
+/* As runc: an unprivileged caller whose cgroups are not delegated to it
+ * gets no cgroup, and says so (never a silent claim of limits). */
+static int rootless_without_cgroup(struct container_ctx *c, struct error *err)
+{
+	log_warn("rootless: no cgroup for %s (%s): the container runs without cgroup limits (memory, pids, cpu, devices); delegate a cgroup v2 subtree to uid %u to have them",
+		 c->id, err->msg, (unsigned)geteuid());
+	free(c->cgroup_path);
+	c->cgroup_path = NULL;
+	return 0;
+}
+
 static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
 		       struct error *err)
 {
 	struct oci_resources res;
 	int r;
 
+	if (!c->cgroup_path)
+		return 0; /* rootless, none to be had */
 	cgroup_resources_for_spec(c->spec, &res);
 	if (pid == 0)
 		r = cgroup_create_for_clone(c->cgroup_path, c->cgroup_manager,
@@ -285,6 +298,9 @@ static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
 	free(res.devices);
 	if (r == 0 && (pid != 0 || *fd >= 0))
 		c->cgroup_created = true;
+	if (r < 0 && rootless_caller() &&
+	    (err->code == EACCES || err->code == EPERM || err->code == EROFS))
+		return rootless_without_cgroup(c, err);
 	return r;
 }
 

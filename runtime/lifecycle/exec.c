@@ -301,6 +301,11 @@ static int prepare_exec(struct container_ctx *c, const struct container_handle *
 	c->spec = xcalloc(1, sizeof(*c->spec));
 	if (state_load_spec(h->dirfd, c->spec, err) < 0)
 		return error_prefix(err, "load the container's config.json");
+	/* Joining needs the container's user namespace first, and a process
+	 * that joined it can never come back to the caller's: that takes an
+	 * intermediate process, not written yet. */
+	if (rootless_caller() && spec_find_namespace(c->spec, NS_USER))
+		return error_set(err, "exec: not supported rootless yet (a container in a user namespace of an unprivileged caller); run the command with `run` or as the container's process");
 	if (load_exec_process(o, c->spec, err) < 0)
 		return -1;
 	/* The policy in force applies to every process, exec'd ones too;

@@ -237,5 +237,9 @@ int sandbox_parse_seconds(const char *s, double *out);
 int sandbox_process_uid(const struct global_opts *g, uid_t *out, struct error *err);
 int sandbox_network_needs_annotation(const struct global_opts *g, bool *out,
 				     struct error *err);
+/* The caller's own limits and network (cfg) against the policy's caps:
+ * over a cap is refused, naming the rule and the field (sandbox_limits.c). */
+int sandbox_check_limits(const struct global_opts *g, const struct sandbox_config *cfg,
+			 struct error *err);
 
 #endif

@@ -90,7 +90,11 @@ static int rewrite_bundle(struct sandbox_session *ss, struct error *err)
 	_cleanup_free_ char *interpreter = NULL, *json = NULL, *config = NULL;
 	const char *code_file = sandbox_code_file(ss->cfg.lang);
 
-	if (sandbox_find_interpreter(ss->cfg.rootfs, ss->cfg.lang, &interpreter, err) < 0)
+	/* A command line (the CLI's `session run -- CMD`) needs no interpreter. */
+	if (ss->cfg.lang == SANDBOX_LANG_NONE && (!ss->cfg.args || !ss->cfg.args[0]))
+		return error_set(err, "sandbox session: no command to run");
+	if (ss->cfg.lang != SANDBOX_LANG_NONE &&
+	    sandbox_find_interpreter(ss->cfg.rootfs, ss->cfg.lang, &interpreter, err) < 0)
 		return -1;
 	json = sandbox_spec_json(&ss->cfg, interpreter, err);
 	if (!json)

@@ -20,7 +20,7 @@ struct command {
 extern const struct command cmd_create, cmd_start, cmd_run, cmd_state,
 	cmd_kill, cmd_delete, cmd_list, cmd_spec, cmd_features, cmd_ps,
 	cmd_pause, cmd_resume, cmd_exec, cmd_update, cmd_policy, cmd_events;
-extern const struct command cmd_sandbox, cmd_mcp;
+extern const struct command cmd_sandbox, cmd_mcp, cmd_session;
 
 /* create and run share their flags (run adds --detach).  0: parsed;
  * 1: --help was printed; -1: bad usage (logged). */

@@ -38,7 +38,7 @@ static const char help_text[] =
 	"      Limits above the policy's are refused, as is a network the policy does\n"
 	"      not allow.  It closes itself after --idle seconds unused (default 600).\n"
 	"  run NAME [--code FILE|- [--lang L]] [--timeout S] [--stdin FILE|-]\n"
-	"         [--output-limit N] [-- COMMAND [ARGS...]]\n"
+	"         [--output-limit N] [--json] [-- COMMAND [ARGS...]]\n"
 	"      run a program (in the session's language unless --lang) or a command in\n"
 	"      a new container of the session, in /workspace; exit status as sandbox's\n"
 	"  write NAME PATH [FILE|-]   a file into /workspace (from stdin by default)\n"
@@ -117,7 +117,7 @@ static int take_flag(struct flags *f, int c, char *arg)
 
 /* Flags from argv[1] on (argv[0] is skipped, as getopt does); *first gets
  * the index of the first argument left.  1: --help. */
-static int parse(int argc, char **argv, struct flags *f, int *first, bool permute)
+static int parse(int argc, char **argv, struct flags *f, int *first)
 {
 	static const struct option opts[] = {
 		{ "rootfs", required_argument, NULL, OPT_ROOTFS },
@@ -143,8 +143,7 @@ static int parse(int argc, char **argv, struct flags *f, int *first, bool permut
 	int c;
 
 	optind = 0;
-	/* run's command comes after "--" or the first non-flag, untouched. */
-	while ((c = getopt_long(argc, argv, permute ? "e:h" : "+e:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "e:h", opts, NULL)) != -1) {
 		if (c == 'h')
 			return 1;
 		if (c == '?' || take_flag(f, c, optarg) < 0)
@@ -499,14 +498,14 @@ static int verb_close(const struct global_opts *g, struct flags *f, int argc, ch
 static int run_session(const struct global_opts *g, int argc, char **argv)
 {
 	struct flags f = { 0 };
-	const char *verb = argc > 1 ? argv[1] : "";
+	const char *verb = argc > 1 ? argv[1] : "", *name = NULL;
 	int first = 0, r, status;
 	bool named = strcmp(verb, "create") && strcmp(verb, "list") && strcmp(verb, "close");
 
-	/* For the verbs with a NAME first, getopt skips it as it skips argv[0]. */
-	if (argc < 2 || (named && argc < 3 && strcmp(verb, "-h") && strcmp(verb, "--help")))
+	if (argc < 2)
 		return cmd_usage(&cmd_session, false);
-	r = parse(argc - 1 - named, argv + 1 + named, &f, &first, strcmp(verb, "run"));
+	/* Flags anywhere before "--"; what follows it is run's command. */
+	r = parse(argc - 1, argv + 1, &f, &first);
 	if (r > 0 || !strcmp(verb, "-h") || !strcmp(verb, "--help")) {
 		cmd_usage(&cmd_session, true);
 		printf("\n%s", help_text);
@@ -514,18 +513,25 @@ static int run_session(const struct global_opts *g, int argc, char **argv)
 	}
 	if (r < 0)
 		return cmd_usage(&cmd_session, false);
-	argc -= 1 + named + first;
-	argv += 1 + named + first;
+	argc -= 1 + first;
+	argv += 1 + first;
+	if (named) {
+		if (!argc)
+			return cmd_usage(&cmd_session, false);
+		name = argv[0];
+		argc--;
+		argv++;
+	}
 	if (!strcmp(verb, "create"))
 		status = verb_create(g, &f, argc, argv);
 	else if (!strcmp(verb, "run"))
-		status = verb_run(g, &f, argv[-first], argc, argv);
+		status = verb_run(g, &f, name, argc, argv);
 	else if (!strcmp(verb, "write"))
-		status = verb_write(g, &f, argv[-first], argc, argv);
+		status = verb_write(g, &f, name, argc, argv);
 	else if (!strcmp(verb, "read"))
-		status = verb_read(g, &f, argv[-first], argc, argv);
+		status = verb_read(g, &f, name, argc, argv);
 	else if (!strcmp(verb, "ls"))
-		status = verb_ls(g, &f, argv[-first], argc, argv);
+		status = verb_ls(g, &f, name, argc, argv);
 	else if (!strcmp(verb, "list"))
 		status = verb_list(g, &f);
 	else if (!strcmp(verb, "close"))

@@ -36,6 +36,9 @@
 #define SANDBOX_INIT_FILE "init"      /* our PID 1 (runtime/sandbox_init/) in it */
 #define SANDBOX_SESSION_DIR "/workspace" /* a session's files, kept between runs */
 #define SANDBOX_FILES_DIR "files"	   /* ... in the workspace */
+#define SANDBOX_OUTPUTS_DIR "/outputs"	   /* files a run leaves for the caller */
+#define SANDBOX_OUTPUTS_NAME "outputs"	   /* ... in the workspace (a session's files/) */
+#define SANDBOX_META_DIR "meta"		   /* the workspace's, on /.agentsbx/meta */
 #define SANDBOX_OUTPUT_LIMIT (1024u * 1024)	     /* bytes kept per stream */
 #define SANDBOX_DISK_DEFAULT (256ull * 1024 * 1024) /* the writable layer */
 #define SANDBOX_TIMEOUT_DEFAULT 30.0		     /* seconds */
@@ -87,6 +90,13 @@ struct sandbox_input {
 	void *cb_arg;
 };
 
+/* A file the run left in SANDBOX_OUTPUTS_DIR (sandbox_outputs.c). */
+struct sandbox_output {
+	char *path; /* "/outputs/REL" */
+	unsigned long long size;
+	char *content_base64; /* a one-call sandbox's, within a cap; else NULL */
+};
+
 struct sandbox_result {
 	char *out; /* what the code wrote, trimmed with a marker past the cap */
 	size_t out_len;
@@ -100,6 +110,11 @@ struct sandbox_result {
 	int signal;	/* the sandbox itself was told to stop (SIGTERM...) */
 	bool cancelled; /* killed because cancel_fd became readable */
 	bool python;	/* the program was Python: look for its exception */
+	char *value;	/* Python: repr() of the last expression's value, or NULL */
+	size_t value_len;
+	struct sandbox_output *outputs; /* created or changed in /outputs */
+	size_t n_outputs;
+	bool outputs_truncated; /* more files than were listed */
 };
 
 /* A Python program's uncaught exception, parsed from its stderr
@@ -126,6 +141,7 @@ struct sandbox {
 	int pidfd;
 	bool created, reaped;
 	char *cgroup_path;
+	bool session; /* a session's: outputs are in files/ and stay */
 };
 
 /*
@@ -198,6 +214,11 @@ int sandbox_session_read_file(struct sandbox_session *ss, const char *path, size
 			      char **out, size_t *len, struct error *err);
 int sandbox_session_list(struct sandbox_session *ss, const char *path,
 			 struct sandbox_dirent **out, size_t *n, size_t max, struct error *err);
+
+/* The Python wrapper that finds the last expression's value (its source,
+ * for python3 -c; sandbox_outputs.c). */
+extern const char sandbox_python_wrapper[];
+void sandbox_outputs_free(struct sandbox_result *res);
 
 /* prepare + run + destroy. */
 int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,

@@ -442,6 +442,29 @@ static void gen_bool(yajl_gen g, const char *key, bool v)
 	yajl_gen_bool(g, v);
 }
 
+static void gen_outputs(yajl_gen g, const struct sandbox_result *res)
+{
+	gen_key(g, "outputs");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < res->n_outputs; i++) {
+		const struct sandbox_output *o = &res->outputs[i];
+
+		yajl_gen_map_open(g);
+		gen_text(g, "path", o->path, strlen(o->path));
+		gen_key(g, "size");
+		yajl_gen_integer(g, (long long)o->size);
+		if (o->content_base64) {
+			gen_key(g, "content_base64");
+			yajl_gen_string(g, (const unsigned char *)o->content_base64,
+					strlen(o->content_base64));
+		}
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	if (res->outputs_truncated)
+		gen_bool(g, "outputs_truncated", true);
+}
+
 void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res)
 {
 	char secs[32];
@@ -470,6 +493,9 @@ void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res)
 			sandbox_pyerror_free(&e);
 		}
 	}
+	if (res->value)
+		gen_text(g, "value", res->value, res->value_len);
+	gen_outputs(g, res);
 	yajl_gen_map_close(g);
 }
 
@@ -491,6 +517,7 @@ char *sandbox_result_json(const struct sandbox_result *res)
 
 void sandbox_result_free(struct sandbox_result *res)
 {
+	sandbox_outputs_free(res);
 	free(res->out);
 	free(res->err);
 	memset(res, 0, sizeof(*res));

@@ -52,6 +52,7 @@ int sandbox_session_open(const struct global_opts *g, const struct sandbox_confi
 	ss->cfg.session = true;
 	ss->cfg.stdin_fd = -1;
 	sandbox_init_struct(&ss->sb, cfg->lang);
+	ss->sb.session = true;
 	if (sandbox_make_state_root(g, err) < 0 || sandbox_process_uid(g, &uid, err) < 0 ||
 	    sandbox_workspace_make(&ss->sb, cfg->disk, uid, err) < 0 ||
 	    sandbox_overlay_mount(&ss->sb, cfg->rootfs, err) < 0 ||
@@ -66,7 +67,8 @@ int sandbox_session_open(const struct global_opts *g, const struct sandbox_confi
 	}
 	ss->files_fd = openat(dirfd, SANDBOX_FILES_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 			      O_CLOEXEC);
-	if (ss->files_fd < 0) {
+	if (ss->files_fd < 0 || mkdirat(ss->files_fd, SANDBOX_OUTPUTS_NAME, 0700) < 0 ||
+	    fchmodat(ss->files_fd, SANDBOX_OUTPUTS_NAME, 01777, 0) < 0) {
 		error_sys(err, "sandbox session: open %s/%s", ss->sb.dir, SANDBOX_FILES_DIR);
 		goto fail;
 	}
@@ -128,11 +130,14 @@ int sandbox_session_run(const struct global_opts *g, struct sandbox_session *ss,
 
 /* ---- files ------------------------------------------------------------------ */
 
-/* "/workspace/a/b" or "a/b" -> "a/b"; NULL for a path elsewhere. */
+/* "/workspace/a/b" or "a/b" -> "a/b"; "/outputs/a" (the same directory
+ * as /workspace/outputs) -> "outputs/a"; NULL for a path elsewhere. */
 const char *sandbox_session_rel(const char *path)
 {
-	size_t n = strlen(SANDBOX_SESSION_DIR);
+	size_t n = strlen(SANDBOX_SESSION_DIR), o = strlen(SANDBOX_OUTPUTS_DIR);
 
+	if (!strncmp(path, SANDBOX_OUTPUTS_DIR, o) && (path[o] == '/' || !path[o]))
+		return path + 1;
 	if (!strncmp(path, SANDBOX_SESSION_DIR, n) && (path[n] == '/' || !path[n]))
 		path += n;
 	else if (path[0] == '/')

@@ -143,6 +143,11 @@ static void gen_args(yajl_gen g, const struct sandbox_config *cfg,
 		_cleanup_free_ char *file = xasprintf("/%s/%s", SANDBOX_CODE_DIR,
 						      sandbox_code_file(cfg->lang));
 		gstr(g, interpreter);
+		/* Python: the last expression's value (sandbox_outputs.c). */
+		if (cfg->lang == SANDBOX_LANG_PYTHON) {
+			gstr(g, "-c");
+			gstr(g, sandbox_python_wrapper);
+		}
 		gstr(g, file);
 	}
 	for (char **a = cfg->args; a && *a; a++)
@@ -281,30 +286,39 @@ static void gen_linux(yajl_gen g, yajl_val linux_obj, const struct sandbox_confi
 	yajl_gen_map_close(g);
 }
 
-/* The default's mounts, and a session's files (a directory of the bundle,
- * so on the session's own size-capped tmpfs) read-write on /workspace. */
-static void gen_mounts(yajl_gen g, yajl_val list, const struct sandbox_config *cfg)
+/* A directory of the bundle (so on the workspace's own size-capped
+ * tmpfs) read-write on destination. */
+static void gen_bind(yajl_gen g, const char *destination, const char *source)
 {
 	static const char *const opts[] = { "rbind", "rw", "nosuid", "nodev" };
 
+	yajl_gen_map_open(g);
+	gstr(g, "destination");
+	gstr(g, destination);
+	gstr(g, "type");
+	gstr(g, "bind");
+	gstr(g, "source");
+	gstr(g, source);
+	gstr(g, "options");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		gstr(g, opts[i]);
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
+/* The default's mounts; a session's files on /workspace; /outputs (in a
+ * session, its /workspace/outputs) and the wrapper's /.agentsbx/meta. */
+static void gen_mounts(yajl_gen g, yajl_val list, const struct sandbox_config *cfg)
+{
 	yajl_gen_array_open(g);
 	for (size_t i = 0; YAJL_IS_ARRAY(list) && i < list->u.array.len; i++)
 		gen_tree(g, list->u.array.values[i]);
-	if (cfg->session) {
-		yajl_gen_map_open(g);
-		gstr(g, "destination");
-		gstr(g, SANDBOX_SESSION_DIR);
-		gstr(g, "type");
-		gstr(g, "bind");
-		gstr(g, "source");
-		gstr(g, SANDBOX_FILES_DIR);
-		gstr(g, "options");
-		yajl_gen_array_open(g);
-		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-			gstr(g, opts[i]);
-		yajl_gen_array_close(g);
-		yajl_gen_map_close(g);
-	}
+	if (cfg->session)
+		gen_bind(g, SANDBOX_SESSION_DIR, SANDBOX_FILES_DIR);
+	gen_bind(g, SANDBOX_OUTPUTS_DIR, cfg->session ? SANDBOX_FILES_DIR "/" SANDBOX_OUTPUTS_NAME
+						      : SANDBOX_OUTPUTS_NAME);
+	gen_bind(g, "/" SANDBOX_CODE_DIR "/" SANDBOX_META_DIR, SANDBOX_META_DIR);
 	yajl_gen_array_close(g);
 }
 

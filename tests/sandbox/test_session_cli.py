@@ -146,10 +146,10 @@ def test_a_session_end_to_end(cli, python_image, state_root):
     j = cli.json("read", name, "out/plot.png")
     assert base64.b64decode(j["content_base64"]) == png and j["size"] == len(png)
     names = {e["name"]: e["type"] for e in cli.json("ls", name)["entries"]}
-    assert names == {"data.csv": "file", "out": "directory"}
+    assert names == {"data.csv": "file", "out": "directory", "outputs": "directory"}
     # The next invocation sees the same files; the rest of the root is fresh.
     r = cli.json("run", name, "--code", "-", input=b"import os; print(sorted(os.listdir('.')))")
-    assert r["stdout"] == "['data.csv', 'out']\n"
+    assert r["stdout"] == "['data.csv', 'out', 'outputs']\n"
     cli.ok("close", name)
     assert cli.sessions() == []
     rc, out, err = cli.raw("run", name, "--code", "-", input=b"print(1)")

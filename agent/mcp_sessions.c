@@ -239,7 +239,7 @@ static int parse_path(struct mcp_server *s, const struct mcp_id *id, yajl_val ar
 	if (required_string(s, id, args, "path", &a->path, &len) < 0)
 		return -1;
 	if (!sandbox_session_rel(a->path))
-		return mcp_bad_args(s, id, "arguments.path: must be under /workspace (or relative to it)");
+		return mcp_bad_args(s, id, "arguments.path: must be under /workspace (or relative to it) or /outputs");
 	return 0;
 }
 

@@ -141,7 +141,7 @@ struct sandbox {
 	int pidfd;
 	bool created, reaped;
 	char *cgroup_path;
-	bool session; /* a session's: outputs are in files/ and stay */
+	bool session; /* a session's: its outputs stay between runs */
 };
 
 /*
@@ -192,6 +192,7 @@ struct sandbox_session {
 	struct sandbox sb; /* the workspace; a container only during a run */
 	struct sandbox_config cfg;
 	int files_fd;
+	int outputs_fd; /* the workspace's outputs/, on /outputs */
 };
 
 struct sandbox_dirent {
@@ -206,7 +207,8 @@ int sandbox_session_run(const struct global_opts *g, struct sandbox_session *ss,
 			enum sandbox_lang lang, const struct sandbox_input *in,
 			struct sandbox_result *res, struct error *err);
 void sandbox_session_close(const struct global_opts *g, struct sandbox_session *ss);
-/* Paths are SANDBOX_SESSION_DIR/REL or REL, resolved inside files/. */
+/* Paths are SANDBOX_SESSION_DIR/REL or REL, resolved inside files/, or
+ * SANDBOX_OUTPUTS_DIR/REL, inside outputs/; the rel part, NULL if neither. */
 const char *sandbox_session_rel(const char *path);
 int sandbox_session_write_file(struct sandbox_session *ss, const char *path, const char *data,
 			       size_t len, struct error *err);

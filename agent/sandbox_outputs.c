@@ -11,10 +11,10 @@
  *   directory of the workspace bound there).  An uncaught exception is
  *   printed as Python prints it, without the wrapper's frames, so stderr
  *   and the parsed error are what they were without it.
- * - the files in /outputs (a directory of the workspace bound there; in a
- *   session the workspace's /workspace/outputs): those the run created or
- *   changed, with their content (base64) for a one-call sandbox, whose
- *   files are deleted with it.
+ * - the files in /outputs (a directory of the workspace bound there, kept
+ *   between a session's runs): those the run created or changed, with
+ *   their content (base64) for a one-call sandbox, whose files are deleted
+ *   with it (a session's are read with its read-file call).
  *
  * Both are written by the hostile program: read through directory fds,
  * O_NOFOLLOW and O_NONBLOCK, regular files only, sizes bounded.
@@ -194,8 +194,7 @@ void sandbox_collect_outputs(struct sandbox *sb, long long start_ns, struct sand
 		return;
 	if (sb->lang == SANDBOX_LANG_PYTHON)
 		take_value(ws, res);
-	outputs = open_dir_at(ws, sb->session ? SANDBOX_FILES_DIR "/" SANDBOX_OUTPUTS_NAME
-					      : SANDBOX_OUTPUTS_NAME);
+	outputs = open_dir_at(ws, SANDBOX_OUTPUTS_NAME);
 	if (outputs < 0)
 		return;
 	/* A session's outputs stay: only what this run wrote is news. */

@@ -307,8 +307,8 @@ static void gen_bind(yajl_gen g, const char *destination, const char *source)
 	yajl_gen_map_close(g);
 }
 
-/* The default's mounts; a session's files on /workspace; /outputs (in a
- * session, its /workspace/outputs) and the wrapper's /.agentsbx/meta. */
+/* The default's mounts; a session's files on /workspace; /outputs and the
+ * Python wrapper's /.agentsbx/meta (sandbox_outputs.c). */
 static void gen_mounts(yajl_gen g, yajl_val list, const struct sandbox_config *cfg)
 {
 	yajl_gen_array_open(g);
@@ -316,8 +316,7 @@ static void gen_mounts(yajl_gen g, yajl_val list, const struct sandbox_config *c
 		gen_tree(g, list->u.array.values[i]);
 	if (cfg->session)
 		gen_bind(g, SANDBOX_SESSION_DIR, SANDBOX_FILES_DIR);
-	gen_bind(g, SANDBOX_OUTPUTS_DIR, cfg->session ? SANDBOX_FILES_DIR "/" SANDBOX_OUTPUTS_NAME
-						      : SANDBOX_OUTPUTS_NAME);
+	gen_bind(g, SANDBOX_OUTPUTS_DIR, SANDBOX_OUTPUTS_NAME);
 	gen_bind(g, "/" SANDBOX_CODE_DIR "/" SANDBOX_META_DIR, SANDBOX_META_DIR);
 	yajl_gen_array_close(g);
 }

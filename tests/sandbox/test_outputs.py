@@ -11,7 +11,7 @@ import subprocess
 import pytest
 
 from sbx_helpers import RUNTIME
-from test_session_cli import settled  # also makes pytest a subreaper: sessions outlive their client
+from test_session_cli import settled, subreaper  # noqa: F401 (a fixture)
 
 
 def run_py(sbx, code, image):
@@ -86,7 +86,8 @@ def test_a_command_has_outputs_too(sbx):
 
 # ---- in a session: what this run created or changed ------------------------------------
 
-def test_a_session_run_lists_what_it_wrote_in_outputs(state_root, image_root, python_image):
+def test_a_session_run_lists_what_it_wrote_in_outputs(subreaper, state_root, image_root,
+                                                      python_image):
     base = [RUNTIME, "--root", state_root, "session"]
     name = subprocess.run(base + ["create", "--image-root", image_root, "--image", python_image],
                           capture_output=True, check=True).stdout.decode().strip()
@@ -99,12 +100,14 @@ def test_a_session_run_lists_what_it_wrote_in_outputs(state_root, image_root, py
         r = run("open('/outputs/one', 'w').write('1')\n7 * 6")
         assert r["value"] == "42"
         assert r["outputs"] == [{"path": "/outputs/one", "size": 1}], r  # no content here
-        r = run("open('/workspace/outputs/two', 'w').write('22')")
+        r = run("open('/outputs/two', 'w').write('22')")
         assert r["outputs"] == [{"path": "/outputs/two", "size": 2}], r  # not "one" again
         p = subprocess.run(base + ["read", name, "/outputs/two"], capture_output=True)
         assert p.stdout == b"22"
-        r = run("print(sorted(__import__('os').listdir('/outputs')))")
-        assert r["stdout"] == "['one', 'two']\n" and r["outputs"] == []
+        r = run("import os; print(sorted(os.listdir('/outputs')), os.listdir('/workspace'))")
+        assert r["stdout"] == "['one', 'two'] []\n" and r["outputs"] == []
+        p = subprocess.run(base + ["ls", name, "/outputs"], capture_output=True)
+        assert p.returncode == 0 and sorted(p.stdout.split()[2::3]) == [b"one", b"two"], p.stdout
     finally:
         subprocess.run(base + ["close", name])
         assert settled(state_root) == {}

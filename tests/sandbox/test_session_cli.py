@@ -4,9 +4,10 @@ invocations by a server process per session (agent/session_cli.h).
 
     AGENTSBX=build/agentsbx /usr/bin/python3 -m pytest -q tests/sandbox/test_session_cli.py
 
-The session servers leave the caller's process group and outlive it: this
-module makes pytest a child subreaper (PID 1 never reaps here) and reaps
-the servers that ended after each test.  Every test also checks that no
+The session servers leave the caller's process group and outlive it: while
+a test runs, pytest is a child subreaper (PID 1 never reaps here) and the
+servers that ended are reaped after it (only then: the other modules'
+tests expect their orphans to go to PID 1).  Every test also checks that no
 session record is left under ROOT/.sessions.
 """
 
@@ -22,7 +23,7 @@ import pytest
 
 from sbx_helpers import RUNTIME, leftovers
 
-ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+PR_SET_CHILD_SUBREAPER = 36
 
 
 def reap():
@@ -97,7 +98,18 @@ def settled(state_root, timeout=5.0):
 
 
 @pytest.fixture
-def cli(state_root, image_root):
+def subreaper(state_root):
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    yield
+    try:
+        assert settled(state_root) == {}
+    finally:
+        libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+
+
+@pytest.fixture
+def cli(subreaper, state_root, image_root):
     c = Cli(state_root, image_root)
     yield c
     for name in c.sessions():
@@ -146,10 +158,10 @@ def test_a_session_end_to_end(cli, python_image, state_root):
     j = cli.json("read", name, "out/plot.png")
     assert base64.b64decode(j["content_base64"]) == png and j["size"] == len(png)
     names = {e["name"]: e["type"] for e in cli.json("ls", name)["entries"]}
-    assert names == {"data.csv": "file", "out": "directory", "outputs": "directory"}
+    assert names == {"data.csv": "file", "out": "directory"}
     # The next invocation sees the same files; the rest of the root is fresh.
     r = cli.json("run", name, "--code", "-", input=b"import os; print(sorted(os.listdir('.')))")
-    assert r["stdout"] == "['data.csv', 'out', 'outputs']\n"
+    assert r["stdout"] == "['data.csv', 'out']\n"
     cli.ok("close", name)
     assert cli.sessions() == []
     rc, out, err = cli.raw("run", name, "--code", "-", input=b"print(1)")

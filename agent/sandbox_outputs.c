@@ -33,6 +33,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
+#include "../lib/weaken.h"
 #include "sandbox_internal.h"
 
 #define VALUE_MAX (64 * 1024)	       /* bytes of repr() kept */
@@ -77,11 +78,13 @@ const char sandbox_python_wrapper[] =
 
 /* ---- reading what the program left ------------------------------------------- */
 
-/* A regular file at dirfd/name, at most max bytes (-1 if it is not). */
+/* A regular file at dirfd/name, at most max bytes (-1 if it is not).  The
+ * program made the name: a symlink to a host file must not be followed
+ * by us (O_NOFOLLOW), a FIFO must not block us (O_NONBLOCK, then fstat). */
 static int read_small(int dirfd, const char *name, size_t max, char **out, size_t *len)
 {
-	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-					O_CLOEXEC);
+	int nofollow = WEAKENED("value-nofollow") ? 0 : O_NOFOLLOW;
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | nofollow | O_NONBLOCK | O_CLOEXEC);
 	struct stat st;
 	struct error e;
 

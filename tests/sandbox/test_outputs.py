@@ -10,7 +10,7 @@ import subprocess
 
 import pytest
 
-from sbx_helpers import RUNTIME
+from sbx_helpers import REPO, RUNTIME
 from test_session_cli import settled, subreaper  # noqa: F401 (a fixture)
 
 
@@ -133,3 +133,35 @@ def test_mcp_run_code_gives_value_and_outputs(state_root, image_root, python_ima
     finally:
         rc, err = c.close()
         assert rc == 0, err
+
+
+# ---- the program plants a symlink where the runtime reads -------------------------------
+
+def weak_runtime(name):
+    """build-weak-NAME/agentsbx (lib/weaken.h), made once."""
+    path = os.path.join(REPO, "build-weak-" + name, "agentsbx")
+    if not os.access(path, os.X_OK):
+        p = subprocess.run(["make", "-C", REPO, "weak-" + name], capture_output=True,
+                           timeout=900)
+        assert p.returncode == 0, p.stderr.decode()[-3000:]
+    return path
+
+
+@pytest.mark.parametrize("build", ["real", "weak"])
+def test_a_planted_symlink_never_reads_a_host_file(sbx, python_image, tmp_path, build):
+    """/.agentsbx/meta/value made a symlink to a host file: the runtime,
+    reading it on the host, must not follow it (weak build: value-nofollow,
+    where the host file's content comes back as the value)."""
+    secret = tmp_path / "host-secret"
+    secret.write_text("host only")
+    code = "import os\nos.symlink(%r, '/.agentsbx/meta/value')\n" % str(secret)
+    runtime = RUNTIME if build == "real" else weak_runtime("value-nofollow")
+    argv = [runtime] + sbx.argv("--code", "-", "--lang", "python", image=python_image)[1:]
+    p = subprocess.run(argv, input=code.encode(), capture_output=True, timeout=60)
+    r = json.loads(p.stdout)
+    assert r["exit_code"] == 0, r
+    if build == "real":
+        assert "value" not in r, r
+    else:
+        assert r.get("value") == "host only", (
+            "weak build (value-nofollow): the host file was not read, the test proves nothing: %s" % r)

@@ -20,10 +20,11 @@
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
-#include "mcp_internal.h"
+#include "../spec/json.h"
+#include "mcp_private.h"
 
 #define READ_CHUNK (256 * 1024)
 #define SESSION_CHECK_MS 1000 /* idle sessions are looked for while idle */
@@ -36,13 +37,12 @@ static const char *const protocol_versions[] = {
 
 void mcp_gstr(yajl_gen g, const char *str)
 {
-	yajl_gen_string(g, (const unsigned char *)str, strlen(str));
+	jgen_str(g, str);
 }
 
 void mcp_gkey_str(yajl_gen g, const char *key, const char *value)
 {
-	mcp_gstr(g, key);
-	mcp_gstr(g, value);
+	jgen_key_str(g, key, value);
 }
 
 void mcp_gkey_bool(yajl_gen g, const char *key, bool value)
@@ -86,10 +86,8 @@ void mcp_id_gen(yajl_gen g, const struct mcp_id *id)
 
 yajl_gen mcp_reply_begin(const struct mcp_id *id)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(false);
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
 	mcp_gkey_str(g, "jsonrpc", "2.0");
 	mcp_gstr(g, "id");
@@ -99,20 +97,12 @@ yajl_gen mcp_reply_begin(const struct mcp_id *id)
 
 void mcp_reply_send(struct mcp_server *s, yajl_gen g)
 {
-	const unsigned char *buf;
-	size_t len;
 	_cleanup_free_ char *line = NULL;
+	size_t len;
 
 	yajl_gen_map_close(g);
-	if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok) {
-		log_error("mcp: cannot generate a reply");
-		yajl_gen_free(g);
-		return;
-	}
-	line = xmalloc(len + 1);
-	memcpy(line, buf, len);
-	line[len] = '\n';
-	yajl_gen_free(g);
+	line = jgen_finish(g, &len);
+	line[len] = '\n'; /* over the NUL: written with its length */
 	/* One write per message, one writer at a time: the client reads
 	 * whole lines. */
 	pthread_mutex_lock(&s->out_lock);

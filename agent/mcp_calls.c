@@ -25,9 +25,11 @@
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
 #include "../lib/log.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
-#include "mcp_internal.h"
+#include "mcp_private.h"
 
 #define PROGRESS_MIN_MS 250
 /* A pause between the last notification and the response: the TypeScript
@@ -278,12 +280,10 @@ void mcp_calls_wait_all(struct mcp_server *s)
 
 static void send_progress(struct mcp_call *c, const char *message, size_t len)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(false);
 	size_t clean_len;
-	_cleanup_free_ char *clean = sandbox_utf8_clean(message, len, &clean_len);
+	_cleanup_free_ char *clean = utf8_clean(message, len, &clean_len);
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
 	mcp_gkey_str(g, "jsonrpc", "2.0");
 	mcp_gkey_str(g, "method", "notifications/progress");

@@ -20,9 +20,10 @@
 #include "../lib/base64.h"
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
-#include "mcp_internal.h"
+#include "../spec/json.h"
+#include "mcp_private.h"
 
 #define LIST_MAX 1000 /* entries of one session_list_files */
 
@@ -537,14 +538,6 @@ static void session_write(struct mcp_call *c, struct mcp_session *ms)
 	mcp_reply_tool_result(c, text, gen_file, &f);
 }
 
-static bool valid_utf8_text(const char *data, size_t len)
-{
-	size_t clean_len;
-	_cleanup_free_ char *clean = sandbox_utf8_clean(data, len, &clean_len);
-
-	return clean_len == len && !memcmp(clean, data, len) && strlen(data) == len;
-}
-
 static void session_read(struct mcp_call *c, struct mcp_session *ms)
 {
 	_cleanup_free_ char *data = NULL, *encoded = NULL, *text = NULL;
@@ -557,7 +550,7 @@ static void session_read(struct mcp_call *c, struct mcp_session *ms)
 		return;
 	}
 	/* Text as it is when it can be; anything else as base64. */
-	f.base64 = c->a.base64 || !valid_utf8_text(data, f.len);
+	f.base64 = c->a.base64 || !utf8_is_text(data, f.len);
 	if (f.base64)
 		encoded = base64_encode(data, f.len);
 	f.data = f.base64 ? encoded : data;
@@ -586,7 +579,7 @@ static void gen_listing(yajl_gen g, void *arg)
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < l->n; i++) {
 		size_t len;
-		_cleanup_free_ char *name = sandbox_utf8_clean(l->e[i].name, strlen(l->e[i].name),
+		_cleanup_free_ char *name = utf8_clean(l->e[i].name, strlen(l->e[i].name),
 							       &len);
 		yajl_gen_map_open(g);
 		mcp_gkey_str(g, "name", name);
@@ -616,7 +609,7 @@ static void session_list(struct mcp_call *c, struct mcp_session *ms)
 		free(old);
 	}
 	old = text;
-	text = sandbox_utf8_clean(old, strlen(old), &(size_t){ 0 });
+	text = utf8_clean(old, strlen(old), &(size_t){ 0 });
 	free(old);
 	mcp_reply_tool_result(c, text, gen_listing, &l);
 	free(text);

@@ -24,9 +24,10 @@
 
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
-#include "mcp_internal.h"
+#include "../spec/json.h"
+#include "mcp_private.h"
 
 #define TOOL_NAME "run_code"
 #define TEXT_STREAM_MAX 8192 /* bytes of a stream in the text summary */
@@ -595,7 +596,7 @@ static char *summary_text(const struct sandbox_result *res)
 	append_outputs(&text, res);
 	/* The streams may cut a UTF-8 sequence: the text is JSON too. */
 	raw = text;
-	return sandbox_utf8_clean(raw, strlen(raw), &len);
+	return utf8_clean(raw, strlen(raw), &len);
 }
 
 /* {content: [{type: text, text}], structuredContent: gen(arg) if gen,

@@ -235,9 +235,6 @@ void sandbox_result_free(struct sandbox_result *res);
 void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res);
 /* CLOCK_MONOTONIC in nanoseconds. */
 long long sandbox_now_ns(void);
-/* s[0, n) with each byte that is not well-formed UTF-8 made U+FFFD;
- * NUL-terminated heap string, its length in *out_len. */
-char *sandbox_utf8_clean(const char *s, size_t n, size_t *out_len);
 /* The same as one line of JSON (no newline).  Heap string. */
 char *sandbox_result_json(const struct sandbox_result *res);
 

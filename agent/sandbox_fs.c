@@ -23,7 +23,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "sandbox_internal.h"
+#include "sandbox_private.h"
 
 static const char *const bin_dirs[] = {
 	"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin", NULL,

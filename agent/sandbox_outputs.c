@@ -34,7 +34,7 @@
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "../lib/weaken.h"
-#include "sandbox_internal.h"
+#include "sandbox_private.h"
 
 #define VALUE_MAX (64 * 1024)	       /* bytes of repr() kept */
 #define OUTPUTS_MAX 100		       /* files listed */

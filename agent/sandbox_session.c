@@ -27,7 +27,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "sandbox_internal.h"
+#include "sandbox_private.h"
 
 static int open_in(int dirfd, const char *path, int flags, mode_t mode)
 {
@@ -236,7 +236,6 @@ int sandbox_session_read_file(struct sandbox_session *ss, const char *path, size
 	const char *rel;
 	int root = dir_of(ss, path, &rel);
 	_cleanup_close_ int fd = -1;
-	struct stat st;
 
 	if (!rel)
 		return error_set(err, "%s: only files under %s and %s are kept", path,
@@ -245,15 +244,8 @@ int sandbox_session_read_file(struct sandbox_session *ss, const char *path, size
 	fd = open_in(root, rel, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0)
 		return error_sys(err, "%s", path);
-	if (fstat(fd, &st) < 0)
-		return error_sys(err, "%s: fstat", path);
-	if (!S_ISREG(st.st_mode))
-		return error_set(err, "%s: not a regular file", path);
-	if ((size_t)st.st_size > max)
-		return error_set(err, "%s: %lld bytes, over the limit of %zu", path,
-				 (long long)st.st_size, max);
 	fcntl(fd, F_SETFL, 0);
-	return read_all_fd(fd, max, out, len, err) < 0 ? error_prefix(err, "%s", path) : 0;
+	return read_regular_fd(fd, path, max, out, len, err);
 }
 
 int sandbox_session_list(struct sandbox_session *ss, const char *path,

@@ -24,9 +24,11 @@
 #include <yajl/yajl_gen.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
 #include "../lib/log.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
+#include "../spec/json.h"
 #include "session_cli.h"
 
 #define REQUEST_READ_S 30 /* to send a whole request */
@@ -44,44 +46,34 @@ struct server {
 
 /* ---- replies ------------------------------------------------------------------ */
 
-static yajl_gen gen_new(void)
-{
-	yajl_gen g = yajl_gen_alloc(NULL);
-
-	if (!g)
-		abort();
-	return g;
-}
-
-static void gstr(yajl_gen g, const char *s)
+/* A string the program or the caller made: valid UTF-8 in the JSON. */
+static void gtext(yajl_gen g, const char *s)
 {
 	size_t len;
-	_cleanup_free_ char *clean = sandbox_utf8_clean(s, strlen(s), &len);
+	_cleanup_free_ char *clean = utf8_clean(s, strlen(s), &len);
 
 	yajl_gen_string(g, (const unsigned char *)clean, len);
 }
 
 static void send_gen(int conn, yajl_gen g, const char *body, size_t body_len)
 {
-	const unsigned char *buf;
 	size_t len;
+	_cleanup_free_ char *hdr = jgen_finish(g, &len);
 	struct error e;
 
-	yajl_gen_get_buf(g, &buf, &len);
-	if (session_wire_write(conn, (const char *)buf, len, body, body_len, &e) < 0)
+	if (session_wire_write(conn, hdr, len, body, body_len, &e) < 0)
 		log_warn("%s", e.msg);
-	yajl_gen_free(g);
 }
 
 static void send_error(int conn, const char *msg)
 {
-	yajl_gen g = gen_new();
+	yajl_gen g = jgen_new(false);
 
 	yajl_gen_map_open(g);
-	gstr(g, "error");
+	jgen_str(g, "error");
 	yajl_gen_map_open(g);
-	gstr(g, "message");
-	gstr(g, msg);
+	jgen_str(g, "message");
+	gtext(g, msg);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 	send_gen(conn, g, NULL, 0);
@@ -191,7 +183,7 @@ static void op_run(struct server *s, int conn, yajl_val hdr, const char *body, s
 		sandbox_result_free(&res);
 		return send_error(conn, "the session was closed during the run; the program was killed");
 	}
-	g = gen_new();
+	g = jgen_new(false);
 	sandbox_result_gen(g, &res);
 	sandbox_result_free(&res);
 	send_gen(conn, g, NULL, 0);
@@ -207,11 +199,11 @@ static void op_write(struct server *s, int conn, yajl_val hdr, const char *body,
 		return send_error(conn, "session: write: no path");
 	if (sandbox_session_write_file(&s->ss, path, body, len, &err) < 0)
 		return send_error(conn, err.msg);
-	g = gen_new();
+	g = jgen_new(false);
 	yajl_gen_map_open(g);
-	gstr(g, "path");
-	gstr(g, path);
-	gstr(g, "size");
+	jgen_str(g, "path");
+	gtext(g, path);
+	jgen_str(g, "size");
 	yajl_gen_integer(g, (long long)len);
 	yajl_gen_map_close(g);
 	send_gen(conn, g, NULL, 0);
@@ -229,13 +221,13 @@ static void op_read(struct server *s, int conn, yajl_val hdr)
 		return send_error(conn, "session: read: no path");
 	if (sandbox_session_read_file(&s->ss, path, SESSION_FILE_MAX, &data, &len, &err) < 0)
 		return send_error(conn, err.msg);
-	g = gen_new();
+	g = jgen_new(false);
 	yajl_gen_map_open(g);
-	gstr(g, "path");
-	gstr(g, path);
-	gstr(g, "size");
+	jgen_str(g, "path");
+	gtext(g, path);
+	jgen_str(g, "size");
 	yajl_gen_integer(g, (long long)len);
-	gstr(g, "body_len");
+	jgen_str(g, "body_len");
 	yajl_gen_integer(g, (long long)len);
 	yajl_gen_map_close(g);
 	send_gen(conn, g, data, len);
@@ -251,19 +243,19 @@ static void op_ls(struct server *s, int conn, yajl_val hdr)
 
 	if (sandbox_session_list(&s->ss, path, &e, &n, LIST_MAX, &err) < 0)
 		return send_error(conn, err.msg);
-	g = gen_new();
+	g = jgen_new(false);
 	yajl_gen_map_open(g);
-	gstr(g, "path");
-	gstr(g, path);
-	gstr(g, "entries");
+	jgen_str(g, "path");
+	gtext(g, path);
+	jgen_str(g, "entries");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < n; i++) {
 		yajl_gen_map_open(g);
-		gstr(g, "name");
-		gstr(g, e[i].name);
-		gstr(g, "type");
-		gstr(g, e[i].type);
-		gstr(g, "size");
+		jgen_str(g, "name");
+		gtext(g, e[i].name);
+		jgen_str(g, "type");
+		gtext(g, e[i].type);
+		jgen_str(g, "size");
 		yajl_gen_integer(g, (long long)e[i].size);
 		yajl_gen_map_close(g);
 	}
@@ -357,24 +349,19 @@ static int write_file(int dirfd, const char *name, const char *data, struct erro
 
 static int write_info(struct server *s, struct error *err)
 {
-	yajl_gen g = gen_new();
-	const unsigned char *buf;
-	size_t len;
-	int r;
+	yajl_gen g = jgen_new(false);
+	_cleanup_free_ char *text = NULL;
 
 	yajl_gen_map_open(g);
-	gstr(g, "image");
-	gstr(g, s->o->image ? s->o->image : s->o->cfg.rootfs);
-	gstr(g, "language");
-	gstr(g, sandbox_lang_name(s->o->cfg.lang));
-	gstr(g, "idle");
+	jgen_str(g, "image");
+	gtext(g, s->o->image ? s->o->image : s->o->cfg.rootfs);
+	jgen_str(g, "language");
+	gtext(g, sandbox_lang_name(s->o->cfg.lang));
+	jgen_str(g, "idle");
 	yajl_gen_double(g, s->o->idle);
 	yajl_gen_map_close(g);
-	yajl_gen_get_buf(g, &buf, &len);
-	_cleanup_free_ char *text = xstrndup((const char *)buf, len);
-	yajl_gen_free(g);
-	r = write_file(s->dirfd, "info", text, err);
-	return r;
+	text = jgen_finish(g, NULL);
+	return write_file(s->dirfd, "info", text, err);
 }
 
 static int listen_on(struct server *s, struct error *err)

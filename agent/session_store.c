@@ -27,8 +27,8 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
-#include "sandbox_internal.h"
+#include "../spec/json.h"
+#include "sandbox_private.h"
 #include "session_cli.h"
 
 #define STOP_WAIT_MS 10000 /* for a server told to stop, before SIGKILL */

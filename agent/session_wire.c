@@ -12,7 +12,7 @@
 
 #include "../lib/cleanup.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
+#include "../spec/json.h"
 #include "session_cli.h"
 
 #define CHUNK (64 * 1024)

@@ -37,6 +37,8 @@ int cmd_fail(const struct error *err);
 /* Print "usage: ..." for a command to stderr and return 1 (or 0 for
  * --help). */
 int cmd_usage(const struct command *c, bool help);
+/* --json: the sandbox itself failed; one line {"error":{"message"}}. */
+void cmd_print_json_error(const char *msg);
 /* Exactly n positional arguments left after option parsing? */
 bool cmd_want_args(const struct command *c, int argc, int optind_, int n);
 

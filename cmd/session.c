@@ -18,8 +18,9 @@
 #include "../agent/session_cli.h"
 #include "../lib/base64.h"
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
+#include "../spec/json.h"
 #include "cmd.h"
 
 #define EXIT_SANDBOX_FAILED 125
@@ -155,68 +156,23 @@ static int parse(int argc, char **argv, struct flags *f, int *first)
 
 /* ---- output -------------------------------------------------------------------- */
 
-static void print_json_error(const char *msg)
-{
-	yajl_gen g = yajl_gen_alloc(NULL);
-	const unsigned char *buf;
-	size_t len, clean_len;
-	_cleanup_free_ char *clean = sandbox_utf8_clean(msg, strlen(msg), &clean_len);
-
-	if (!g)
-		abort();
-	yajl_gen_map_open(g);
-	yajl_gen_string(g, (const unsigned char *)"error", 5);
-	yajl_gen_map_open(g);
-	yajl_gen_string(g, (const unsigned char *)"message", 7);
-	yajl_gen_string(g, (const unsigned char *)clean, clean_len);
-	yajl_gen_map_close(g);
-	yajl_gen_map_close(g);
-	yajl_gen_get_buf(g, &buf, &len);
-	printf("%.*s\n", (int)len, buf);
-	fflush(stdout);
-	yajl_gen_free(g);
-}
-
 static int fail(const struct flags *f, struct error *err)
 {
 	if (f->json)
-		print_json_error(err->msg);
+		cmd_print_json_error(err->msg);
 	cmd_fail(err);
 	return EXIT_SANDBOX_FAILED;
 }
 
-static char *gen_take(yajl_gen g)
-{
-	const unsigned char *buf;
-	size_t len;
-	char *s;
-
-	yajl_gen_get_buf(g, &buf, &len);
-	s = xstrndup((const char *)buf, len);
-	yajl_gen_free(g);
-	return s;
-}
-
 static yajl_gen gen_op(const char *op, const char *path)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(false);
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
-	yajl_gen_string(g, (const unsigned char *)"op", 2);
-	yajl_gen_string(g, (const unsigned char *)op, strlen(op));
-	if (path) {
-		yajl_gen_string(g, (const unsigned char *)"path", 4);
-		yajl_gen_string(g, (const unsigned char *)path, strlen(path));
-	}
+	jgen_key_str(g, "op", op);
+	if (path)
+		jgen_key_str(g, "path", path);
 	return g;
-}
-
-static void gkey_int(yajl_gen g, const char *key, long long v)
-{
-	yajl_gen_string(g, (const unsigned char *)key, strlen(key));
-	yajl_gen_integer(g, v);
 }
 
 static int read_input(const char *path, size_t max, char **out, size_t *len, struct error *err)
@@ -319,26 +275,19 @@ static int verb_run(const struct global_opts *g, struct flags *f, const char *na
 					 &in_len, &err) < 0))
 		return fail(f, &err);
 	gen = gen_op("run", NULL);
-	if (f->lang) {
-		yajl_gen_string(gen, (const unsigned char *)"language", 8);
-		yajl_gen_string(gen, (const unsigned char *)f->lang, strlen(f->lang));
-	}
-	if (argc) {
-		yajl_gen_string(gen, (const unsigned char *)"args", 4);
-		yajl_gen_array_open(gen);
-		for (int i = 0; i < argc; i++)
-			yajl_gen_string(gen, (const unsigned char *)argv[i], strlen(argv[i]));
-		yajl_gen_array_close(gen);
-	}
+	if (f->lang)
+		jgen_key_str(gen, "language", f->lang);
+	if (argc)
+		jgen_key_list(gen, "args", (const char *const *)argv);
 	if (f->timeout > 0) {
-		yajl_gen_string(gen, (const unsigned char *)"timeout", 7);
+		jgen_str(gen, "timeout");
 		yajl_gen_double(gen, f->timeout);
 	}
-	gkey_int(gen, "output_limit", (long long)f->output_limit);
-	gkey_int(gen, "code_len", (long long)code_len);
-	gkey_int(gen, "body_len", (long long)(code_len + in_len));
+	jgen_key_int(gen, "output_limit", (long long)f->output_limit);
+	jgen_key_int(gen, "code_len", (long long)code_len);
+	jgen_key_int(gen, "body_len", (long long)(code_len + in_len));
 	yajl_gen_map_close(gen);
-	hdr = gen_take(gen);
+	hdr = jgen_finish(gen, NULL);
 	body = xmalloc(code_len + in_len + 1);
 	if (code_len)
 		memcpy(body, code, code_len);
@@ -365,9 +314,9 @@ static int verb_write(const struct global_opts *g, struct flags *f, const char *
 	if (read_input(argc == 2 ? argv[1] : "-", SESSION_FILE_MAX, &data, &len, &err) < 0)
 		return fail(f, &err);
 	gen = gen_op("write", argv[0]);
-	gkey_int(gen, "body_len", (long long)len);
+	jgen_key_int(gen, "body_len", (long long)len);
 	yajl_gen_map_close(gen);
-	hdr = gen_take(gen);
+	hdr = jgen_finish(gen, NULL);
 	if (session_request(g, name, hdr, data, len, &rep, &err) < 0)
 		return fail(f, &err);
 	if (f->json)
@@ -388,18 +337,17 @@ static int verb_read(const struct global_opts *g, struct flags *f, const char *n
 		return error_set(&err, "session read: expected NAME PATH"), fail(f, &err);
 	gen = gen_op("read", argv[0]);
 	yajl_gen_map_close(gen);
-	hdr = gen_take(gen);
+	hdr = jgen_finish(gen, NULL);
 	if (session_request(g, name, hdr, NULL, 0, &rep, &err) < 0)
 		return fail(f, &err);
 	if (f->json) {
 		b64 = base64_encode(rep.body, rep.body_len);
 		gen = gen_op("read", argv[0]);
-		gkey_int(gen, "size", (long long)rep.body_len);
-		yajl_gen_string(gen, (const unsigned char *)"content_base64", 14);
-		yajl_gen_string(gen, (const unsigned char *)b64, strlen(b64));
+		jgen_key_int(gen, "size", (long long)rep.body_len);
+		jgen_key_str(gen, "content_base64", b64);
 		yajl_gen_map_close(gen);
 		free(hdr);
-		hdr = gen_take(gen);
+		hdr = jgen_finish(gen, NULL);
 		printf("%s\n", hdr);
 	} else if (write_all(STDOUT_FILENO, rep.body, rep.body_len) < 0) {
 		session_reply_free(&rep);
@@ -422,7 +370,7 @@ static int verb_ls(const struct global_opts *g, struct flags *f, const char *nam
 		return error_set(&err, "session ls: expected NAME [PATH]"), fail(f, &err);
 	gen = gen_op("ls", argc ? argv[0] : NULL);
 	yajl_gen_map_close(gen);
-	hdr = gen_take(gen);
+	hdr = jgen_finish(gen, NULL);
 	if (session_request(g, name, hdr, NULL, 0, &rep, &err) < 0)
 		return fail(f, &err);
 	entries = jmember(rep.hdr, "entries");

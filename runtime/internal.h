@@ -95,11 +95,13 @@ struct container_ctx {
 	char *state_json; /* for hooks' stdin */
 };
 
-/* create.c */
+/* lifecycle/ctx.c: the context, and what create and exec share. */
 void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	      const struct create_opts *o);
 void ctx_release(struct container_ctx *c);
-int create_container(struct container_ctx *c, struct error *err);
+/* The state as it is now, borrowing the context's strings. */
+void ctx_state(const struct container_ctx *c, enum container_status status,
+	       struct container_state *st);
 /* c->state_json for hooks and the seccomp listener, with this status. */
 void ctx_update_state_json(struct container_ctx *c, enum container_status status);
 /* Shared by create and exec: --root (once), the spec's seccomp filter from
@@ -108,6 +110,9 @@ int ctx_open_root(struct container_ctx *c, struct error *err);
 int ctx_prepare_seccomp(struct container_ctx *c, struct error *err);
 int ctx_prepare_terminal(struct container_ctx *c, struct error *err);
 int write_pid_file(const char *path, pid_t pid, struct error *err);
+
+/* lifecycle/create.c */
+int create_container(struct container_ctx *c, struct error *err);
 
 /* policy/enforce.c: load the policy and apply it to c->spec. */
 int policy_enforce(struct container_ctx *c, struct error *err);

@@ -137,14 +137,18 @@ def test_mcp_run_code_gives_value_and_outputs(state_root, image_root, python_ima
 
 # ---- the program plants a symlink where the runtime reads -------------------------------
 
+_WEAK = {}
+
+
 def weak_runtime(name):
-    """build-weak-NAME/agentsbx (lib/weaken.h), made once."""
-    path = os.path.join(REPO, "build-weak-" + name, "agentsbx")
-    if not os.access(path, os.X_OK):
+    """build-weak-NAME/agentsbx (lib/weaken.h), made (or brought up to
+    date) once per test session."""
+    if name not in _WEAK:
         p = subprocess.run(["make", "-C", REPO, "weak-" + name], capture_output=True,
                            timeout=900)
         assert p.returncode == 0, p.stderr.decode()[-3000:]
-    return path
+        _WEAK[name] = os.path.join(REPO, "build-weak-" + name, "agentsbx")
+    return _WEAK[name]
 
 
 @pytest.mark.parametrize("build", ["real", "weak"])

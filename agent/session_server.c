@@ -95,22 +95,27 @@ static long long hdr_int(yajl_val hdr, const char *key)
 	return v && YAJL_IS_INTEGER(v) ? YAJL_GET_INTEGER(v) : 0;
 }
 
-/* The command of a run ("args"), NULL-terminated; NULL if there is none. */
-static char **hdr_args(yajl_val hdr)
+/* The command of a run ("args": strings), NULL-terminated in *out (NULL
+ * if there is none); -1 if it is not a list of strings. */
+static int hdr_args(yajl_val hdr, char ***out)
 {
 	yajl_val v = jmember(hdr, "args");
-	char **args;
 	size_t n;
 
-	if (!v || !YAJL_IS_ARRAY(v) || !v->u.array.len || v->u.array.len > ARGS_MAX)
-		return NULL;
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (!YAJL_IS_ARRAY(v) || !v->u.array.len || v->u.array.len > ARGS_MAX)
+		return -1;
 	n = v->u.array.len;
-	args = xcalloc(n + 1, sizeof(char *));
+	*out = xcalloc(n + 1, sizeof(char *));
 	for (size_t i = 0; i < n; i++) {
 		yajl_val a = v->u.array.values[i];
-		args[i] = xstrdup(YAJL_IS_STRING(a) ? a->u.string : "");
+		if (!YAJL_IS_STRING(a))
+			return -1;
+		(*out)[i] = xstrdup(a->u.string);
 	}
-	return args;
+	return 0;
 }
 
 /* Readable once a stop signal is pending or the client has gone. */
@@ -144,7 +149,7 @@ static bool not_found(const struct error *err, struct sandbox_result *res)
 
 static void op_run(struct server *s, int conn, yajl_val hdr, const char *body, size_t len)
 {
-	_cleanup_strv_ char **args = hdr_args(hdr);
+	_cleanup_strv_ char **args = NULL;
 	_cleanup_close_ int cancel = cancel_fd_for(s, conn);
 	const char *lang_name = hdr_string(hdr, "language", NULL);
 	long long code_len = hdr_int(hdr, "code_len");
@@ -161,6 +166,8 @@ static void op_run(struct server *s, int conn, yajl_val hdr, const char *body, s
 	yajl_gen g;
 	int r;
 
+	if (hdr_args(hdr, &args) < 0)
+		return send_error(conn, "session: args: expected a list of strings");
 	if (code_len < 0 || (size_t)code_len > len)
 		return send_error(conn, "session: code_len: more than the body");
 	in.code_len = (size_t)code_len;

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -139,16 +140,38 @@ static char *wait_ready(int fd)
 	return take_ptr(msg);
 }
 
+/* path made absolute (NULL stays NULL; the file need not exist yet). */
+static int absolute(const char *path, char **out, struct error *err)
+{
+	char cwd[PATH_MAX];
+
+	*out = NULL;
+	if (!path || path[0] == '/')
+		return 0;
+	if (!getcwd(cwd, sizeof(cwd)))
+		return error_sys(err, "session: getcwd");
+	*out = xasprintf("%s/%s", cwd, path);
+	return 0;
+}
+
 int session_create(const struct global_opts *g, const struct session_create_opts *o,
 		   char name[SESSION_NAME_MAX + 1], struct error *err)
 {
 	_cleanup_close_ int sfd = -1, dirfd = -1, lockfd = -1;
-	_cleanup_free_ char *msg = NULL;
+	_cleanup_free_ char *msg = NULL, *root = NULL, *policy = NULL;
+	struct global_opts server_g = *g;
 	int ready[2];
 	pid_t pid;
 
 	if (o->name && session_name_validate(o->name, err) < 0)
 		return -1;
+	/* The server lives in /, not in the caller's directory. */
+	if (absolute(g->root, &root, err) < 0 || absolute(g->policy_path, &policy, err) < 0)
+		return -1;
+	if (root)
+		server_g.root = root;
+	if (policy)
+		server_g.policy_path = policy;
 	if (o->name)
 		snprintf(name, SESSION_NAME_MAX + 1, "%s", o->name);
 	else
@@ -184,7 +207,7 @@ int session_create(const struct global_opts *g, const struct session_create_opts
 	}
 	if (pid == 0) {
 		close(ready[0]);
-		session_server_main(g, o, name, sfd, dirfd, lockfd, ready[1]);
+		session_server_main(&server_g, o, name, sfd, dirfd, lockfd, ready[1]);
 	}
 	close(ready[1]);
 	msg = wait_ready(ready[0]);

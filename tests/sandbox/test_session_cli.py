@@ -330,3 +330,18 @@ def test_network_the_policy_allows(cli, tmp_path, state_root):
         cli.ok("close", name)
     finally:
         subprocess.run(["ip", "netns", "delete", netns])
+
+
+def test_a_relative_root_and_policy_still_work_for_the_server(cli, tmp_path, state_root):
+    """The server lives in /, not in the caller's directory: --root and
+    --policy given relative are made absolute for it."""
+    (tmp_path / "p.json").write_text("{}")
+    rel_root = os.path.relpath(state_root, str(tmp_path))
+    base = [RUNTIME, "--root", rel_root, "--policy", "p.json", "session"]
+    p = subprocess.run(base + ["create", "--image-root", cli.images, "--image", "busybox", "rel"],
+                       cwd=str(tmp_path), capture_output=True)
+    assert p.returncode == 0, p.stderr
+    p = subprocess.run(base + ["run", "rel", "--", "echo", "ok"], cwd=str(tmp_path),
+                       capture_output=True)
+    assert (p.returncode, p.stdout) == (0, b"ok\n"), p.stderr
+    cli.ok("close", "rel")

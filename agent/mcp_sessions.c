@@ -400,11 +400,15 @@ static void gen_session(yajl_gen g, void *arg)
 	yajl_gen_map_close(g);
 }
 
-/* The session's own limits and network over the server's, within the
- * policy's caps (refused with the policy's field otherwise). */
+/* The session's own limits and network over the server's; what the
+ * client asked for is judged against the policy's caps (refused with the
+ * policy's field), the server's own flags are the policy's to lower. */
 static int session_config(struct mcp_server *s, const struct call_args *a,
 			  struct sandbox_config *cfg, struct error *err)
 {
+	struct sandbox_config asked = { .memory = a->memory, .cpu_quota = a->cpu_quota,
+					.pids = a->pids };
+
 	if (a->memory)
 		cfg->memory = a->memory;
 	if (a->cpu_quota)
@@ -414,11 +418,11 @@ static int session_config(struct mcp_server *s, const struct call_args *a,
 	if (a->network) {
 		if (!s->o->network)
 			return error_set(err, "this server offers no network (agentsbx mcp --network PATH)");
-		cfg->netns = s->o->network;
+		cfg->netns = asked.netns = s->o->network;
 		if (sandbox_network_needs_annotation(s->g, &cfg->netns_annotate, err) < 0)
 			return -1;
 	}
-	return sandbox_check_limits(s->g, cfg, err);
+	return sandbox_check_limits(s->g, &asked, err);
 }
 
 static void session_create(struct mcp_call *c)

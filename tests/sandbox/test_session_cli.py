@@ -345,3 +345,15 @@ def test_a_relative_root_and_policy_still_work_for_the_server(cli, tmp_path, sta
                        capture_output=True)
     assert (p.returncode, p.stdout) == (0, b"ok\n"), p.stderr
     cli.ok("close", "rel")
+
+
+def test_close_works_for_a_session_created_with_sigterm_ignored(cli, state_root):
+    """A framework may spawn us with SIGTERM ignored (nohup): the server
+    must still stop at once on close's SIGTERM."""
+    p = subprocess.run(["sh", "-c", "trap '' TERM INT HUP; exec \"$@\"", "sh"] +
+                       cli.argv("create", "--image-root", cli.images, "--image", "busybox",
+                                "ign"), capture_output=True)
+    assert p.returncode == 0, p.stderr
+    t = time.monotonic()
+    r = cli.json("close", "ign")
+    assert r["was_dead"] is False and time.monotonic() - t < 3, r

@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -395,11 +394,6 @@ static int detach(struct server *s, struct error *err)
 
 	if (setsid() < 0 || chdir("/") < 0)
 		return error_sys(err, "session: setsid");
-	/* `session close` is a SIGTERM: an ignored one (nohup, a framework's
-	 * spawn) would be discarded, blocked or not. */
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGINT, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
 	log = openat(s->dirfd, "log", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (null < 0 || log < 0 || dup2(null, 0) < 0 || dup2(null, 1) < 0 || dup2(log, 2) < 0)
 		return error_sys(err, "session: stdio");

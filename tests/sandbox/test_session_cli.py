@@ -349,7 +349,9 @@ def test_a_relative_root_and_policy_still_work_for_the_server(cli, tmp_path, sta
 
 def test_close_works_for_a_session_created_with_sigterm_ignored(cli, state_root):
     """A framework may spawn us with SIGTERM ignored (nohup): the server
-    must still stop at once on close's SIGTERM."""
+    still stops at once on close's SIGTERM (it blocks the signal for its
+    signalfd, and a blocked signal is kept even when its action is to
+    ignore it)."""
     p = subprocess.run(["sh", "-c", "trap '' TERM INT HUP; exec \"$@\"", "sh"] +
                        cli.argv("create", "--image-root", cli.images, "--image", "busybox",
                                 "ign"), capture_output=True)

@@ -98,7 +98,10 @@ static void gen_linux(yajl_gen g)
 	gen_enabled(g, "apparmor", false);
 	gen_enabled(g, "selinux", false);
 	gen_enabled(g, "intelRdt", false);
-	gen_enabled(g, "mountExtensions", false);
+	jgen_str(g, "mountExtensions");
+	yajl_gen_map_open(g);
+	gen_enabled(g, "idmap", true);
+	yajl_gen_map_close(g);
 	gen_enabled(g, "netDevices", false);
 	yajl_gen_map_close(g);
 }

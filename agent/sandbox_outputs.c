@@ -85,12 +85,11 @@ static int read_small(int dirfd, const char *name, size_t max, char **out, size_
 {
 	int nofollow = WEAKENED("value-nofollow") ? 0 : O_NOFOLLOW;
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | nofollow | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
 	struct error e;
 
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size > max)
+	if (fd < 0)
 		return -1;
-	return read_all_fd(fd, max, out, len, &e);
+	return read_regular_fd(fd, name, max, out, len, &e);
 }
 
 static int open_dir_at(int dirfd, const char *name)

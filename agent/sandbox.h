@@ -90,6 +90,8 @@ struct sandbox_input {
 	void *cb_arg;
 };
 
+struct sandbox_seen;
+
 /* A file the run left in SANDBOX_OUTPUTS_DIR (sandbox_outputs.c). */
 struct sandbox_output {
 	char *path; /* "/outputs/REL" */
@@ -142,6 +144,8 @@ struct sandbox {
 	bool created, reaped;
 	char *cgroup_path;
 	bool session; /* a session's: its outputs stay between runs */
+	struct sandbox_seen *seen; /* ... as they were before this run */
+	size_t n_seen;
 };
 
 /*

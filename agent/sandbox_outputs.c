@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../lib/base64.h"
@@ -40,7 +39,7 @@
 #define OUTPUTS_MAX 100		       /* files listed */
 #define OUTPUTS_DEPTH 8		       /* directory levels walked */
 #define CONTENT_MAX (4u * 1024 * 1024) /* bytes of content returned in all */
-#define MTIME_SLACK_NS 20000000LL      /* tmpfs times are a tick coarse */
+#define OUTPUTS_SEEN_MAX 10000	       /* files of a session's snapshot */
 
 const char sandbox_python_wrapper[] =
 	"import sys\n"
@@ -113,12 +112,44 @@ static void take_value(int ws, struct sandbox_result *res)
 	unlinkat(meta, "value", 0);
 }
 
+/* A session's outputs as they were before a run: what is unchanged after
+ * it is not news. */
+struct sandbox_seen {
+	char *rel;
+	ino_t ino;
+	long long mtime_ns, size;
+};
+
 struct walk {
-	struct sandbox_result *res;
-	long long since_ns; /* CLOCK_REALTIME; 0: every file */
+	struct sandbox_result *res; /* collecting, or */
+	struct sandbox *snap;	    /* taking the snapshot into snap->seen */
+	const struct sandbox *sb;   /* collecting: its snapshot */
 	bool content;
 	size_t content_left;
 };
+
+static long long mtime_ns(const struct stat *st)
+{
+	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
+}
+
+static bool unchanged(const struct sandbox *sb, const char *rel, const struct stat *st)
+{
+	for (size_t i = 0; i < sb->n_seen; i++)
+		if (!strcmp(sb->seen[i].rel, rel))
+			return sb->seen[i].ino == st->st_ino && sb->seen[i].mtime_ns == mtime_ns(st) &&
+			       sb->seen[i].size == (long long)st->st_size;
+	return false;
+}
+
+static void add_seen(struct sandbox *sb, const char *rel, const struct stat *st)
+{
+	if (sb->n_seen >= OUTPUTS_SEEN_MAX)
+		return;
+	sb->seen = xrealloc(sb->seen, (sb->n_seen + 1) * sizeof(*sb->seen));
+	sb->seen[sb->n_seen++] = (struct sandbox_seen){ xstrdup(rel), st->st_ino, mtime_ns(st),
+							(long long)st->st_size };
+}
 
 static void add_output(struct walk *w, int dirfd, const char *name, const char *rel,
 		       const struct stat *st)
@@ -147,6 +178,8 @@ static void add_output(struct walk *w, int dirfd, const char *name, const char *
 	}
 }
 
+/* Each regular file under dirfd (no symlink followed), to the snapshot or
+ * to the result. */
 static void walk_dir(struct walk *w, int dirfd, const char *prefix, int depth)
 {
 	_cleanup_close_ int dupfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
@@ -156,7 +189,7 @@ static void walk_dir(struct walk *w, int dirfd, const char *prefix, int depth)
 	if (!d)
 		return;
 	dupfd = -1;
-	while ((de = readdir(d)) && w->res->n_outputs <= OUTPUTS_MAX) {
+	while ((de = readdir(d)) && (w->snap || w->res->n_outputs <= OUTPUTS_MAX)) {
 		_cleanup_free_ char *rel = NULL;
 		struct stat st;
 
@@ -169,40 +202,50 @@ static void walk_dir(struct walk *w, int dirfd, const char *prefix, int depth)
 			_cleanup_close_ int sub = open_dir_at(dirfd, de->d_name);
 			if (sub >= 0)
 				walk_dir(w, sub, rel, depth + 1);
-		} else if (S_ISREG(st.st_mode) &&
-			   (!w->since_ns || (long long)st.st_mtim.tv_sec * 1000000000LL +
-							    st.st_mtim.tv_nsec >= w->since_ns)) {
+		} else if (S_ISREG(st.st_mode) && w->snap) {
+			add_seen(w->snap, rel, &st);
+		} else if (S_ISREG(st.st_mode) && !unchanged(w->sb, rel, &st)) {
 			add_output(w, dirfd, de->d_name, rel, &st);
 		}
 	}
 	closedir(d);
 }
 
-static long long realtime_ns(void)
+static int open_outputs(const struct sandbox *sb, int *ws)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+	*ws = sb->dir ? open(sb->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	return *ws < 0 ? -1 : open_dir_at(*ws, SANDBOX_OUTPUTS_NAME);
 }
 
-void sandbox_collect_outputs(struct sandbox *sb, long long start_ns, struct sandbox_result *res)
+void sandbox_outputs_snapshot(struct sandbox *sb)
 {
-	_cleanup_close_ int ws = sb->dir ? open(sb->dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-						O_CLOEXEC) : -1, outputs = -1;
-	struct walk w = { .res = res, .content = !sb->session, .content_left = CONTENT_MAX };
+	_cleanup_close_ int ws = -1, outputs = open_outputs(sb, &ws);
+	struct walk w = { .snap = sb };
 
-	if (ws < 0)
-		return;
-	if (sb->lang == SANDBOX_LANG_PYTHON)
+	sandbox_outputs_forget(sb);
+	if (outputs >= 0)
+		walk_dir(&w, outputs, "", 0);
+}
+
+void sandbox_outputs_forget(struct sandbox *sb)
+{
+	for (size_t i = 0; i < sb->n_seen; i++)
+		free(sb->seen[i].rel);
+	free(sb->seen);
+	sb->seen = NULL;
+	sb->n_seen = 0;
+}
+
+void sandbox_collect_outputs(struct sandbox *sb, struct sandbox_result *res)
+{
+	_cleanup_close_ int ws = -1, outputs = open_outputs(sb, &ws);
+	struct walk w = { .res = res, .sb = sb, .content = !sb->session,
+			  .content_left = CONTENT_MAX };
+
+	if (ws >= 0 && sb->lang == SANDBOX_LANG_PYTHON)
 		take_value(ws, res);
-	outputs = open_dir_at(ws, SANDBOX_OUTPUTS_NAME);
-	if (outputs < 0)
-		return;
-	/* A session's outputs stay: only what this run wrote is news. */
-	if (sb->session)
-		w.since_ns = realtime_ns() - (sandbox_now_ns() - start_ns) - MTIME_SLACK_NS;
-	walk_dir(&w, outputs, "", 0);
+	if (outputs >= 0)
+		walk_dir(&w, outputs, "", 0);
 }
 
 void sandbox_outputs_free(struct sandbox_result *res)

@@ -130,7 +130,10 @@ int sandbox_session_run(const struct global_opts *g, struct sandbox_session *ss,
 		sandbox_release_container(g, &ss->sb);
 		return -1;
 	}
+	/* What is in /outputs now is not this run's news. */
+	sandbox_outputs_snapshot(&ss->sb);
 	r = sandbox_run(g, &ss->sb, in, -1, res, err);
+	sandbox_outputs_forget(&ss->sb);
 	sandbox_release_container(g, &ss->sb);
 	return r;
 }

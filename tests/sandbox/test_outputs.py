@@ -106,6 +106,8 @@ def test_a_session_run_lists_what_it_wrote_in_outputs(subreaper, state_root, ima
         assert p.stdout == b"22"
         r = run("import os; print(sorted(os.listdir('/outputs')), os.listdir('/workspace'))")
         assert r["stdout"] == "['one', 'two'] []\n" and r["outputs"] == []
+        r = run("open('/outputs/one', 'a').write('11')")  # changed: news again
+        assert r["outputs"] == [{"path": "/outputs/one", "size": 3}], r
         p = subprocess.run(base + ["ls", name, "/outputs"], capture_output=True)
         assert p.returncode == 0 and sorted(p.stdout.split()[2::3]) == [b"one", b"two"], p.stdout
     finally:

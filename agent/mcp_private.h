@@ -68,6 +68,10 @@ struct call_args {
 	char *content; /* write_file: decoded */
 	size_t content_len;
 	bool base64; /* read_file: encoding */
+	/* session_create: its own limits (0: the server's) and network */
+	uint64_t memory, cpu_quota;
+	int64_t pids;
+	bool network;
 };
 
 /* A session (mcp_sessions.c): used by one call at a time (lock), freed
@@ -92,6 +96,8 @@ struct mcp_call {
 	int cancel_fd;	/* eventfd: written to kill the run */
 	bool cancelled; /* by the client: no reply at all */
 	bool replied;	/* the reply is out (or going): too late to cancel */
+	struct mcp_call *qnext; /* waiting for a slot: in mcp_server.queue */
+	bool queued;
 	/* progress, touched by the call's thread only */
 	unsigned progress;
 	long long last_progress_ns;
@@ -117,6 +123,7 @@ struct mcp_server {
 	int running;	      /* calls holding a slot */
 	int threads;	      /* call threads not finished */
 	struct mcp_call *calls;
+	struct mcp_call *queue; /* runs waiting for a slot, in arrival order */
 	struct mcp_pool pools[SANDBOX_LANG_MAX];
 	bool warm_off[SANDBOX_LANG_MAX]; /* making a warm one failed: stop */
 	pthread_t pool_thread;

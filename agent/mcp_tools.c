@@ -45,7 +45,7 @@ static const char *const tool_names[TOOL_MAX] = {
 /* Each tool's arguments (its schema's properties), as a list for errors. */
 static const char *const tool_args[TOOL_MAX] = {
 	[TOOL_RUN_CODE] = "code, language, timeout_seconds, stdin",
-	[TOOL_SESSION_CREATE] = "language",
+	[TOOL_SESSION_CREATE] = "language, memory_mb, cpus, pids, network",
 	[TOOL_SESSION_RUN] = "session_id, code, language, timeout_seconds, stdin",
 	[TOOL_SESSION_WRITE_FILE] = "session_id, path, content, encoding",
 	[TOOL_SESSION_READ_FILE] = "session_id, path, encoding",
@@ -193,6 +193,26 @@ static void gen_output_schema(yajl_gen g)
 	mcp_gen_prop(g, "seconds", "number", "from start to exit");
 	mcp_gen_prop(g, "truncated", "boolean", "stdout or stderr was over the limit and trimmed");
 	mcp_gen_prop(g, "oom_killed", "boolean", "the memory limit was hit");
+	mcp_gen_prop(g, "value", "string",
+		     "Python only: repr() of the value of the last expression, as a REPL shows it");
+	mcp_gstr(g, "outputs");
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "type", "array");
+	mcp_gkey_str(g, "description",
+		     "files the program wrote in /outputs (a session's: those this run created "
+		     "or changed, read them with session_read_file; run_code's: with their "
+		     "content, as base64, up to 4 MiB in all)");
+	mcp_gstr(g, "items");
+	yajl_gen_map_open(g);
+	mcp_gkey_str(g, "type", "object");
+	mcp_gstr(g, "properties");
+	yajl_gen_map_open(g);
+	mcp_gen_prop(g, "path", "string", NULL);
+	mcp_gen_prop(g, "size", "integer", NULL);
+	mcp_gen_prop(g, "content_base64", "string", NULL);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
 	mcp_gstr(g, "error");
 	yajl_gen_map_open(g);
 	mcp_gkey_str(g, "type", "object");
@@ -542,6 +562,19 @@ static void append_stream(char **text, const char *name, const char *buf, size_t
 	free(old);
 }
 
+/* The files in /outputs, by name (their content is in structuredContent). */
+static void append_outputs(char **text, const struct sandbox_result *res)
+{
+	char *old;
+
+	for (size_t i = 0; i < res->n_outputs; i++) {
+		old = *text;
+		*text = xasprintf("%s%s%s (%llu bytes)", old, i ? "\n" : "\n--- outputs ---\n",
+				  res->outputs[i].path, res->outputs[i].size);
+		free(old);
+	}
+}
+
 static char *summary_text(const struct sandbox_result *res)
 {
 	_cleanup_free_ char *raw = NULL;
@@ -559,6 +592,8 @@ static char *summary_text(const struct sandbox_result *res)
 				 res->truncated ? ", output over the limit trimmed" : "");
 	append_stream(&text, "stdout", res->out, res->out_len);
 	append_stream(&text, "stderr", res->err, res->err_len);
+	append_stream(&text, "value", res->value, res->value_len);
+	append_outputs(&text, res);
 	/* The streams may cut a UTF-8 sequence: the text is JSON too. */
 	raw = text;
 	return utf8_clean(raw, strlen(raw), &len);

@@ -291,6 +291,7 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 	sb->reaped = true;
 	res->oom_killed = container_cgroup_oom_killed(sb->cgroup_path);
 	res->python = sb->lang == SANDBOX_LANG_PYTHON;
+	sandbox_collect_outputs(sb, res);
 	return 0;
 }
 

@@ -17,7 +17,7 @@
 static const struct command *const commands[] = {
 	&cmd_create, &cmd_start, &cmd_run,   &cmd_state, &cmd_kill, &cmd_delete,
 	&cmd_list,   &cmd_spec,  &cmd_features, &cmd_ps,  &cmd_pause, &cmd_resume, &cmd_exec, &cmd_update, &cmd_policy, &cmd_events,
-	&cmd_sandbox, &cmd_mcp,
+	&cmd_sandbox, &cmd_mcp, &cmd_session,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -285,15 +285,15 @@ static void send_progress(struct mcp_call *c, const char *message, size_t len)
 	_cleanup_free_ char *clean = utf8_clean(message, len, &clean_len);
 
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "jsonrpc", "2.0");
-	mcp_gkey_str(g, "method", "notifications/progress");
-	mcp_gstr(g, "params");
+	jgen_key_str(g, "jsonrpc", "2.0");
+	jgen_key_str(g, "method", "notifications/progress");
+	jgen_str(g, "params");
 	yajl_gen_map_open(g);
-	mcp_gstr(g, "progressToken");
+	jgen_str(g, "progressToken");
 	mcp_id_gen(g, &c->progress_token);
-	mcp_gstr(g, "progress");
+	jgen_str(g, "progress");
 	yajl_gen_integer(g, ++c->progress);
-	mcp_gstr(g, "message");
+	jgen_str(g, "message");
 	yajl_gen_string(g, (const unsigned char *)clean, clean_len);
 	yajl_gen_map_close(g);
 	c->last_progress_ns = sandbox_now_ns();

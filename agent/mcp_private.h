@@ -21,6 +21,7 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
+#include "../lib/jsongen.h"
 #include "mcp.h"
 #include "sandbox.h"
 
@@ -149,9 +150,6 @@ void mcp_reply_send(struct mcp_server *s, yajl_gen g);
 void mcp_reply_error(struct mcp_server *s, const struct mcp_id *id, int code,
 		     const char *message, const char *data);
 
-void mcp_gstr(yajl_gen g, const char *str);
-void mcp_gkey_str(yajl_gen g, const char *key, const char *value);
-void mcp_gkey_bool(yajl_gen g, const char *key, bool value);
 
 /* ---- mcp_tools.c -------------------------------------------------------------- */
 

@@ -32,25 +32,25 @@
 static void gen_tool_head(yajl_gen g, const char *name, const char *title, const char *desc)
 {
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "name", name);
-	mcp_gkey_str(g, "title", title);
-	mcp_gkey_str(g, "description", desc);
-	mcp_gstr(g, "inputSchema");
+	jgen_key_str(g, "name", name);
+	jgen_key_str(g, "title", title);
+	jgen_key_str(g, "description", desc);
+	jgen_str(g, "inputSchema");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "object");
-	mcp_gstr(g, "properties");
+	jgen_key_str(g, "type", "object");
+	jgen_str(g, "properties");
 	yajl_gen_map_open(g);
 }
 
 static void gen_tool_tail(yajl_gen g, const char *const *required)
 {
 	yajl_gen_map_close(g); /* properties */
-	mcp_gstr(g, "required");
+	jgen_str(g, "required");
 	yajl_gen_array_open(g);
 	for (; *required; required++)
-		mcp_gstr(g, *required);
+		jgen_str(g, *required);
 	yajl_gen_array_close(g);
-	mcp_gkey_bool(g, "additionalProperties", false);
+	jgen_key_bool(g, "additionalProperties", false);
 	yajl_gen_map_close(g); /* inputSchema */
 	yajl_gen_map_close(g);
 }
@@ -67,27 +67,27 @@ static void gen_path(yajl_gen g, const char *desc)
 
 static void gen_encoding(yajl_gen g)
 {
-	mcp_gstr(g, "encoding");
+	jgen_str(g, "encoding");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "string");
-	mcp_gstr(g, "enum");
+	jgen_key_str(g, "type", "string");
+	jgen_str(g, "enum");
 	yajl_gen_array_open(g);
-	mcp_gstr(g, "utf8");
-	mcp_gstr(g, "base64");
+	jgen_str(g, "utf8");
+	jgen_str(g, "base64");
 	yajl_gen_array_close(g);
-	mcp_gkey_str(g, "description", "utf8 (default) or base64 for binary content.");
+	jgen_key_str(g, "description", "utf8 (default) or base64 for binary content.");
 	yajl_gen_map_close(g);
 }
 
 static void gen_number_prop(yajl_gen g, const char *name, const char *type, bool exclusive,
 			    double min, const char *desc)
 {
-	mcp_gstr(g, name);
+	jgen_str(g, name);
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", type);
-	mcp_gstr(g, exclusive ? "exclusiveMinimum" : "minimum");
+	jgen_key_str(g, "type", type);
+	jgen_str(g, exclusive ? "exclusiveMinimum" : "minimum");
 	yajl_gen_double(g, min);
-	mcp_gkey_str(g, "description", desc);
+	jgen_key_str(g, "description", desc);
 	yajl_gen_map_close(g);
 }
 
@@ -100,10 +100,10 @@ static void gen_limit_props(struct mcp_server *s, yajl_gen g)
 			"CPUs of each run (1.5); above the policy's limit is refused.");
 	gen_number_prop(g, "pids", "integer", false, 1,
 			"Process limit of each run; above the policy's limit is refused.");
-	mcp_gstr(g, "network");
+	jgen_str(g, "network");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "boolean");
-	mcp_gkey_str(g, "description", s->o->network ?
+	jgen_key_str(g, "type", "boolean");
+	jgen_key_str(g, "description", s->o->network ?
 		     "Join the network this server offers (if the policy allows networking)." :
 		     "This server offers no network: false only.");
 	yajl_gen_map_close(g);
@@ -395,8 +395,8 @@ void mcp_sessions_expire(struct mcp_server *s, bool all)
 static void gen_session(yajl_gen g, void *arg)
 {
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "session_id", arg);
-	mcp_gkey_str(g, "workspace", SANDBOX_SESSION_DIR);
+	jgen_key_str(g, "session_id", arg);
+	jgen_key_str(g, "workspace", SANDBOX_SESSION_DIR);
 	yajl_gen_map_close(g);
 }
 
@@ -516,12 +516,12 @@ static void gen_file(yajl_gen g, void *arg)
 	struct file_out *f = arg;
 
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "path", f->path);
-	mcp_gstr(g, "size");
+	jgen_key_str(g, "path", f->path);
+	jgen_str(g, "size");
 	yajl_gen_integer(g, (long long)f->len);
 	if (f->data) {
-		mcp_gkey_str(g, "encoding", f->base64 ? "base64" : "utf8");
-		mcp_gstr(g, "content");
+		jgen_key_str(g, "encoding", f->base64 ? "base64" : "utf8");
+		jgen_str(g, "content");
 		yajl_gen_string(g, (const unsigned char *)f->data, strlen(f->data));
 	}
 	yajl_gen_map_close(g);
@@ -578,17 +578,17 @@ static void gen_listing(yajl_gen g, void *arg)
 	struct listing *l = arg;
 
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "path", l->path);
-	mcp_gstr(g, "entries");
+	jgen_key_str(g, "path", l->path);
+	jgen_str(g, "entries");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < l->n; i++) {
 		size_t len;
 		_cleanup_free_ char *name = utf8_clean(l->e[i].name, strlen(l->e[i].name),
 							       &len);
 		yajl_gen_map_open(g);
-		mcp_gkey_str(g, "name", name);
-		mcp_gkey_str(g, "type", l->e[i].type);
-		mcp_gstr(g, "size");
+		jgen_key_str(g, "name", name);
+		jgen_key_str(g, "type", l->e[i].type);
+		jgen_str(g, "size");
 		yajl_gen_integer(g, (long long)l->e[i].size);
 		yajl_gen_map_close(g);
 	}

@@ -145,6 +145,7 @@ int ns_join_before_clone(struct container_ctx *c, struct error *err);
 int ns_write_id_maps(struct container_ctx *c, struct error *err);
 int ns_child_join(struct container_ctx *c, struct error *err);
 int ns_child_after_go(struct container_ctx *c, struct error *err);
+int ns_fork_init(struct container_ctx *c, struct error *err);
 int ns_loopback_up(struct container_ctx *c, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
 /* ns_clone, but with clone3(CLONE_INTO_CGROUP) when cgroup_fd >= 0: the

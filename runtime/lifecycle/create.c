@@ -239,6 +239,19 @@ static int forward_listener(struct container_ctx *c, int fd, struct error *err)
 }
 
 /* Wait for READY, serving the child's requests on the way. */
+/* The child forked the init into a new pid namespace (ns_fork_init) and
+ * exits: the init is the one the state names from now on. */
+static int take_forked_init(struct container_ctx *c, pid_t init, struct error *err)
+{
+	pid_t first = c->pid;
+
+	while (waitpid(first, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->pid = init;
+	c->start_time = proc_start_time(init);
+	return write_ctx_state(c, STATUS_CREATING, err);
+}
+
 static int wait_child_ready(struct container_ctx *c, struct error *err)
 {
 	struct sync_msg msg;
@@ -258,6 +271,10 @@ static int wait_child_ready(struct container_ctx *c, struct error *err)
 			if (forward_listener(c, fd, err) < 0)
 				return -1;
 			continue;
+		case SYNC_INIT_PID:
+			if (take_forked_init(c, (pid_t)msg.value, err) < 0)
+				return -1;
+			continue;
 		default:
 			if (fd >= 0)
 				close(fd);
@@ -267,9 +284,6 @@ static int wait_child_ready(struct container_ctx *c, struct error *err)
 	}
 }
 
-/* The container's cgroup: the spec's limits, plus allow rules for its
- * linux.devices.  pid 0 (cgroup v2): before the clone, *fd for
- * clone3(CLONE_INTO_CGROUP); -1 in *fd: made after the clone, with pid. */
 /* As runc: an unprivileged caller whose cgroups are not delegated to it
  * gets no cgroup, and says so (never a silent claim of limits). */
 static int rootless_without_cgroup(struct container_ctx *c, struct error *err)
@@ -281,6 +295,9 @@ static int rootless_without_cgroup(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
+/* The container's cgroup: the spec's limits, plus allow rules for its
+ * linux.devices.  pid 0 (cgroup v2): before the clone, *fd for
+ * clone3(CLONE_INTO_CGROUP); -1 in *fd: made after the clone, with pid. */
 static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
 		       struct error *err)
 {

@@ -103,7 +103,7 @@ def test_rootless_says_it_has_no_cgroup(rl):
     assert "without cgroup limits" in err
 
 
-def test_rootless_lifecycle_create_start_kill_delete(rl):
+def test_rootless_lifecycle_create_start_exec_kill_delete(rl):
     rl.spec(["sleep", "1000"])
     rc, out, err = rl.rt("create", "--bundle", rl.bundle, "rl-life")
     assert rc == 0, err
@@ -115,9 +115,12 @@ def test_rootless_lifecycle_create_start_kill_delete(rl):
     with open("/proc/%d/status" % st["pid"]) as f:
         uids = [l for l in f if l.startswith("Uid:")][0].split()[1:]
     assert uids == [str(UID)] * 4  # host view: the user, not root
-    # Not written yet (issue 20): refused, saying so.
-    rc, out, err = rl.rt("exec", "rl-life", "true")
-    assert rc != 0 and "not supported rootless yet" in err
+    rc, out, err = rl.rt("exec", "rl-life", "sh", "-c",
+                         "id -u; cat /proc/self/uid_map; echo pid=$$; exit 5")
+    assert rc == 5, err
+    lines = out.split("\n")
+    assert lines[0] == "0" and lines[1].split() == ["0", str(UID), "1"]
+    assert int(lines[2][4:]) > 1  # in the container's pid namespace
     rc, out, err = rl.rt("ps", "rl-life")
     assert rc != 0 and "has no cgroup" in err
     rc, out, err = rl.rt("kill", "rl-life", "KILL")

@@ -231,6 +231,10 @@ int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,
 		 const struct sandbox_input *in, int sigfd,
 		 struct sandbox_result *res, struct error *err);
 void sandbox_result_free(struct sandbox_result *res);
+/* A command that is not in the image is the code's failure, not the
+ * sandbox's: if err says so, *res is exit 127 with the reason on stderr, as
+ * a shell would report it, and true is returned. */
+bool sandbox_command_not_found(const struct error *err, struct sandbox_result *res);
 
 /* {"stdout","stderr","exit_code","timed_out","seconds","truncated",
  *  "oom_killed"} into g (strings made valid UTF-8), and "error":

@@ -133,20 +133,6 @@ static int cancel_fd_for(struct server *s, int conn)
 	return ep;
 }
 
-/* A command that is not in the image: the program's failure (127), as
- * in a one-call sandbox. */
-static bool not_found(const struct error *err, struct sandbox_result *res)
-{
-	if (!str_has_prefix(err->msg, "exec: \""))
-		return false;
-	memset(res, 0, sizeof(*res));
-	res->err = xasprintf("agentsbx: %s\n", err->msg);
-	res->err_len = strlen(res->err);
-	res->out = xstrdup("");
-	res->exit_code = 127;
-	return true;
-}
-
 static void op_run(struct server *s, int conn, yajl_val hdr, const char *body, size_t len)
 {
 	_cleanup_strv_ char **args = NULL;
@@ -184,7 +170,7 @@ static void op_run(struct server *s, int conn, yajl_val hdr, const char *body, s
 	s->ss.cfg.args = args;
 	r = sandbox_session_run(s->g, &s->ss, lang, &in, &res, &err);
 	s->ss.cfg.args = NULL;
-	if (r < 0 && !not_found(&err, &res))
+	if (r < 0 && !sandbox_command_not_found(&err, &res))
 		return send_error(conn, err.msg);
 	if (res.cancelled) {
 		sandbox_result_free(&res);
@@ -210,8 +196,7 @@ static void op_write(struct server *s, int conn, yajl_val hdr, const char *body,
 	yajl_gen_map_open(g);
 	jgen_str(g, "path");
 	gtext(g, path);
-	jgen_str(g, "size");
-	yajl_gen_integer(g, (long long)len);
+	jgen_key_int(g, "size", (long long)len);
 	yajl_gen_map_close(g);
 	send_gen(conn, g, NULL, 0);
 }
@@ -232,10 +217,8 @@ static void op_read(struct server *s, int conn, yajl_val hdr)
 	yajl_gen_map_open(g);
 	jgen_str(g, "path");
 	gtext(g, path);
-	jgen_str(g, "size");
-	yajl_gen_integer(g, (long long)len);
-	jgen_str(g, "body_len");
-	yajl_gen_integer(g, (long long)len);
+	jgen_key_int(g, "size", (long long)len);
+	jgen_key_int(g, "body_len", (long long)len);
 	yajl_gen_map_close(g);
 	send_gen(conn, g, data, len);
 }

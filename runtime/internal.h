@@ -143,6 +143,10 @@ int wait_forwarding_signals(pid_t pid, int *status, struct error *err);
 int ns_prepare(struct container_ctx *c, struct error *err);
 int ns_join_before_clone(struct container_ctx *c, struct error *err);
 int ns_write_id_maps(struct container_ctx *c, struct error *err);
+/* "containerID hostID size" lines into /proc/PID/FILE (uid_map, gid_map)
+ * through proc_fd, a checked procfs. */
+int ns_write_id_map(int proc_fd, pid_t pid, const char *file,
+		    const struct oci_id_mapping *m, size_t n, struct error *err);
 int ns_child_join(struct container_ctx *c, struct error *err);
 int ns_child_after_go(struct container_ctx *c, struct error *err);
 int ns_fork_init(struct container_ctx *c, struct error *err);

@@ -25,28 +25,6 @@
 #include "../../lib/util.h"
 #include "../internal.h"
 
-/* "containerID hostID size" lines, as uid_map takes them. */
-static char *map_text(const struct oci_id_mapping *m, size_t n)
-{
-	size_t cap = n * 40 + 1, len = 0;
-	char *out = xmalloc(cap);
-
-	out[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(out + len, cap - len, "%u %u %u\n",
-					m[i].container_id, m[i].host_id, m[i].size);
-	return out;
-}
-
-static int write_map(pid_t pid, const char *file, const struct oci_id_mapping *m,
-		     size_t n, struct error *err)
-{
-	_cleanup_free_ char *path = xasprintf("/proc/%d/%s", pid, file);
-	_cleanup_free_ char *text = map_text(m, n);
-
-	return write_file_at(AT_FDCWD, path, text, err);
-}
-
 /* A child in a new user namespace that only waits to be killed. */
 static int spawn_holder(pid_t *out, struct error *err)
 {
@@ -67,14 +45,17 @@ int idmap_userns_open(const struct oci_id_mapping *uids, size_t nu,
 		      struct error *err)
 {
 	_cleanup_free_ char *ns = NULL;
+	_cleanup_close_ int proc = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	pid_t pid = -1;
 	int r = -1;
 
+	if (proc < 0)
+		return error_sys(err, "open /proc");
 	if (spawn_holder(&pid, err) < 0)
 		return -1;
 	ns = xasprintf("/proc/%d/ns/user", pid);
-	if (write_map(pid, "uid_map", uids, nu, err) == 0 &&
-	    write_map(pid, "gid_map", gids, ng, err) == 0) {
+	if (ns_write_id_map(proc, pid, "uid_map", uids, nu, err) == 0 &&
+	    ns_write_id_map(proc, pid, "gid_map", gids, ng, err) == 0) {
 		*fd = open(ns, O_RDONLY | O_CLOEXEC);
 		r = *fd < 0 ? error_sys(err, "open %s", ns) : 0;
 	}

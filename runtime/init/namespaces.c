@@ -201,8 +201,8 @@ int ns_clone(unsigned long flags, pid_t *pid, struct error *err)
 	return 0;
 }
 
-static int write_map(struct container_ctx *c, const char *file,
-		     const struct oci_id_mapping *m, size_t n, struct error *err)
+int ns_write_id_map(int proc_fd, pid_t pid, const char *file,
+		    const struct oci_id_mapping *m, size_t n, struct error *err)
 {
 	char buf[8192], path[64];
 	size_t len = 0;
@@ -216,8 +216,8 @@ static int write_map(struct container_ctx *c, const char *file,
 			return error_set(err, "%s: too many mappings", file);
 		len += (size_t)w;
 	}
-	snprintf(path, sizeof(path), "%d/%s", c->pid, file);
-	if (write_file_at(c->host_proc_fd, path, buf, err) < 0)
+	snprintf(path, sizeof(path), "%d/%s", pid, file);
+	if (write_file_at(proc_fd, path, buf, err) < 0)
 		return error_prefix(err, "write user namespace mapping");
 	return 0;
 }
@@ -230,9 +230,11 @@ int ns_write_id_maps(struct container_ctx *c, struct error *err)
 		return 0;
 	if (rootless_caller())
 		return rootless_write_id_maps(c, err);
-	if (write_map(c, "gid_map", l->gid_mappings, l->n_gid_mappings, err) < 0)
+	if (ns_write_id_map(c->host_proc_fd, c->pid, "gid_map", l->gid_mappings,
+			    l->n_gid_mappings, err) < 0)
 		return -1;
-	return write_map(c, "uid_map", l->uid_mappings, l->n_uid_mappings, err);
+	return ns_write_id_map(c->host_proc_fd, c->pid, "uid_map", l->uid_mappings,
+			       l->n_uid_mappings, err);
 }
 
 int ns_child_join(struct container_ctx *c, struct error *err)

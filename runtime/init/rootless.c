@@ -33,27 +33,6 @@ static bool only_own(const struct oci_id_mapping *m, size_t n, unsigned own)
 	return n == 1 && m[0].size == 1 && m[0].host_id == own;
 }
 
-static char *map_line(const struct oci_id_mapping *m, size_t n)
-{
-	size_t cap = n * 40 + 1, len = 0;
-	char *out = xmalloc(cap);
-
-	out[0] = '\0';
-	for (size_t i = 0; i < n; i++)
-		len += (size_t)snprintf(out + len, cap - len, "%u %u %u\n",
-					m[i].container_id, m[i].host_id, m[i].size);
-	return out;
-}
-
-static int write_own(int proc_fd, pid_t pid, const char *file,
-		     const struct oci_id_mapping *m, struct error *err)
-{
-	_cleanup_free_ char *path = xasprintf("%d/%s", pid, file);
-	_cleanup_free_ char *line = map_line(m, 1);
-
-	return write_file_at(proc_fd, path, line, err);
-}
-
 /* newuidmap PID CTR HOST SIZE [CTR HOST SIZE]... */
 static int run_helper(const char *helper, pid_t pid, const struct oci_id_mapping *m,
 		      size_t n, struct error *err)
@@ -102,13 +81,13 @@ int rootless_write_id_maps(struct container_ctx *c, struct error *err)
 		return error_set(err, "rootless: linux.uidMappings and linux.gidMappings are required (agentsbx spec --rootless writes them)");
 	if (only_own(l->gid_mappings, l->n_gid_mappings, getegid())) {
 		if (write_file_at(c->host_proc_fd, setgroups, "deny", err) < 0 ||
-		    write_own(c->host_proc_fd, c->pid, "gid_map", l->gid_mappings, err) < 0)
+		    ns_write_id_map(c->host_proc_fd, c->pid, "gid_map", l->gid_mappings, 1, err) < 0)
 			return error_prefix(err, "rootless: write the gid map");
 	} else if (run_helper(NEWGIDMAP, c->pid, l->gid_mappings, l->n_gid_mappings, err) < 0) {
 		return -1;
 	}
 	if (only_own(l->uid_mappings, l->n_uid_mappings, geteuid())) {
-		if (write_own(c->host_proc_fd, c->pid, "uid_map", l->uid_mappings, err) < 0)
+		if (ns_write_id_map(c->host_proc_fd, c->pid, "uid_map", l->uid_mappings, 1, err) < 0)
 			return error_prefix(err, "rootless: write the uid map");
 		return 0;
 	}

@@ -27,8 +27,10 @@
  * the child), exec-landlock (no Landlock domain for the init and exec'd
  * processes, runtime/init/landlock.c), exec-proc-fallback (the trampoline exec'd
  * through the container's /proc/self/fd/N when execveat is refused,
- * whatever /proc is), ns-absent (a missing network/pid/ipc/uts namespace
- * entry, the host's, is let through), pod-egress (no table
+ * whatever /proc is), value-nofollow (a sandbox's Python value and
+ * outputs files opened following a symlink the program planted,
+ * agent/sandbox_outputs.c), ns-absent (a missing network/pid/ipc/uts
+ * namespace entry, the host's, is let through), pod-egress (no table
  * dropping new outbound connections in a kept pod namespace).
  */
 #ifdef AGENTSBX_WEAKEN

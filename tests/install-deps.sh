@@ -4,7 +4,7 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libnftables-dev libsystemd-dev"
-TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux nftables"
+TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux nftables uidmap"
 # make fuzz: clang and its libFuzzer/sanitizer runtimes (clang-14 on Debian 12).
 FUZZ_PKGS="clang libclang-rt-14-dev"
 # Reference runtimes for the comparison tests and benchmarks, and the

@@ -25,7 +25,8 @@
 	     "'process':{'cwd':'/','args':['sh'],'user':%s},"                 \
 	     "'mounts':[{'destination':'/dev/pts','type':'devpts','source':'devpts'," \
 	     "'options':%s}],"                                                \
-	     "'linux':{'namespaces':[{'type':'pid'},{'type':'mount'}%s]%s}}"
+	     "'linux':{'namespaces':[{'type':'pid'},{'type':'mount'},{'type':'network'},"      \
+	     "{'type':'ipc'},{'type':'uts'}%s]%s}}"
 
 static void load(struct oci_spec *s, const char *user, const char *pts_opts,
 		 const char *more_ns, const char *linux_more)

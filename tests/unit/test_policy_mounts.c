@@ -31,7 +31,9 @@ static int apply_mounts(const char *mounts, struct oci_spec *s, struct policy_ch
 			struct error *err)
 {
 	char *json = xasprintf("{'ociVersion':'1.0.0','root':{'path':'rootfs'},"
-			       "'process':{'cwd':'/','args':['sh']},'mounts':[%s]}",
+			       "'process':{'cwd':'/','args':['sh']},'mounts':[%s],"
+			       "'linux':{'namespaces':[{'type':'pid'},{'type':'network'},"
+			       "{'type':'ipc'},{'type':'uts'},{'type':'mount'}]}}",
 			       mounts);
 	struct policy p;
 	struct policy_decision d;

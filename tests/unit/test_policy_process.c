@@ -23,7 +23,9 @@
 /* Parse BASE + process members (single quotes become double quotes). */
 static void parse(const char *process_members, struct oci_spec *s)
 {
-	char *json = xasprintf(BASE "%s%s}}", process_members ? "," : "",
+	char *json = xasprintf(BASE "%s%s},'linux':{'namespaces':[{'type':'pid'},"
+			       "{'type':'network'},{'type':'ipc'},{'type':'uts'}]}}",
+			       process_members ? "," : "",
 			       process_members ? process_members : "");
 	struct error err;
 

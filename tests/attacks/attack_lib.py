@@ -194,6 +194,8 @@ ATTACKS = [
                      "checks the answer, then has the shell print the marker)."),
     Attack("net-host-network", "`--network host`, then the host's loopback service",
            "net_host_loopback", net=True, flags=["--network", "host"],
+           # the host's network namespace is refused at create (issue 16)
+           may_refuse=True,
            args=lambda env: [env.net_token, str(PORT_LOOPBACK), str(env.host_port), GATEWAY],
            criterion="ALLOWED if, asking Docker for the host's network namespace, the "
                      "container reached a service on the host's 127.0.0.1."),

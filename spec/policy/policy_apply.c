@@ -179,7 +179,8 @@ int policy_refuse_host_ns(const struct policy *p, enum ns_type t, const char *pa
  * they are: an entry left out is the host's (docker --pid host, a
  * Kubernetes hostPID pod), refused like a path to the host's
  * (runtime/policy/enforce.c).  A missing mount or cgroup namespace is
- * added: no engine means the host's by leaving those out. */
+ * added instead: engines leave those out without meaning the host's
+ * (Docker on cgroup v1 gives no cgroup namespace by default). */
 static int rule_namespaces(struct apply *a)
 {
 	static const enum ns_type refused[] = { NS_NETWORK, NS_PID, NS_IPC, NS_UTS };
@@ -195,7 +196,7 @@ static int rule_namespaces(struct apply *a)
 }
 
 /*
- * The network model (README "Networking"):
+ * The network model (README, the policy table's "network" row):
  *  - a namespace the runtime makes (no path): only lo; whatever a hook
  *    plumbs into it is removed (Docker's bridge);
  *  - a namespace the engine made and the spec joins (a path: a pod's CNI

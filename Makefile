@@ -196,12 +196,12 @@ layering:
 check: layering unit integration-quick
 
 # The C of lib spec runtime cmd hooks agent: `make format` rewrites it as
-# .clang-format says; `make lint` checks it (clang-format and cppcheck,
-# tests/lint/lint.sh) and changes nothing.
+# .clang-format says; `make lint` checks it (the layering, clang-format and
+# cppcheck, tests/lint/lint.sh) and changes nothing.
 format:
 	clang-format -i --style=file $$(find lib spec runtime cmd hooks agent -name '*.[ch]')
 
-lint:
+lint: layering
 	tests/lint/lint.sh
 
 # The binary, and the example policy under /etc/agentsbx/ as

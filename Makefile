@@ -160,8 +160,14 @@ RUN_INTEGRATION = AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx TOOLS=$(CURDIR)/$(BUILD)/
 integration: agentsbx tools
 	$(RUN_INTEGRATION) tests/integration
 
+# Two at a time (pytest-xdist, when installed): every test has its own
+# state root, bundle, ids and netns, as when several checkouts run the suite
+# side by side on one machine.  The full run stays serial: two workers
+# could build the same build-weak-NAME at once.  CHECK_JOBS=0: serial.
+CHECK_JOBS ?= 2
 integration-quick: agentsbx tools
-	$(RUN_INTEGRATION) -m "not slow" tests/integration
+	$(RUN_INTEGRATION) $$(/usr/bin/python3 -c 'import xdist' 2>/dev/null && echo "-n $(CHECK_JOBS)") \
+	  -m "not slow" tests/integration
 
 # The cgroup v2 suite in a throw-away pure v2 guest (QEMU/TCG, tests/vm/);
 # 77 is "qemu cannot run here", reported loudly by the script.

@@ -35,22 +35,6 @@ static const char *const protocol_versions[] = {
 
 /* ---- replies ------------------------------------------------------------- */
 
-void mcp_gstr(yajl_gen g, const char *str)
-{
-	jgen_str(g, str);
-}
-
-void mcp_gkey_str(yajl_gen g, const char *key, const char *value)
-{
-	jgen_key_str(g, key, value);
-}
-
-void mcp_gkey_bool(yajl_gen g, const char *key, bool value)
-{
-	mcp_gstr(g, key);
-	yajl_gen_bool(g, value);
-}
-
 void mcp_id_from(struct mcp_id *out, yajl_val v)
 {
 	out->text = NULL;
@@ -77,7 +61,7 @@ bool mcp_id_equal(const struct mcp_id *a, const struct mcp_id *b)
 void mcp_id_gen(yajl_gen g, const struct mcp_id *id)
 {
 	if (id && id->text && id->is_string)
-		mcp_gstr(g, id->text);
+		jgen_str(g, id->text);
 	else if (id && id->text) /* the loader's own text of a number */
 		yajl_gen_number(g, id->text, strlen(id->text));
 	else
@@ -89,8 +73,8 @@ yajl_gen mcp_reply_begin(const struct mcp_id *id)
 	yajl_gen g = jgen_new(false);
 
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "jsonrpc", "2.0");
-	mcp_gstr(g, "id");
+	jgen_key_str(g, "jsonrpc", "2.0");
+	jgen_str(g, "id");
 	mcp_id_gen(g, id);
 	return g;
 }
@@ -119,13 +103,13 @@ void mcp_reply_error(struct mcp_server *s, const struct mcp_id *id, int code,
 	_cleanup_free_ char *full = data ? xasprintf("%s: %s", message, data) : NULL;
 	yajl_gen g = mcp_reply_begin(id);
 
-	mcp_gstr(g, "error");
+	jgen_str(g, "error");
 	yajl_gen_map_open(g);
-	mcp_gstr(g, "code");
+	jgen_str(g, "code");
 	yajl_gen_integer(g, code);
-	mcp_gkey_str(g, "message", full ? full : message);
+	jgen_key_str(g, "message", full ? full : message);
 	if (data)
-		mcp_gkey_str(g, "data", data);
+		jgen_key_str(g, "data", data);
 	yajl_gen_map_close(g);
 	mcp_reply_send(s, g);
 }
@@ -146,23 +130,23 @@ static void handle_initialize(struct mcp_server *s, const struct mcp_id *id, yaj
 {
 	yajl_gen g = mcp_reply_begin(id);
 
-	mcp_gstr(g, "result");
+	jgen_str(g, "result");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "protocolVersion", negotiate_version(params));
-	mcp_gstr(g, "capabilities");
+	jgen_key_str(g, "protocolVersion", negotiate_version(params));
+	jgen_str(g, "capabilities");
 	yajl_gen_map_open(g);
-	mcp_gstr(g, "tools");
+	jgen_str(g, "tools");
 	yajl_gen_map_open(g);
-	mcp_gkey_bool(g, "listChanged", false);
+	jgen_key_bool(g, "listChanged", false);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
-	mcp_gstr(g, "serverInfo");
+	jgen_str(g, "serverInfo");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "name", "agentsbx");
-	mcp_gkey_str(g, "title", "agentsbx code sandbox");
-	mcp_gkey_str(g, "version", AGENTSBX_VERSION);
+	jgen_key_str(g, "name", "agentsbx");
+	jgen_key_str(g, "title", "agentsbx code sandbox");
+	jgen_key_str(g, "version", AGENTSBX_VERSION);
 	yajl_gen_map_close(g);
-	mcp_gkey_str(g, "instructions",
+	jgen_key_str(g, "instructions",
 		     "run_code runs a program in a new, isolated sandbox: no network, a "
 		     "read-only filesystem but for /tmp, limited memory, CPU and time. "
 		     "Nothing persists between calls: pass everything a program needs "
@@ -176,7 +160,7 @@ static void handle_ping(struct mcp_server *s, const struct mcp_id *id)
 {
 	yajl_gen g = mcp_reply_begin(id);
 
-	mcp_gstr(g, "result");
+	jgen_str(g, "result");
 	yajl_gen_map_open(g);
 	yajl_gen_map_close(g);
 	mcp_reply_send(s, g);

@@ -291,6 +291,7 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 	sb->reaped = true;
 	res->oom_killed = container_cgroup_oom_killed(sb->cgroup_path);
 	res->python = sb->lang == SANDBOX_LANG_PYTHON;
+	sandbox_collect_outputs(sb, res);
 	return 0;
 }
 
@@ -340,9 +341,7 @@ void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)
 	sandbox_workspace_remove(sb);
 }
 
-/* A command that is not in the image is the code's failure, not the
- * sandbox's: exit 127 with the reason on stderr, as a shell would. */
-static bool command_not_found(const struct error *err, struct sandbox_result *res)
+bool sandbox_command_not_found(const struct error *err, struct sandbox_result *res)
 {
 	if (!str_has_prefix(err->msg, "exec: \""))
 		return false;
@@ -363,7 +362,7 @@ int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,
 	int r;
 
 	if (sandbox_prepare(g, cfg, &sb, err) < 0)
-		return command_not_found(err, res) ? 0 : -1;
+		return sandbox_command_not_found(err, res) ? 0 : -1;
 	t1 = sandbox_now_ns();
 	r = sandbox_run(g, &sb, in, sigfd, res, err);
 	t2 = sandbox_now_ns();

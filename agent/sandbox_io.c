@@ -373,6 +373,25 @@ static void gen_bool(yajl_gen g, const char *key, bool v)
 	yajl_gen_bool(g, v);
 }
 
+static void gen_outputs(yajl_gen g, const struct sandbox_result *res)
+{
+	jgen_str(g, "outputs");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < res->n_outputs; i++) {
+		const struct sandbox_output *o = &res->outputs[i];
+
+		yajl_gen_map_open(g);
+		gen_text(g, "path", o->path, strlen(o->path));
+		jgen_key_int(g, "size", (long long)o->size);
+		if (o->content_base64)
+			jgen_key_str(g, "content_base64", o->content_base64);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	if (res->outputs_truncated)
+		gen_bool(g, "outputs_truncated", true);
+}
+
 void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res)
 {
 	char secs[32];
@@ -401,6 +420,9 @@ void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res)
 			sandbox_pyerror_free(&e);
 		}
 	}
+	if (res->value)
+		gen_text(g, "value", res->value, res->value_len);
+	gen_outputs(g, res);
 	yajl_gen_map_close(g);
 }
 
@@ -414,6 +436,7 @@ char *sandbox_result_json(const struct sandbox_result *res)
 
 void sandbox_result_free(struct sandbox_result *res)
 {
+	sandbox_outputs_free(res);
 	free(res->out);
 	free(res->err);
 	memset(res, 0, sizeof(*res));

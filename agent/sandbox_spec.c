@@ -111,6 +111,11 @@ static void gen_args(yajl_gen g, const struct sandbox_config *cfg,
 		_cleanup_free_ char *file = xasprintf("/%s/%s", SANDBOX_CODE_DIR,
 						      sandbox_code_file(cfg->lang));
 		jgen_str(g, interpreter);
+		/* Python: the last expression's value (sandbox_outputs.c). */
+		if (cfg->lang == SANDBOX_LANG_PYTHON) {
+			jgen_str(g, "-c");
+			jgen_str(g, sandbox_python_wrapper);
+		}
 		jgen_str(g, file);
 	}
 	for (char **a = cfg->args; a && *a; a++)
@@ -249,30 +254,38 @@ static void gen_linux(yajl_gen g, yajl_val linux_obj, const struct sandbox_confi
 	yajl_gen_map_close(g);
 }
 
-/* The default's mounts, and a session's files (a directory of the bundle,
- * so on the session's own size-capped tmpfs) read-write on /workspace. */
-static void gen_mounts(yajl_gen g, yajl_val list, const struct sandbox_config *cfg)
+/* A directory of the bundle (so on the workspace's own size-capped
+ * tmpfs) read-write on destination. */
+static void gen_bind(yajl_gen g, const char *destination, const char *source)
 {
 	static const char *const opts[] = { "rbind", "rw", "nosuid", "nodev" };
 
+	yajl_gen_map_open(g);
+	jgen_str(g, "destination");
+	jgen_str(g, destination);
+	jgen_str(g, "type");
+	jgen_str(g, "bind");
+	jgen_str(g, "source");
+	jgen_str(g, source);
+	jgen_str(g, "options");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		jgen_str(g, opts[i]);
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
+/* The default's mounts; a session's files on /workspace; /outputs and the
+ * Python wrapper's /.agentsbx/meta (sandbox_outputs.c). */
+static void gen_mounts(yajl_gen g, yajl_val list, const struct sandbox_config *cfg)
+{
 	yajl_gen_array_open(g);
 	for (size_t i = 0; YAJL_IS_ARRAY(list) && i < list->u.array.len; i++)
 		(void)jgen_tree(g, list->u.array.values[i], SANDBOX_SPEC_MAX_DEPTH);
-	if (cfg->session) {
-		yajl_gen_map_open(g);
-		jgen_str(g, "destination");
-		jgen_str(g, SANDBOX_SESSION_DIR);
-		jgen_str(g, "type");
-		jgen_str(g, "bind");
-		jgen_str(g, "source");
-		jgen_str(g, SANDBOX_FILES_DIR);
-		jgen_str(g, "options");
-		yajl_gen_array_open(g);
-		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-			jgen_str(g, opts[i]);
-		yajl_gen_array_close(g);
-		yajl_gen_map_close(g);
-	}
+	if (cfg->session)
+		gen_bind(g, SANDBOX_SESSION_DIR, SANDBOX_FILES_DIR);
+	gen_bind(g, SANDBOX_OUTPUTS_DIR, SANDBOX_OUTPUTS_NAME);
+	gen_bind(g, "/" SANDBOX_CODE_DIR "/" SANDBOX_META_DIR, SANDBOX_META_DIR);
 	yajl_gen_array_close(g);
 }
 

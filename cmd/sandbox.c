@@ -40,6 +40,9 @@ static const char help_text[] =
 	"changes), a writable /tmp, no capabilities, limits.  Everything is deleted\n"
 	"at the end.  With --json the result is one line of JSON:\n"
 	"  {\"stdout\",\"stderr\",\"exit_code\",\"timed_out\",\"seconds\",\"truncated\",\"oom_killed\"}\n"
+	"  and \"outputs\" (the files written in /outputs, with their content, base64),\n"
+	"  for Python \"value\" (repr() of the last expression) and \"error\" (an uncaught\n"
+	"  exception: name, value, traceback);\n"
 	"and when the sandbox itself fails (a missing image, a bad flag), the one line\n"
 	"is {\"error\": {\"message\": ...}} with exit status 125;\n"
 	"otherwise the output is passed on and the exit status is the command's\n"
@@ -253,29 +256,10 @@ static int print_result(const struct sandbox_flags *f, const struct sandbox_resu
 	return res->timed_out ? EXIT_TIMED_OUT : res->exit_code;
 }
 
-/* --json: the sandbox itself failed; one line {"error":{"message"}} too. */
-static void print_error_json(const char *msg)
-{
-	yajl_gen g = jgen_new(false);
-	size_t clean_len;
-	_cleanup_free_ char *clean = utf8_clean(msg, strlen(msg), &clean_len);
-	_cleanup_free_ char *line = NULL;
-
-	yajl_gen_map_open(g);
-	jgen_str(g, "error");
-	yajl_gen_map_open(g);
-	jgen_key_str(g, "message", clean);
-	yajl_gen_map_close(g);
-	yajl_gen_map_close(g);
-	line = jgen_finish(g, NULL);
-	printf("%s\n", line);
-	fflush(stdout);
-}
-
 static int fail(const struct sandbox_flags *f, struct error *err, int status)
 {
 	if (f->json)
-		print_error_json(err->msg);
+		cmd_print_json_error(err->msg);
 	free(f->env);
 	cmd_fail(err);
 	return status;
@@ -294,7 +278,7 @@ static int run_sandbox(const struct global_opts *g, int argc, char **argv)
 		return 0;
 	if (r < 0 && f.json) {
 		error_set(&err, "sandbox: bad usage (see agentsbx sandbox --help)");
-		print_error_json(err.msg);
+		cmd_print_json_error(err.msg);
 	}
 	if (r < 0)
 		return cmd_usage(&cmd_sandbox, false);

@@ -26,7 +26,9 @@
  * the child), exec-landlock (no Landlock domain for the init and exec'd
  * processes, runtime/init/landlock.c), exec-proc-fallback (the trampoline exec'd
  * through the container's /proc/self/fd/N when execveat is refused,
- * whatever /proc is).
+ * whatever /proc is), value-nofollow (a sandbox's Python value and
+ * outputs files opened following a symlink the program planted,
+ * agent/sandbox_outputs.c).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

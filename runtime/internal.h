@@ -143,8 +143,13 @@ int wait_forwarding_signals(pid_t pid, int *status, struct error *err);
 int ns_prepare(struct container_ctx *c, struct error *err);
 int ns_join_before_clone(struct container_ctx *c, struct error *err);
 int ns_write_id_maps(struct container_ctx *c, struct error *err);
+/* "containerID hostID size" lines into /proc/PID/FILE (uid_map, gid_map)
+ * through proc_fd, a checked procfs. */
+int ns_write_id_map(int proc_fd, pid_t pid, const char *file,
+		    const struct oci_id_mapping *m, size_t n, struct error *err);
 int ns_child_join(struct container_ctx *c, struct error *err);
 int ns_child_after_go(struct container_ctx *c, struct error *err);
+int ns_fork_init(struct container_ctx *c, struct error *err);
 int ns_loopback_up(struct container_ctx *c, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
 /* ns_clone, but with clone3(CLONE_INTO_CGROUP) when cgroup_fd >= 0: the
@@ -153,6 +158,12 @@ int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
 int ns_clone_into(unsigned long flags, int cgroup_fd, pid_t *pid,
 		  bool *born_in, struct error *err);
 void ns_restore_after_clone(struct container_ctx *c);
+
+/* rootless.c: created by an unprivileged caller (no CAP_SETUID on the
+ * host); the id maps of the new user namespace: our own ids directly, any
+ * other through newuidmap/newgidmap. */
+bool rootless_caller(void);
+int rootless_write_id_maps(struct container_ctx *c, struct error *err);
 
 /* ns_judge.c: namespace files judged as kernel objects. */
 /* Open path once: it must be an nsfs file of type t. */

@@ -4,7 +4,7 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libnftables-dev libsystemd-dev"
-TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux nftables"
+TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux nftables uidmap"
 # make check runs the quick integration tests two at a time with it.
 TEST_PKGS="$TEST_PKGS python3-pytest-xdist"
 # make fuzz: clang and its libFuzzer/sanitizer runtimes (clang-14 on Debian 12).

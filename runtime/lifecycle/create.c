@@ -239,6 +239,19 @@ static int forward_listener(struct container_ctx *c, int fd, struct error *err)
 }
 
 /* Wait for READY, serving the child's requests on the way. */
+/* The child forked the init into a new pid namespace (ns_fork_init) and
+ * exits: the init is the one the state names from now on. */
+static int take_forked_init(struct container_ctx *c, pid_t init, struct error *err)
+{
+	pid_t first = c->pid;
+
+	while (waitpid(first, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->pid = init;
+	c->start_time = proc_start_time(init);
+	return write_ctx_state(c, STATUS_CREATING, err);
+}
+
 static int wait_child_ready(struct container_ctx *c, struct error *err)
 {
 	struct sync_msg msg;
@@ -258,6 +271,10 @@ static int wait_child_ready(struct container_ctx *c, struct error *err)
 			if (forward_listener(c, fd, err) < 0)
 				return -1;
 			continue;
+		case SYNC_INIT_PID:
+			if (take_forked_init(c, (pid_t)msg.value, err) < 0)
+				return -1;
+			continue;
 		default:
 			if (fd >= 0)
 				close(fd);
@@ -265,6 +282,17 @@ static int wait_child_ready(struct container_ctx *c, struct error *err)
 					 msg.type);
 		}
 	}
+}
+
+/* As runc: an unprivileged caller whose cgroups are not delegated to it
+ * gets no cgroup, and says so (never a silent claim of limits). */
+static int rootless_without_cgroup(struct container_ctx *c, struct error *err)
+{
+	log_warn("rootless: no cgroup for %s (%s): the container runs without cgroup limits (memory, pids, cpu, devices); delegate a cgroup v2 subtree to uid %u to have them",
+		 c->id, err->msg, (unsigned)geteuid());
+	free(c->cgroup_path);
+	c->cgroup_path = NULL;
+	return 0;
 }
 
 /* The container's cgroup: the spec's limits, plus allow rules for its
@@ -276,6 +304,8 @@ static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
 	struct oci_resources res;
 	int r;
 
+	if (!c->cgroup_path)
+		return 0; /* rootless, none to be had */
 	cgroup_resources_for_spec(c->spec, &res);
 	if (pid == 0)
 		r = cgroup_create_for_clone(c->cgroup_path, c->cgroup_manager,
@@ -285,6 +315,9 @@ static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
 	free(res.devices);
 	if (r == 0 && (pid != 0 || *fd >= 0))
 		c->cgroup_created = true;
+	if (r < 0 && rootless_caller() &&
+	    (err->code == EACCES || err->code == EPERM || err->code == EROFS))
+		return rootless_without_cgroup(c, err);
 	return r;
 }
 

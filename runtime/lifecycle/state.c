@@ -438,7 +438,12 @@ int state_read(int dirfd, struct container_state *st, struct error *err)
 	st->rootfs = dup_or_null(tree_str(root, "rootfs"));
 	st->created = dup_or_null(tree_str(root, "created"));
 	st->owner = dup_or_null(tree_str(root, "owner"));
+	/* "" is a container without a cgroup (rootless, none delegated). */
 	st->cgroup_path = dup_or_null(tree_str(root, "cgroupPath"));
+	if (st->cgroup_path && !st->cgroup_path[0]) {
+		free(st->cgroup_path);
+		st->cgroup_path = NULL;
+	}
 	st->cgroup_manager = (enum cgroup_manager)tree_int(root, "cgroupManager");
 	st->started = YAJL_IS_TRUE(yajl_tree_get(root, path, yajl_t_true));
 	{

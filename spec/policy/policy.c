@@ -93,6 +93,7 @@ void policy_default(struct policy *p)
 	strv_set(&p->bind_prefixes, default_bind_prefixes);
 	strv_set(&p->hook_prefixes, default_hook_prefixes);
 	p->writable_binds = false;
+	p->idmapped_mounts = false;
 	p->capabilities.items = xcalloc(1, sizeof(char *));
 	p->no_new_privileges = true;
 	p->strict_seccomp = true;
@@ -206,7 +207,7 @@ static int parse_u64_member(struct jctx *c, yajl_val obj, const char *key,
 static const char *const root_keys[] = {
 	"mode", "source", "networkAllowed", "denyCidrs", "readonlyRoot", "tmpfs",
 	"maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
-	"writableBinds", "capabilities", "noNewPrivileges", "strictSeccomp",
+	"writableBinds", "idmappedMounts", "capabilities", "noNewPrivileges", "strictSeccomp",
 	"defaultDevicesOnly", "realtimeScheduling", "uid", "limits", "relaxable",
 	NULL,
 };
@@ -391,6 +392,7 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	BOOL_MEMBER("defaultDevicesOnly", default_devices_only);
 	BOOL_MEMBER("realtimeScheduling", realtime_scheduling);
 	BOOL_MEMBER("writableBinds", writable_binds);
+	BOOL_MEMBER("idmappedMounts", idmapped_mounts);
 #undef BOOL_MEMBER
 	if (replace_strv(c, root, "denyCidrs", &p->deny_cidrs) < 0 ||
 	    replace_strv(c, root, "maskedPaths", &p->masked_paths) < 0 ||
@@ -572,6 +574,7 @@ char *policy_to_json(const struct policy *p)
 	gkv_strv(g, "bindPrefixes", &p->bind_prefixes);
 	gkv_strv(g, "hookPrefixes", &p->hook_prefixes);
 	jgen_key_bool(g, "writableBinds", p->writable_binds);
+	jgen_key_bool(g, "idmappedMounts", p->idmapped_mounts);
 	gkv_strv(g, "capabilities", &p->capabilities);
 	jgen_key_bool(g, "noNewPrivileges", p->no_new_privileges);
 	jgen_key_bool(g, "strictSeccomp", p->strict_seccomp);

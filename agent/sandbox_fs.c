@@ -80,13 +80,28 @@ static bool image_name_valid(const char *name)
 	return true;
 }
 
+/* A plain user's images: $XDG_DATA_HOME/agentsbx/images, by default
+ * ~/.local/share/agentsbx/images (NULL without either variable). */
+static char *user_image_root(void)
+{
+	const char *data = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+
+	if (data && data[0] == '/')
+		return xasprintf("%s/agentsbx/images", data);
+	if (home && home[0] == '/')
+		return xasprintf("%s/.local/share/agentsbx/images", home);
+	return NULL;
+}
+
 int sandbox_image_path(const char *root, const char *name, char **out,
 		       struct error *err)
 {
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *path = NULL, *user_root = NULL;
 
 	if (!root || !*root)
 		root = getenv(SANDBOX_IMAGE_ROOT_ENV);
+	if ((!root || !*root) && geteuid() != 0)
+		root = user_root = user_image_root();
 	if (!root || !*root)
 		root = SANDBOX_IMAGE_ROOT;
 	if (!image_name_valid(name))

@@ -105,3 +105,21 @@ def test_mcp_run_code_as_a_plain_user(user_env, python_rootfs):
     result = replies[2]["result"]
     assert result["isError"] is False
     assert result["structuredContent"]["stdout"] == "42\n"
+
+
+def test_a_users_images_are_under_xdg_data_home(user_env, python_rootfs):
+    """--image NAME for a plain user: $XDG_DATA_HOME/agentsbx/images/NAME."""
+    data = os.path.join(os.path.dirname(user_env), "data")
+    images = os.path.join(data, "agentsbx", "images")
+    os.makedirs(images)
+    os.symlink(python_rootfs, os.path.join(images, "py"))
+    for d in (data, os.path.join(data, "agentsbx"), images):
+        os.chown(d, UID, UID)
+    env = {"PATH": os.environ["PATH"], "XDG_RUNTIME_DIR": user_env, "HOME": "/",
+           "XDG_DATA_HOME": data}
+    p = subprocess.run([SETPRIV, "--reuid", str(UID), "--regid", str(UID), "--clear-groups",
+                        RUNTIME, "sandbox", "--json", "--image", "py", "--",
+                        "python3", "-c", "print(7)"], env=env, cwd="/",
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert p.returncode == 0, p.stderr.decode()
+    assert json.loads(p.stdout)["stdout"] == "7\n"

@@ -197,7 +197,10 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 {
 	const struct cg_host *h = prepare(path, manager, err);
 	struct cg_settings set = { 0 };
-	struct cg2_create_opts o = { .all_ctrls = true, .devices = true };
+	/* An unprivileged caller (rootless) cannot load the BPF device
+	 * filter; its containers are in user namespaces, where no device node
+	 * can be made and the host's are bound in (as runc does rootless). */
+	struct cg2_create_opts o = { .all_ctrls = true, .devices = geteuid() == 0 };
 	struct oci_resources eff;
 	int ret = -1;
 

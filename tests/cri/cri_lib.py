@@ -21,8 +21,9 @@ No registry: the pause image (a static C pause) and a busybox image are
 built here and imported with `ctr -n k8s.io images import`.
 
 crictl is ../shared/tools/crictl/crictl (cri-tools v1.26.1), or $CRICTL.
-The helpers of tests/e2e (subreaper, spawn/run, leftover checks, the
-busybox rootfs) are reused from e2e_lib.
+The shared harness of tests/lib (procs: subreaper, spawn/run, leftover
+checks; images: the busybox rootfs, OCI archives; engines: the binaries)
+is reused.
 """
 
 import hashlib
@@ -38,15 +39,17 @@ import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 
-import e2e_lib as E  # noqa: E402  (subreaper, spawn/run, rootfs, leftovers)
-from e2e_lib import run, spawn  # noqa: E402
+import engines  # noqa: E402  (starts the orphan reaper at import)
+import images  # noqa: E402  (the busybox rootfs, OCI archives)
+import procs as E  # noqa: E402  (spawn/run, leftover checks)
+from procs import run, spawn  # noqa: E402
 
-RUNTIME = E.RUNTIME
+RUNTIME = engines.RUNTIME
 RUNC = os.environ.get("CRI_RUNC", "/usr/sbin/runc")
-CONTAINERD = E.CONTAINERD
-CTR = E.CTR
+CONTAINERD = engines.CONTAINERD
+CTR = engines.CTR
 CRICTL = os.environ.get("CRICTL") or os.path.join(
     os.path.dirname(REPO), "shared", "tools", "crictl", "crictl")
 CNI_BIN = os.environ.get("CRI_CNI_BIN", "/usr/lib/cni")
@@ -170,9 +173,9 @@ HOST_PATHS = ["/var/lib/cni", "/run/containerd", "/etc/cni/net.d"]
 
 
 def oci_image(layer_tar, out, ref, config):
-    """e2e_lib.oci_archive with an image config of our own (the pause
+    """images.oci_archive with an image config of our own (the pause
     image's entrypoint)."""
-    E.oci_archive(layer_tar, out, ref)
+    images.oci_archive(layer_tar, out, ref)
     if config is None:
         return
     # rewrite: read the archive back, replace the config blob, fix digests
@@ -281,7 +284,7 @@ class Cri:
     def build_images(self):
         img = os.path.join(self.dir, "img")
         rootfs = os.path.join(img, "busybox")
-        E.build_rootfs(rootfs)
+        images.build_rootfs(rootfs)
         tar = os.path.join(img, "busybox.tar")
         run(["tar", "--numeric-owner", "-C", rootfs, "-cf", tar, "."]).ok()
         self.busybox_oci = os.path.join(img, "busybox-oci.tar")
@@ -511,7 +514,7 @@ class Cri:
         for p in HOST_PATHS:
             if self.preexisting[p] or not os.path.lexists(p):
                 continue
-            if E._only_empty_dirs(p):
+            if E.only_empty_dirs(p):
                 shutil.rmtree(p, ignore_errors=True)
             else:
                 problems.append("%s was made during the suite and is not empty" % p)

@@ -80,6 +80,7 @@ void policy_default(struct policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = POLICY_ENFORCE;
+	p->on_request = ON_REQUEST_REFUSE;
 	p->source = xstrdup("built-in default");
 	strv_set(&p->deny_cidrs, default_deny_cidrs);
 	p->readonly_root = true;
@@ -101,7 +102,9 @@ void policy_default(struct policy *p)
 	p->pids = 128;
 	p->cpu_quota = 100000;
 	p->cpu_period = 100000;
-	p->rlimit_cpu = 120;
+	/* No RLIMIT_CPU: it kills a long-running service after its CPU
+	 * seconds (issue 17); the cgroup cpu quota bounds the rate. */
+	p->rlimit_cpu = 0;
 	p->rlimit_fsize = 32 * MiB;
 	p->rlimit_nofile = 1024;
 	p->ptys = 64;
@@ -121,6 +124,7 @@ static void strv_free(struct str_array *a)
 void policy_free(struct policy *p)
 {
 	free(p->source);
+	free(p->audit_log);
 	strv_free(&p->deny_cidrs);
 	for (size_t i = 0; i < p->n_tmpfs; i++)
 		free(p->tmpfs[i].path);
@@ -203,7 +207,7 @@ static int parse_u64_member(struct jctx *c, yajl_val obj, const char *key,
 /* ---- strictness: every key known ----------------------------------------- */
 
 static const char *const root_keys[] = {
-	"mode", "source", "networkAllowed", "denyCidrs", "readonlyRoot", "tmpfs",
+	"mode", "source", "onRequestAboveFloor", "auditLog", "networkAllowed", "denyCidrs", "readonlyRoot", "tmpfs",
 	"maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
 	"writableBinds", "capabilities", "noNewPrivileges", "strictSeccomp",
 	"defaultDevicesOnly", "realtimeScheduling", "uid", "limits", "relaxable",
@@ -292,7 +296,7 @@ static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 	    jopt_i64(c, l, "pids", 8, 1 << 22, &pids) < 0 ||
 	    parse_u64_member(c, l, "cpuQuota", 1000, 1ull << 40, &p->cpu_quota) < 0 ||
 	    parse_u64_member(c, l, "cpuPeriod", 1000, 1000000, &p->cpu_period) < 0 ||
-	    parse_u64_member(c, l, "rlimitCpu", 1, 1ull << 32, &p->rlimit_cpu) < 0 ||
+	    parse_u64_member(c, l, "rlimitCpu", 0, 1ull << 32, &p->rlimit_cpu) < 0 ||
 	    parse_u64_member(c, l, "rlimitFsize", 4096, 1ull << 50, &p->rlimit_fsize) < 0 ||
 	    parse_u64_member(c, l, "rlimitNofile", 16, 1 << 20, &p->rlimit_nofile) < 0 ||
 	    parse_u64_member(c, l, "ptys", 1, 1 << 20, &p->ptys) < 0)
@@ -368,12 +372,36 @@ static int parse_uid(struct jctx *c, yajl_val root, struct policy *p)
 	return 0;
 }
 
+/* onRequestAboveFloor: refuse | clamp; auditLog: an absolute path or "". */
+static int parse_speech(struct jctx *c, yajl_val root, struct policy *p)
+{
+	_cleanup_free_ char *on = NULL;
+	char q[QUOTE_MAX];
+
+	if (jstring(c, root, "onRequestAboveFloor", &on) < 0)
+		return -1;
+	if (on && !strcmp(on, "clamp"))
+		p->on_request = ON_REQUEST_CLAMP;
+	else if (on && strcmp(on, "refuse"))
+		return jfail(c, "onRequestAboveFloor: expected refuse or clamp, got %s",
+			     spec_quote(q, on));
+	if (jstring(c, root, "auditLog", &p->audit_log) < 0)
+		return -1;
+	if (!p->audit_log && jmember(root, "auditLog"))
+		p->audit_log = xstrdup(""); /* "": none (jstring leaves "" unset) */
+	if (p->audit_log && p->audit_log[0] &&
+	    (!spec_path_is_absolute(p->audit_log) || strstr(p->audit_log, "/..")))
+		return jfail(c, "auditLog: must be an absolute path without \"..\" (or \"\" for none), got %s",
+			     spec_quote(q, p->audit_log));
+	return 0;
+}
+
 static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 {
 	struct opt_bool b;
 
 	if (jcheck_object(c, root) < 0 || check_known_keys(c, root, root_keys) < 0 ||
-	    parse_mode(c, root, p) < 0)
+	    parse_mode(c, root, p) < 0 || parse_speech(c, root, p) < 0)
 		return -1;
 #define BOOL_MEMBER(key, field)                                                \
 	do {                                                                   \
@@ -571,6 +599,10 @@ char *policy_to_json(const struct policy *p)
 	gstr(g, p->source ? p->source : "");
 	gstr(g, "mode");
 	gstr(g, modes[p->mode]);
+	gstr(g, "onRequestAboveFloor");
+	gstr(g, p->on_request == ON_REQUEST_CLAMP ? "clamp" : "refuse");
+	gstr(g, "auditLog");
+	gstr(g, p->audit_log ? p->audit_log : POLICY_AUDIT_LOG_DEFAULT);
 	gkv_bool(g, "networkAllowed", p->network_allowed);
 	gkv_strv(g, "denyCidrs", &p->deny_cidrs);
 	gkv_bool(g, "readonlyRoot", p->readonly_root);

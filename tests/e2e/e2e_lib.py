@@ -91,6 +91,15 @@ import uuid
 
 import pytest
 
+# The policy's audit log (issue 17): this session's decisions go to a temp
+# file of its own (removed at exit), never to /var/log/agentsbx.  dockerd,
+# containerd and podman pass it on to the runtime they run.
+if "AGENTSBX_POLICY_LOG" not in os.environ:
+    import atexit as _atexit
+    _policy_log_dir = tempfile.mkdtemp(prefix="agentsbx-policylog-")
+    os.environ["AGENTSBX_POLICY_LOG"] = os.path.join(_policy_log_dir, "policy.log")
+    _atexit.register(shutil.rmtree, _policy_log_dir, True)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#ifndef AGENTSBX_AUDIT_LOG_H
+#define AGENTSBX_AUDIT_LOG_H
+
+/*
+ * The policy's audit log (issue 17): every decision the policy makes on a
+ * container -- each change to its spec, each request it refused or clamped
+ * -- appended as one JSON line to a file that outlives the container
+ * (policy field auditLog, default /var/log/agentsbx/policy.log).  Each line
+ * is one write() on an O_APPEND fd opened anew for every batch, so that
+ * logrotate's rename-and-create needs no signal; the fd is O_NONBLOCK and a
+ * failed or short write is a warning in the runtime's log, never a failed
+ * create.
+ */
+
+#include <stdbool.h>
+
+#include "../../spec/policy/policy.h"
+
+#define AUDIT_LOG_ENV "AGENTSBX_POLICY_LOG"
+
+/* The file in force: auditLog of the policy file; when the file does not
+ * set it, $AGENTSBX_POLICY_LOG (the test suites point it at a temp file),
+ * else the default.  NULL: auditLog is "" (no audit log). */
+const char *audit_log_path(const struct policy *p);
+
+/* What the decisions are about. */
+struct audit_subject {
+	const char *id;		/* the container */
+	const char *op;		/* "create", "exec", "update" */
+	const struct oci_spec *spec; /* its annotations and engine; may be NULL */
+};
+
+/* applied: false in audit mode (the line says so). action: "applied",
+ * "refused", "clamped". */
+void audit_log_changes(const struct policy *p, const struct audit_subject *s,
+		       const struct policy_changes *ch, const char *action, bool applied);
+void audit_log_requests(const struct policy *p, const struct audit_subject *s,
+			const struct policy_requests *r, const char *action, bool applied);
+
+#endif

@@ -189,6 +189,18 @@ int policy_rule_scheduling(const struct policy *p, const struct oci_spec *s,
 /* policy_mounts.c.  source (absolute; cleaned here) is under one of
  * prefixes; a relative source is never allowed. */
 bool policy_bind_allowed(const struct str_array *prefixes, const char *source);
+/* policy_advice.c: what a bind refusal says to do.  where: the source
+ * (as judged); the text lists the prefixes and names the field, and the
+ * directory to add when where is in an engine's per-container directory
+ * (one component of 64 hex digits: <data-root>/containers/<id>/...). */
+struct policy_bind_advice_in {
+	const struct str_array *prefixes;
+	const char *source; /* the policy's */
+	const char *where;
+};
+char *policy_bind_advice(const struct policy_bind_advice_in *in);
+/* The directory holding where's engine container directory, or NULL. */
+char *policy_engine_dir_of(const char *path);
 /* "/a/./b/../c" -> "/a/c"; ".." never climbs above "/". */
 char *policy_clean_path(const char *path);
 /* clean is under prefix (or is it). */

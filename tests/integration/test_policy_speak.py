@@ -19,6 +19,7 @@ import uuid
 import pytest
 
 from conftest import CAP_NAMES, make_spec, policy_file, run_cmd, spawn
+from escape_helpers import BUILDS, pick_runtime
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
 
@@ -447,3 +448,119 @@ def test_a_lowered_rlimit_cpu_in_the_policy_still_stops_a_busy_loop(penv):
                             "--bundle", bundle, cid], timeout=60)
     assert rc in (128 + signal.SIGXCPU, 128 + signal.SIGKILL), (rc, err)
     assert time.time() - t0 < 30
+
+
+# ---- --init: Debian's docker-init is a symlink to tini-static ------------------------
+
+DOCKER_INIT = "/usr/bin/docker-init"
+
+
+@pytest.mark.skipif(not os.path.exists(DOCKER_INIT), reason="no %s (docker.io)" % DOCKER_INIT)
+def test_docker_init_bind_runs_under_the_default_policy(penv):
+    """What `docker run --init` writes: /usr/bin/docker-init bound read-only
+    on /sbin/docker-init, which runs the command.  The bind source's own
+    path (under bindPrefixes) and where it resolves (tini-static, an
+    engine-provided init binary) are both judged."""
+    spec = make_spec(["/sbin/docker-init", "--", "echo", "init-ok"])
+    spec["mounts"].append({"destination": "/sbin/docker-init", "type": "bind",
+                           "source": DOCKER_INIT, "options": ["bind", "ro"]})
+    cid = penv.new_id()
+    bundle = penv.make_bundle("b", spec=spec)
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "run", "--bundle", bundle, cid],
+                           timeout=60)
+    assert rc == 0 and out.strip() == "init-ok", (rc, out, err)
+
+
+@pytest.mark.skipif(not os.path.exists(DOCKER_INIT), reason="no %s (docker.io)" % DOCKER_INIT)
+def test_docker_init_bind_is_made_read_only(penv):
+    """A writable bind of the engine's init would let a container that
+    runs as root rewrite the host's tini-static: it is bound read-only
+    whatever the spec says."""
+    spec = make_spec(["sh", "-c", "grep ' /sbin/docker-init ' /proc/self/mountinfo"])
+    spec["mounts"].append({"destination": "/sbin/docker-init", "type": "bind",
+                           "source": DOCKER_INIT, "options": ["bind", "rw"]})
+    cid = penv.new_id()
+    bundle = penv.make_bundle("b", spec=spec)
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "run", "--bundle", bundle, cid],
+                           timeout=60)
+    assert rc == 0, err
+    assert out.split()[5].split(",")[0] == "ro", out
+
+
+def test_a_symlink_under_a_prefix_to_an_ordinary_file_stays_refused(penv):
+    """Only the engines' init binaries are allowed by name where they
+    resolve: another link under an allowed prefix pointing outside is not."""
+    allowed = penv.hostdir("allowed")
+    os.symlink("/etc/passwd", os.path.join(allowed, "docker-init"))
+    pol = policy_file(penv, {"bindPrefixes": [allowed]})
+    spec = make_spec(["true"])
+    spec["mounts"].append({"destination": "/sbin/docker-init", "type": "bind",
+                           "source": os.path.join(allowed, "docker-init"),
+                           "options": ["bind", "ro"]})
+    cid = penv.new_id()
+    bundle = penv.make_bundle("b", spec=spec)
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run",
+                            "--bundle", bundle, cid], timeout=60)
+    assert rc != 0 and "outside the allowed prefixes" in err, err
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_engine_init_link_cannot_be_bound_writable(penv, build):
+    """The attack behind the read-only rule, on a file of the test's own
+    (never the host's tini): a prefix that is a link to a root-owned binary
+    (as /usr/bin/docker-init -> tini-static), bound "rw" by a hostile
+    config.json under a policy that keeps host root (uid null).  Real: the
+    bind is read-only, the host file untouched.  Weak (init-rw): the
+    container rewrites the host file."""
+    runtime = pick_runtime(build, "init-rw")
+    bindir = penv.hostdir("bin")
+    real = os.path.join(bindir, "tini-static")
+    with open(real, "w") as f:
+        f.write("original\n")
+    os.chmod(real, 0o755)
+    link = os.path.join(bindir, "docker-init")
+    os.symlink(real, link)
+    pol = policy_file(penv, {"bindPrefixes": [link], "uid": None})
+    spec = make_spec(["sh", "-c", "echo pwned > /sbin/docker-init; echo rc=$?"])
+    spec["mounts"].append({"destination": "/sbin/docker-init", "type": "bind",
+                           "source": link, "options": ["bind", "rw"]})
+    cid = penv.new_id()
+    bundle = penv.make_bundle("b", spec=spec)
+    rc, out, err = run_cmd([runtime, "--root", penv.root, "--policy", pol, "run", "--bundle",
+                            bundle, cid], timeout=60)
+    assert rc == 0, err
+    content = open(real).read()
+    if build == "real":
+        assert content == "original\n" and "rc=0" not in out, (content, out)
+    else:
+        assert content == "pwned\n", "weak build: the host file was not rewritten: " + out
+
+
+# ---- errors that say what to do ------------------------------------------------------
+
+def test_bind_refusal_lists_the_prefixes_and_the_field(penv):
+    spec = make_spec(["true"])
+    spec["mounts"].append({"destination": "/data", "type": "bind", "source": "/etc",
+                           "options": ["rbind", "ro"]})
+    cid = penv.new_id()
+    bundle = penv.make_bundle("b", spec=spec)
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "run", "--bundle", bundle, cid])
+    assert rc != 0
+    assert "allowed prefixes (bindPrefixes of the policy built-in default): " \
+        "/var/lib/docker/containers, /var/lib/docker/volumes" in err, err
+    assert 'add its directory to "bindPrefixes" in the policy file' in err, err
+    assert "agentsbx policy show" in err, err
+
+
+def test_docker_data_root_elsewhere_is_explained(penv):
+    """dockerd with data-root /srv/docker (here: the test's temp dir):
+    the refusal names the directory to add to bindPrefixes."""
+    cid = penv.track_id(docker_id())
+    spec = make_spec(["true"])
+    as_docker(penv, spec, cid)  # binds from <tmp>/containers/<id>/hostname
+    bundle = penv.make_bundle("b", spec=spec)
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "run", "--bundle", bundle, cid])
+    assert rc != 0
+    want = os.path.join(penv.tmp, "containers")
+    assert "%s is an engine's per-container directory: a dockerd data-root" % want in err, err
+    assert 'needs "%s" added to "bindPrefixes"' % want in err, err

@@ -513,9 +513,15 @@ static void create_abort(struct container_ctx *c)
 int create_container(struct container_ctx *c, struct error *err)
 {
 	if (container_id_validate(c->id, err) < 0 || load_spec(c, err) < 0 ||
-	    ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0 ||
-	    prepare(c, err) < 0)
+	    ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0)
 		return -1;
+	if (prepare(c, err) < 0) {
+		/* The kernel objects' and bind sources' refusals (judged on
+		 * their fds here), into the audit log as policy_enforce's are. */
+		if (c->policy.mode == POLICY_ENFORCE && strstr(err->msg, "policy: "))
+			policy_audit_refusal(c, err);
+		return -1;
+	}
 	hooks_set_cwd(c->bundle);
 	if (make_state_dir(c, err) < 0 || netfilter_note_joined_netns(c, err) < 0 ||
 	    spawn_init(c, err) < 0 || netfilter_check_joined_netns(c, err) < 0 ||

@@ -30,7 +30,7 @@ static void log_changes(const struct policy_changes *ch, bool audit)
 }
 
 /* A refusal is a decision too: one line, the error as its "from". */
-static void audit_log_refusal(struct container_ctx *c, const struct error *err)
+void policy_audit_refusal(struct container_ctx *c, const struct error *err)
 {
 	struct policy_changes ch = { 0 };
 	struct audit_subject subj = { c->id, c->is_exec ? "exec" : "create", c->spec };
@@ -119,11 +119,11 @@ static int audit_spec(struct container_ctx *c, struct error *err)
 				  &ch, "applied", false);
 	} else {
 		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
-		audit_log_refusal(c, err);
+		policy_audit_refusal(c, err);
 	}
 	if (hooks_judge_all(&c->policy, &copy, false, err) < 0) {
 		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
-		audit_log_refusal(c, err);
+		policy_audit_refusal(c, err);
 	}
 	policy_changes_free(&ch);
 	spec_free(&copy);
@@ -296,17 +296,13 @@ int policy_judge_objects(struct container_ctx *c, struct error *err)
 	case POLICY_AUDIT:
 		if (judge_objects(c, &would) < 0) {
 			log_warn("policy (audit, not applied): would refuse: %s", would.msg);
-			audit_log_refusal(c, &would);
+			policy_audit_refusal(c, &would);
 		}
 		return 0;
 	case POLICY_ENFORCE:
 		break;
 	}
-	if (judge_objects(c, err) < 0) {
-		audit_log_refusal(c, err);
-		return -1;
-	}
-	return 0;
+	return judge_objects(c, err); /* a refusal: logged by create */
 }
 
 int policy_enforce(struct container_ctx *c, struct error *err)
@@ -332,7 +328,7 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	if (check_requests(c, c->spec, err) < 0)
 		return -1;
 	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0) {
-		audit_log_refusal(c, err);
+		policy_audit_refusal(c, err);
 		return -1;
 	}
 	audit_log_changes(&c->policy, &(struct audit_subject){ c->id, c->is_exec ? "exec" : "create", c->spec },
@@ -340,7 +336,7 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	/* create: every hook judged (and its file kept open) now. */
 	hooks_guard_set(&c->policy);
 	if (c->config_json && hooks_pin(c->spec, err) < 0) {
-		audit_log_refusal(c, err);
+		policy_audit_refusal(c, err);
 		return -1;
 	}
 	log_changes(&ch, false);

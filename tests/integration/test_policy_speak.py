@@ -502,6 +502,9 @@ def test_a_symlink_under_a_prefix_to_an_ordinary_file_stays_refused(penv):
     rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run",
                             "--bundle", bundle, cid], timeout=60)
     assert rc != 0 and "outside the allowed prefixes" in err, err
+    assert "bindPrefixes of the policy %s): %s." % (pol, allowed) in err, err
+    lines = audit_lines(cid)  # refused on the opened fd (prepare), logged too
+    assert [l["action"] for l in lines if l["rule"] == "refusal"] == ["refused"], lines
 
 
 @pytest.mark.parametrize("build", BUILDS)
@@ -550,6 +553,8 @@ def test_bind_refusal_lists_the_prefixes_and_the_field(penv):
         "/var/lib/docker/containers, /var/lib/docker/volumes" in err, err
     assert 'add its directory to "bindPrefixes" in the policy file' in err, err
     assert "agentsbx policy show" in err, err
+    lines = audit_lines(cid)  # judged on the opened source, logged all the same
+    assert [l["action"] for l in lines] == ["refused"] and "/etc" in lines[0]["from"], lines
 
 
 def test_docker_data_root_elsewhere_is_explained(penv):

@@ -211,7 +211,14 @@ static const char *const root_keys[] = {
 	"maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
 	"writableBinds", "capabilities", "noNewPrivileges", "strictSeccomp",
 	"defaultDevicesOnly", "realtimeScheduling", "uid", "limits", "relaxable",
-	NULL,
+	"extend", NULL,
+};
+/* The list fields: as a key of their own they replace the default list;
+ * under "extend" they add to it (issue 17: a bindPrefixes that adds one
+ * directory used to drop Docker's and containerd's). */
+static const char *const extend_keys[] = {
+	"denyCidrs", "maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
+	"capabilities", "tmpfs", "relaxable", NULL,
 };
 static const char *const limits_keys[] = {
 	"memory", "pids", "cpuQuota", "cpuPeriod", "rlimitCpu", "rlimitFsize",
@@ -396,6 +403,70 @@ static int parse_speech(struct jctx *c, yajl_val root, struct policy *p)
 	return 0;
 }
 
+static int extend_strv(struct jctx *c, yajl_val ext, const char *key, struct str_array *a)
+{
+	struct str_array add = { 0 };
+
+	if (!jmember(ext, key))
+		return 0;
+	if (jstr_array(c, ext, key, &add) < 0)
+		return -1;
+	for (size_t i = 0; i < add.len; i++)
+		if (!policy_strv_has(a, add.items[i]))
+			policy_strv_add(a, add.items[i]);
+	strv_free(&add);
+	return 0;
+}
+
+/* extend.tmpfs: each entry added, or replacing the one at the same path. */
+static int extend_tmpfs(struct jctx *c, yajl_val ext, struct policy *p)
+{
+	struct policy_tmpfs *add = NULL;
+	size_t n = 0;
+
+	if (!jmember(ext, "tmpfs"))
+		return 0;
+	if (JOBJECT_ARRAY(c, ext, "tmpfs", parse_tmpfs_entry, add, n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < p->n_tmpfs && strcmp(p->tmpfs[j].path, add[i].path))
+			j++;
+		if (j == p->n_tmpfs) {
+			p->tmpfs = xrealloc(p->tmpfs, (p->n_tmpfs + 1) * sizeof(*p->tmpfs));
+			p->tmpfs[p->n_tmpfs++] = add[i];
+			continue;
+		}
+		free(p->tmpfs[j].path);
+		p->tmpfs[j] = add[i];
+	}
+	free(add);
+	return 0;
+}
+
+/* "extend": {"bindPrefixes": [...], ...}: after the replacing keys, so
+ * that {"bindPrefixes": [A], "extend": {"bindPrefixes": [B]}} is [A, B]. */
+static int parse_extend(struct jctx *c, yajl_val root, struct policy *p)
+{
+	yajl_val ext = jmember(root, "extend");
+	size_t mark;
+
+	if (!ext)
+		return 0;
+	mark = jpush_key(c, "extend");
+	if (jcheck_object(c, ext) < 0 || check_known_keys(c, ext, extend_keys) < 0 ||
+	    extend_strv(c, ext, "denyCidrs", &p->deny_cidrs) < 0 ||
+	    extend_strv(c, ext, "maskedPaths", &p->masked_paths) < 0 ||
+	    extend_strv(c, ext, "readonlyPaths", &p->readonly_paths) < 0 ||
+	    extend_strv(c, ext, "bindPrefixes", &p->bind_prefixes) < 0 ||
+	    extend_strv(c, ext, "hookPrefixes", &p->hook_prefixes) < 0 ||
+	    extend_strv(c, ext, "capabilities", &p->capabilities) < 0 ||
+	    extend_tmpfs(c, ext, p) < 0 || parse_relaxable(c, ext, p) < 0)
+		return -1;
+	jpop(c, mark);
+	return 0;
+}
+
 static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 {
 	struct opt_bool b;
@@ -424,16 +495,8 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	    replace_strv(c, root, "readonlyPaths", &p->readonly_paths) < 0 ||
 	    replace_strv(c, root, "bindPrefixes", &p->bind_prefixes) < 0 ||
 	    replace_strv(c, root, "capabilities", &p->capabilities) < 0 ||
-	    replace_strv(c, root, "hookPrefixes", &p->hook_prefixes) < 0 ||
-	    check_abs_paths(c, "hookPrefixes", &p->hook_prefixes) < 0 ||
-	    check_abs_paths(c, "maskedPaths", &p->masked_paths) < 0 ||
-	    check_abs_paths(c, "readonlyPaths", &p->readonly_paths) < 0 ||
-	    check_abs_paths(c, "bindPrefixes", &p->bind_prefixes) < 0)
+	    replace_strv(c, root, "hookPrefixes", &p->hook_prefixes) < 0)
 		return -1;
-	for (size_t i = 0; i < p->capabilities.len; i++)
-		if (capability_from_name(p->capabilities.items[i]) < 0)
-			return jfail(c, "capabilities[%zu]: unknown capability \"%s\"", i,
-				     p->capabilities.items[i]);
 	if (jmember(root, "tmpfs")) {
 		for (size_t i = 0; i < p->n_tmpfs; i++)
 			free(p->tmpfs[i].path);
@@ -443,9 +506,21 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 		if (JOBJECT_ARRAY(c, root, "tmpfs", parse_tmpfs_entry, p->tmpfs, p->n_tmpfs) < 0)
 			return -1;
 	}
+	if (parse_relaxable(c, root, p) < 0 || parse_extend(c, root, p) < 0)
+		return -1;
+	/* Checked on the lists in force, defaults and extensions included. */
+	if (check_abs_paths(c, "hookPrefixes", &p->hook_prefixes) < 0 ||
+	    check_abs_paths(c, "maskedPaths", &p->masked_paths) < 0 ||
+	    check_abs_paths(c, "readonlyPaths", &p->readonly_paths) < 0 ||
+	    check_abs_paths(c, "bindPrefixes", &p->bind_prefixes) < 0)
+		return -1;
+	for (size_t i = 0; i < p->capabilities.len; i++)
+		if (capability_from_name(p->capabilities.items[i]) < 0)
+			return jfail(c, "capabilities[%zu]: unknown capability \"%s\"", i,
+				     p->capabilities.items[i]);
 	if (parse_uid(c, root, p) < 0)
 		return -1;
-	if (parse_limits(c, root, p) < 0 || parse_relaxable(c, root, p) < 0)
+	if (parse_limits(c, root, p) < 0)
 		return -1;
 	return 0;
 }

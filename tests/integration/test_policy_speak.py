@@ -569,3 +569,63 @@ def test_docker_data_root_elsewhere_is_explained(penv):
     want = os.path.join(penv.tmp, "containers")
     assert "%s is an engine's per-container directory: a dockerd data-root" % want in err, err
     assert 'needs "%s" added to "bindPrefixes"' % want in err, err
+
+
+# ---- list fields: a key replaces the default list, "extend" adds to it ---------------
+
+LIST_FIELDS = [
+    ("denyCidrs", "198.18.0.0/15"),
+    ("maskedPaths", "/proc/driver"),
+    ("readonlyPaths", "/proc/sysvipc"),
+    ("bindPrefixes", "/srv/docker/containers"),
+    ("hookPrefixes", "/usr/bin/nvidia-container-runtime-hook"),
+    ("capabilities", "CAP_NET_BIND_SERVICE"),
+    ("tmpfs", {"path": "/run", "size": 4194304}),
+    ("relaxable", "network"),
+]
+
+
+def shown(penv, content):
+    rc, out, err = run_cmd([penv.runtime, "--policy", policy_file(penv, content), "policy",
+                            "show"])
+    assert rc == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("field,item", LIST_FIELDS, ids=[f for f, _ in LIST_FIELDS])
+def test_list_field_replaces_and_extend_adds(penv, field, item):
+    default = shown(penv, {})[field]
+    # the key itself: the list in force is exactly the file's
+    assert shown(penv, {field: [item]})[field] == [item]
+    # under "extend": the default list, then the new item
+    assert shown(penv, {"extend": {field: [item]}})[field] == default + [item]
+    # both: the file's list, extended; an item already there is not doubled
+    assert shown(penv, {field: [item], "extend": {field: [item]}})[field] == [item]
+
+
+def test_extend_replaces_a_tmpfs_at_the_same_path(penv):
+    got = shown(penv, {"extend": {"tmpfs": [{"path": "/tmp", "size": 8388608}]}})["tmpfs"]
+    assert got == [{"path": "/tmp", "size": 8388608}]
+
+
+@pytest.mark.parametrize("content,needle", [
+    ({"extend": {"bindprefixes": ["/srv"]}}, 'extend.bindprefixes: unknown key "bindprefixes" (did you mean "bindPrefixes"?)'),
+    ({"extend": {"limits": {}}}, 'extend.limits: unknown key "limits"'),
+    ({"extend": {"bindPrefixes": ["relative"]}}, "bindPrefixes[13]: must be an absolute path"),
+    ({"extend": {"capabilities": ["CAP_NOPE"]}}, 'unknown capability "CAP_NOPE"'),
+    ({"extend": []}, "extend"),
+])
+def test_extend_is_as_strict_as_the_rest(penv, content, needle):
+    rc, out, err = run_cmd([penv.runtime, "--policy", policy_file(penv, content), "policy",
+                            "show"])
+    assert rc != 0 and needle in err, err
+
+
+def test_extended_bind_prefix_keeps_dockers_and_allows_the_new_one(penv):
+    """The issue's case: one directory added (a dockerd data-root
+    elsewhere), Docker's and containerd's defaults kept."""
+    p = shown(penv, {"extend": {"bindPrefixes": [os.path.join(penv.tmp, "containers")]}})
+    assert "/var/lib/docker/containers" in p["bindPrefixes"]
+    assert "/run/containerd" in p["bindPrefixes"]
+    pol = policy_file(penv, {"extend": {"bindPrefixes": [os.path.join(penv.tmp, "containers")]}})
+    run_engine(penv, "docker", pol=pol)

@@ -21,8 +21,10 @@
  *    namespace by path (--pid=host, --network host, hostNetwork);
  *  - a memory, pids or cpu limit set above the policy's cap (unset is the
  *    engine default: no limit);
- *  - an rlimit above the cap, except podman's default RLIMIT_NOFILE
- *    1048576, which it sends unasked;
+ *  - an rlimit above the cap, except from podman, which sends its own
+ *    (RLIMIT_NOFILE 1048576) or containers.conf's default_ulimits unasked,
+ *    as it sends containers.conf's pids_limit (2048): not told from
+ *    --ulimit / --pids-limit, so tightened quietly;
  *  - a tmpfs with an explicit size above its cap.
  * Misjudging one of these changes only the message: refused or clamped,
  * the floor holds either way.  Pure data, like the rest of spec/.
@@ -42,9 +44,6 @@ static const char *const engine_default_caps[] = {
 	"CAP_NET_RAW", "CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP",
 	"CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE", NULL,
 };
-
-/* podman sends RLIMIT_NOFILE 1048576 (rootful) without being asked. */
-#define PODMAN_DEFAULT_NOFILE 1048576ull
 
 /* From this many capabilities in the bounding set on, the request is
  * "every capability" (--privileged: Docker 20.10 sends 38, newer 41). */
@@ -252,9 +251,10 @@ static void req_namespaces(const struct oci_spec *s, bool host_netns, bool eng,
 			      eng ? " (--network host)" : ""));
 }
 
-static void req_limits(const struct policy *p, const struct oci_spec *s, bool eng,
-		       struct policy_requests *r)
+static void req_limits(const struct policy *p, const struct oci_spec *s,
+		       enum policy_engine e, struct policy_requests *r)
 {
+	bool eng = e == ENGINE_DOCKER || e == ENGINE_PODMAN;
 	const struct oci_resources *res = &s->linux.resources;
 	const struct oci_cpu *cpu = &res->cpu;
 
@@ -264,7 +264,9 @@ static void req_limits(const struct policy *p, const struct oci_spec *s, bool en
 		    xasprintf("a memory limit of %lld bytes%s, above the cap limits.memory = %llu",
 			      (long long)res->memory.limit.v, eng ? " (--memory)" : "",
 			      (unsigned long long)p->memory));
-	if (res->pids_limit.set && res->pids_limit.v > p->pids)
+	/* podman's pids limit is containers.conf's pids_limit (2048) unless
+	 * --pids-limit: the two cannot be told apart, so not a request. */
+	if (res->pids_limit.set && res->pids_limit.v > p->pids && e != ENGINE_PODMAN)
 		add(r, "limits", "\"limits\": {\"pids\": ...}",
 		    xasprintf("a pids limit of %lld%s, above the cap limits.pids = %lld",
 			      (long long)res->pids_limit.v, eng ? " (--pids-limit)" : "",
@@ -303,8 +305,10 @@ static void req_rlimits(const struct policy *p, const struct oci_spec *s,
 
 			if (rl->resource != capped[k].res || !cap || rl->hard <= cap)
 				continue;
-			if (e == ENGINE_PODMAN && rl->resource == RLIMIT_NOFILE &&
-			    rl->hard == PODMAN_DEFAULT_NOFILE && rl->soft == PODMAN_DEFAULT_NOFILE)
+			/* podman sends rlimits unasked: its own (RLIMIT_NOFILE
+			 * 1048576) or containers.conf's default_ulimits, which
+			 * cannot be told from --ulimit: not requests. */
+			if (e == ENGINE_PODMAN)
 				continue;
 			allow = xasprintf("\"limits\": {\"%s\": ...}", capped[k].field);
 			add(r, "limits", allow,
@@ -379,7 +383,7 @@ void policy_requests(const struct policy *p, const struct oci_spec *s, const cha
 	req_seccomp(p, s, e, out);
 	req_devices(p, s, eng, out);
 	req_namespaces(s, host_netns, eng, out);
-	req_limits(p, s, eng, out);
+	req_limits(p, s, e, out);
 	req_rlimits(p, s, e, out);
 	req_tmpfs(p, s, eng, out);
 }

@@ -252,7 +252,6 @@ def test_engine_defaults_are_tightened_quietly_and_logged(penv, engine):
 
 @pytest.mark.parametrize("engine,change,needle", [
     ("podman", cap_add, "CAP_NET_ADMIN (--cap-add)"),
-    ("podman", ulimit, "RLIMIT_NOFILE 4096 (--ulimit nofile)"),
     ("podman", unconfined, "no seccomp filter"),
     ("cri", cap_add, "capabilities beyond the engine's default set: CAP_NET_ADMIN"),
     ("cri", pid_host, "the host's pid namespace"),
@@ -260,6 +259,42 @@ def test_engine_defaults_are_tightened_quietly_and_logged(penv, engine):
 def test_other_engines_requests_are_refused(penv, engine, change, needle):
     cid, pol, rc, out, err = run_engine(penv, engine, change, check=False)
     assert rc != 0 and needle in err, err
+
+
+def test_podman_pids_limit_and_rlimits_are_defaults(penv):
+    """podman sends containers.conf's pids_limit (2048) and default_ulimits
+    unasked, indistinguishable from --pids-limit / --ulimit: tightened and
+    logged, not refused (Docker's --ulimit is a request)."""
+    def conf(spec):
+        spec["linux"]["resources"] = {"pids": {"limit": 2048}}
+        spec["process"]["rlimits"] = [{"type": "RLIMIT_NOFILE", "hard": 4096, "soft": 1024}]
+    cid, pol, rc, out, err = run_engine(penv, "podman", conf,
+                                        args=["sh", "-c", "ulimit -Hn; cat /sys/fs/cgroup/pids/pids.max 2>/dev/null || cat /sys/fs/cgroup/pids.max"])
+    assert out.split() == ["1024", "128"], out
+    fields = {l["field"] for l in audit_lines(cid)}
+    assert {"RLIMIT_NOFILE", "linux.resources.pids.limit"} <= fields, fields
+
+
+def test_podman_device_file_mode_with_type_bits_is_accepted(penv):
+    """podman writes fileMode as the whole st_mode (020666 for a char
+    device); runc takes it.  Under the policy off, /dev/fuse is made."""
+    if not os.path.exists("/dev/fuse"):
+        pytest.skip("no /dev/fuse")
+    off = policy_file(penv, {"mode": "off"})
+    spec = make_spec(["sh", "-c", "ls -l /dev/fuse"])
+    spec["linux"]["devices"] = [{"path": "/dev/fuse", "type": "c", "major": 10, "minor": 229,
+                                 "fileMode": 0o20666, "uid": 0, "gid": 0}]
+    cid = penv.new_id()
+    bundle = penv.make_bundle("b", spec=spec)
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", off, "run",
+                            "--bundle", bundle, cid], timeout=60)
+    assert rc == 0 and out.startswith("crw-rw-rw-"), (out, err)
+    # a type that is not the device's own is still refused
+    spec["linux"]["devices"][0]["fileMode"] = 0o60666
+    bundle = penv.make_bundle("b2", spec=spec)
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", off, "run",
+                            "--bundle", bundle, penv.new_id()], timeout=60)
+    assert rc != 0 and "is not a permission mode" in err, err
 
 
 def test_cri_without_seccomp_is_a_default_but_docker_without_is_a_request(penv):

@@ -536,3 +536,34 @@ def test_policy_refusal_reaches_the_user(docker, policy):
     r = docker("run", "--rm", *POL, "-v", "/etc:/hostetc:ro", IMAGE, "true")
     assert r.rc != 0, str(r)
     assert "not allowed by the policy" in r.err and "/etc" in r.err, str(r)
+
+
+def test_policy_writable_layer_what_users_see(docker, policy, tmp_path):
+    """Issue 17, the writable-layer question, as users meet it under the
+    default policy (the README says the same): the root is read-only (the
+    working directory too), /tmp is the policy's tmpfs, and `docker cp` /
+    `docker commit` work on Docker's writable layer, which the container
+    never sees."""
+    r = docker("run", "--rm", *POL, "-w", "/", IMAGE, "sh", "-c",
+               "echo data > out.txt; echo scratch > /tmp/f && cat /tmp/f")
+    assert "Read-only file system" in r.err + r.out and "scratch" in r.out, str(r)
+    name = unique("wl")
+    docker("run", "-d", "--name", name, *POL, IMAGE, "sh", "-c",
+           "echo inside > /tmp/made-inside; sleep 60").ok()
+    try:
+        src = tmp_path / "copied-in"
+        src.write_text("from the host\n")
+        cp_in = docker("cp", str(src), name + ":/tmp/copied-in")
+        seen = docker("exec", name, "sh", "-c", "ls /tmp")
+        cp_out = docker("cp", name + ":/tmp/made-inside", str(tmp_path / "out"))
+        committed = docker("commit", name, unique("wlimg"))
+        assert cp_in.rc == 0, str(cp_in)              # exits 0 ...
+        assert "copied-in" not in seen.out, str(seen)  # ... but the tmpfs hides it
+        assert cp_out.rc != 0, str(cp_out)            # the tmpfs is not in the layer
+        assert committed.rc == 0, str(committed)
+        img = committed.out.strip()
+        ls = docker("run", "--rm", "--runtime", "runc", img, "ls", "/tmp")
+        assert "made-inside" not in ls.out, str(ls)    # commit captures nothing of it
+        docker("rmi", "-f", img)
+    finally:
+        docker("rm", "-f", name)

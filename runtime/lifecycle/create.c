@@ -25,6 +25,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../internal.h"
+#include "../policy/audit_log.h"
 #include "../init/landlock.h"
 #include "../init/terminal.h"
 #include "../init/trampoline.h"
@@ -304,6 +305,8 @@ static int fill_state_dir(struct container_ctx *c, struct error *err)
 		     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (cfg < 0 || write_all(cfg, c->config_json, c->config_len) < 0)
 		return error_sys(err, "save config.json for %s", c->id);
+	if (c->policy_loaded && audit_log_note(c->state_dir_fd, &c->policy, c->id, err) < 0)
+		return -1;
 	if (mkfifoat(c->state_dir_fd, STATE_FIFO, 0600) < 0)
 		return error_sys(err, "create exec fifo for %s", c->id);
 	c->fifo_fd = openat(c->state_dir_fd, STATE_FIFO, O_RDWR | O_CLOEXEC | O_NOFOLLOW);

@@ -38,4 +38,10 @@ void audit_log_changes(const struct policy *p, const struct audit_subject *s,
 void audit_log_requests(const struct policy *p, const struct audit_subject *s,
 			const struct policy_requests *r, const char *action, bool applied);
 
+/* limit_report.c.  At create: keep the audit log's path in the state
+ * directory (nothing when the policy keeps none).  At release, before the
+ * cgroup goes: a line for each limit that acted (OOM kills, refused forks). */
+int audit_log_note(int state_dir_fd, const struct policy *p, const char *id, struct error *err);
+void audit_log_limit_hits(int state_dir_fd, const char *id, const char *cgroup_path);
+
 #endif

@@ -25,7 +25,8 @@
  *    (RLIMIT_NOFILE 1048576) or containers.conf's default_ulimits unasked,
  *    as it sends containers.conf's pids_limit (2048): not told from
  *    --ulimit / --pids-limit, so tightened quietly;
- *  - a tmpfs with an explicit size above its cap.
+ *  - a tmpfs with an explicit size above its cap, but /dev (every engine's)
+ *    and a /dev/shm of Docker's and containerd's default 64 MiB.
  * Misjudging one of these changes only the message: refused or clamped,
  * the floor holds either way.  Pure data, like the rest of spec/.
  */
@@ -44,6 +45,9 @@ static const char *const engine_default_caps[] = {
 	"CAP_NET_RAW", "CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP",
 	"CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE", NULL,
 };
+
+/* The /dev/shm size Docker and containerd give unasked. */
+#define ENGINE_SHM_SIZE (64ull << 20)
 
 /* From this many capabilities in the bounding set on, the request is
  * "every capability" (--privileged: Docker 20.10 sends 38, newer 41). */
@@ -338,8 +342,8 @@ static void req_tmpfs(const struct policy *p, const struct oci_spec *s, bool eng
 		bool asked = false;
 
 		if (!m->type || strcmp(m->type, "tmpfs") || policy_mount_is_bind(m) ||
-		    !m->destination)
-			continue;
+		    !m->destination || !strcmp(m->destination, "/dev"))
+			continue; /* /dev: every engine's own (65536k), never asked */
 		t = tmpfs_at(p, m->destination);
 		cap = t ? t->size : p->memory;
 		/* The kernel takes the last size option; an explicit size above
@@ -355,7 +359,8 @@ static void req_tmpfs(const struct policy *p, const struct oci_spec *s, bool eng
 				asked = false;
 			}
 		}
-		if (!asked)
+		/* Docker's and containerd's /dev/shm is 64 MiB unless --shm-size. */
+		if (!asked || (!t && !strcmp(m->destination, "/dev/shm") && v == ENGINE_SHM_SIZE))
 			continue;
 		{
 			_cleanup_free_ char *allow =

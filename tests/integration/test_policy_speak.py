@@ -664,3 +664,50 @@ def test_extended_bind_prefix_keeps_dockers_and_allows_the_new_one(penv):
     assert "/run/containerd" in p["bindPrefixes"]
     pol = policy_file(penv, {"extend": {"bindPrefixes": [os.path.join(penv.tmp, "containers")]}})
     run_engine(penv, "docker", pol=pol)
+
+
+# ---- a limit that acted is in the audit log ----------------------------------------------
+
+def test_oom_kill_and_refused_forks_are_in_the_audit_log(penv):
+    """When the policy's memory limit kills a process or its pids limit
+    refuses a fork, the audit log says which (read from the cgroup when
+    the container is released)."""
+    pol = policy_file(penv, {"limits": {"memory": 16 << 20, "pids": 8}})
+    cid = penv.new_id()
+    spec = make_spec(["sh", "-c",
+                      "(x=$(head -c 67108864 /dev/zero | tr '\\0' a); echo survived); "
+                      "for i in 1 2 3 4 5 6 7 8 9 10; do sleep 1 & done 2>/dev/null; wait"])
+    bundle = penv.make_bundle("b", spec=spec)
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run",
+                            "--bundle", bundle, cid], timeout=60)
+    assert "survived" not in out, (rc, out, err)
+    hits = [l for l in audit_lines(cid) if l["op"] == "delete"]
+    fields = {l["field"]: l for l in hits}
+    assert "linux.resources.memory.limit" in fields, hits
+    assert "killed by its memory limit" in fields["linux.resources.memory.limit"]["to"]
+    assert "linux.resources.pids.limit" in fields, hits
+    assert "refused by its pids limit" in fields["linux.resources.pids.limit"]["to"]
+
+
+def test_no_limit_line_when_no_limit_acted(penv):
+    cid = penv.new_id()
+    bundle = penv.make_bundle("b", spec=make_spec(["true"]))
+    run_cmd([penv.runtime, "--root", penv.root, "run", "--bundle", bundle, cid], check=True)
+    assert [l for l in audit_lines(cid) if l["op"] == "delete"] == []
+
+
+def test_engine_dev_and_default_shm_are_not_requests(penv):
+    """/dev (65536k from every engine) and Docker's 64 MiB /dev/shm are the
+    engine's: with limits.memory below them they are capped, not refused;
+    --shm-size (another size) above the cap is a request."""
+    pol = engine_policy(penv, limits={"memory": 32 << 20})
+
+    def shm(size):
+        def change(spec):
+            spec["mounts"].append({"destination": "/dev/shm", "type": "tmpfs", "source": "shm",
+                                   "options": ["nosuid", "noexec", "nodev", "mode=1777",
+                                               "size=%d" % size]})
+        return change
+    run_engine(penv, "docker", shm(64 << 20), pol=pol)
+    cid, pol, rc, out, err = run_engine(penv, "docker", shm(128 << 20), pol=pol, check=False)
+    assert rc != 0 and "a tmpfs of 134217728 bytes on /dev/shm" in err, err

@@ -56,10 +56,28 @@ static int policy_explain(const struct global_opts *g, const char *bundle)
 		policy_resolve_bind_sources(&spec, abs ? abs : bundle);
 		free(abs);
 	}
-	r = policy_apply(&p, &spec, &ch, &d, &err);
-	if (r < 0) {
+	{
+		/* Requests above the floor: the bundle directory's name is the
+		 * container id (Docker's, containerd's, podman's bundles). */
+		char *abs = realpath(bundle, NULL);
+		const char *slash = abs ? strrchr(abs, '/') : NULL;
+		struct policy_requests req;
+
+		policy_requests(&p, &spec, slash ? slash + 1 : bundle, false, &req);
+		if (req.len && p.on_request == ON_REQUEST_REFUSE) {
+			policy_requests_refuse(&p, &req, &err);
+			printf("refused: %s\n", err.msg);
+			r = -1;
+		}
+		for (size_t i = 0; i < req.len && p.on_request == ON_REQUEST_CLAMP; i++)
+			printf("asked for %s: clamped to the floor (onRequestAboveFloor: clamp)\n",
+			       req.items[i].what);
+		policy_requests_free(&req);
+		free(abs);
+	}
+	if (r == 0 && (r = policy_apply(&p, &spec, &ch, &d, &err)) < 0) {
 		printf("refused: %s\n", err.msg);
-	} else {
+	} else if (r == 0) {
 		printf("%-13s %-40s %-30s %s\n", "RULE", "FIELD", "FROM", "TO");
 		for (size_t i = 0; i < ch.len; i++)
 			printf("%-13s %-40s %-30s %s\n", ch.items[i].rule, ch.items[i].field,

@@ -711,3 +711,19 @@ def test_engine_dev_and_default_shm_are_not_requests(penv):
     run_engine(penv, "docker", shm(64 << 20), pol=pol)
     cid, pol, rc, out, err = run_engine(penv, "docker", shm(128 << 20), pol=pol, check=False)
     assert rc != 0 and "a tmpfs of 134217728 bytes on /dev/shm" in err, err
+
+
+def test_policy_explain_shows_the_refusal(penv):
+    cid = docker_id()
+    spec = make_spec(["true"])
+    as_docker(penv, spec, cid)
+    cap_add(spec)
+    bundle = penv.make_bundle(cid, spec=spec)  # Docker's bundle dir is named by the id
+    rc, out, err = run_cmd([penv.runtime, "policy", "explain", "--bundle", bundle])
+    assert rc != 0 and "refused: policy: refused: the container asks for capabilities beyond " \
+        "the engine's default set: CAP_NET_ADMIN (--cap-add)" in out, (out, err)
+    clamp = policy_file(penv, {"onRequestAboveFloor": "clamp",
+                               "bindPrefixes": [os.path.join(penv.tmp, "containers")]})
+    rc, out, err = run_cmd([penv.runtime, "--policy", clamp, "policy", "explain", "--bundle",
+                            bundle])
+    assert rc == 0 and "clamped to the floor" in out and "capabilities" in out, (out, err)

@@ -64,7 +64,7 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 
-.PHONY: all deps test check install unit integration vmtest vmtest-systemd e2e sandbox-test attacks asan clean bench tools \
+.PHONY: all deps test check layering install unit integration vmtest vmtest-systemd e2e sandbox-test attacks asan clean bench tools \
 	fuzz fuzz-build fuzz-bins test-fuzz
 
 all: agentsbx
@@ -94,7 +94,7 @@ $(BUILD)/spec/policy/embed-%.o: $(BUILD)/spec/policy/embed-%.c
 
 # The exec trampoline (runtime/init/trampoline/trampoline.c): a freestanding
 # static binary, embedded as bytes (runtime/init/trampoline.h says why).
-$(BUILD)/runtime/init/trampoline.bin: runtime/init/trampoline/trampoline.c
+$(BUILD)/runtime/init/trampoline.bin: runtime/init/trampoline/trampoline.c lib/nolibc.h
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"; $(CC) $(TRAMPOLINE_CFLAGS) -o $@.elf $< && strip -o $@ $@.elf
 
@@ -108,7 +108,7 @@ $(BUILD)/runtime/init/embed-trampoline.c: $(BUILD)/runtime/init/trampoline.bin
 
 # The sandbox's PID 1 (agent/sandbox_init/init.c): the same kind of
 # freestanding binary, written into each sandbox as /.agentsbx/init.
-$(BUILD)/agent/sandbox-init.bin: agent/sandbox_init/init.c
+$(BUILD)/agent/sandbox-init.bin: agent/sandbox_init/init.c lib/nolibc.h
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"; $(CC) $(TRAMPOLINE_CFLAGS) -o $@.elf $< && strip -o $@ $@.elf
 
@@ -179,8 +179,12 @@ vmtest-systemd: all
 attacks: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/attacks
 
+# The one-way flow of README "How it is built", checked on the includes.
+layering:
+	tests/layering/check.sh
+
 # What a contributor runs before a commit: unit + integration (a few minutes).
-check: unit integration
+check: layering unit integration
 
 # The binary, and the example policy under /etc/agentsbx/ as
 # policy.json.example (an operator's own policy.json is never touched, and
@@ -191,7 +195,7 @@ install: agentsbx
 	[ -e $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example ] || \
 	  install -m 0644 policy.json.example $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example
 
-test: unit test-fuzz integration vmtest vmtest-systemd e2e sandbox-test attacks
+test: layering unit test-fuzz integration vmtest vmtest-systemd e2e sandbox-test attacks
 	@tests/cleanup-after-tests.sh
 
 # The unit and integration tests against an ASan+UBSan build (the guest and

@@ -20,10 +20,11 @@
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
-#include "mcp_internal.h"
+#include "../spec/json.h"
+#include "mcp_private.h"
 
 #define READ_CHUNK (256 * 1024)
 #define SESSION_CHECK_MS 1000 /* idle sessions are looked for while idle */
@@ -33,23 +34,6 @@ static const char *const protocol_versions[] = {
 };
 
 /* ---- replies ------------------------------------------------------------- */
-
-void mcp_gstr(yajl_gen g, const char *str)
-{
-	yajl_gen_string(g, (const unsigned char *)str, strlen(str));
-}
-
-void mcp_gkey_str(yajl_gen g, const char *key, const char *value)
-{
-	mcp_gstr(g, key);
-	mcp_gstr(g, value);
-}
-
-void mcp_gkey_bool(yajl_gen g, const char *key, bool value)
-{
-	mcp_gstr(g, key);
-	yajl_gen_bool(g, value);
-}
 
 void mcp_id_from(struct mcp_id *out, yajl_val v)
 {
@@ -77,7 +61,7 @@ bool mcp_id_equal(const struct mcp_id *a, const struct mcp_id *b)
 void mcp_id_gen(yajl_gen g, const struct mcp_id *id)
 {
 	if (id && id->text && id->is_string)
-		mcp_gstr(g, id->text);
+		jgen_str(g, id->text);
 	else if (id && id->text) /* the loader's own text of a number */
 		yajl_gen_number(g, id->text, strlen(id->text));
 	else
@@ -86,33 +70,23 @@ void mcp_id_gen(yajl_gen g, const struct mcp_id *id)
 
 yajl_gen mcp_reply_begin(const struct mcp_id *id)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(false);
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "jsonrpc", "2.0");
-	mcp_gstr(g, "id");
+	jgen_key_str(g, "jsonrpc", "2.0");
+	jgen_str(g, "id");
 	mcp_id_gen(g, id);
 	return g;
 }
 
 void mcp_reply_send(struct mcp_server *s, yajl_gen g)
 {
-	const unsigned char *buf;
-	size_t len;
 	_cleanup_free_ char *line = NULL;
+	size_t len;
 
 	yajl_gen_map_close(g);
-	if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok) {
-		log_error("mcp: cannot generate a reply");
-		yajl_gen_free(g);
-		return;
-	}
-	line = xmalloc(len + 1);
-	memcpy(line, buf, len);
-	line[len] = '\n';
-	yajl_gen_free(g);
+	line = jgen_finish(g, &len);
+	line[len] = '\n'; /* over the NUL: written with its length */
 	/* One write per message, one writer at a time: the client reads
 	 * whole lines. */
 	pthread_mutex_lock(&s->out_lock);
@@ -129,13 +103,13 @@ void mcp_reply_error(struct mcp_server *s, const struct mcp_id *id, int code,
 	_cleanup_free_ char *full = data ? xasprintf("%s: %s", message, data) : NULL;
 	yajl_gen g = mcp_reply_begin(id);
 
-	mcp_gstr(g, "error");
+	jgen_str(g, "error");
 	yajl_gen_map_open(g);
-	mcp_gstr(g, "code");
+	jgen_str(g, "code");
 	yajl_gen_integer(g, code);
-	mcp_gkey_str(g, "message", full ? full : message);
+	jgen_key_str(g, "message", full ? full : message);
 	if (data)
-		mcp_gkey_str(g, "data", data);
+		jgen_key_str(g, "data", data);
 	yajl_gen_map_close(g);
 	mcp_reply_send(s, g);
 }
@@ -156,23 +130,23 @@ static void handle_initialize(struct mcp_server *s, const struct mcp_id *id, yaj
 {
 	yajl_gen g = mcp_reply_begin(id);
 
-	mcp_gstr(g, "result");
+	jgen_str(g, "result");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "protocolVersion", negotiate_version(params));
-	mcp_gstr(g, "capabilities");
+	jgen_key_str(g, "protocolVersion", negotiate_version(params));
+	jgen_str(g, "capabilities");
 	yajl_gen_map_open(g);
-	mcp_gstr(g, "tools");
+	jgen_str(g, "tools");
 	yajl_gen_map_open(g);
-	mcp_gkey_bool(g, "listChanged", false);
+	jgen_key_bool(g, "listChanged", false);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
-	mcp_gstr(g, "serverInfo");
+	jgen_str(g, "serverInfo");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "name", "agentsbx");
-	mcp_gkey_str(g, "title", "agentsbx code sandbox");
-	mcp_gkey_str(g, "version", AGENTSBX_VERSION);
+	jgen_key_str(g, "name", "agentsbx");
+	jgen_key_str(g, "title", "agentsbx code sandbox");
+	jgen_key_str(g, "version", AGENTSBX_VERSION);
 	yajl_gen_map_close(g);
-	mcp_gkey_str(g, "instructions",
+	jgen_key_str(g, "instructions",
 		     "run_code runs a program in a new, isolated sandbox: no network, a "
 		     "read-only filesystem but for /tmp, limited memory, CPU and time. "
 		     "Nothing persists between calls: pass everything a program needs "
@@ -186,7 +160,7 @@ static void handle_ping(struct mcp_server *s, const struct mcp_id *id)
 {
 	yajl_gen g = mcp_reply_begin(id);
 
-	mcp_gstr(g, "result");
+	jgen_str(g, "result");
 	yajl_gen_map_open(g);
 	yajl_gen_map_close(g);
 	mcp_reply_send(s, g);

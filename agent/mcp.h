@@ -44,6 +44,7 @@ struct mcp_opts {
 	int max_sessions;   /* open at once; 0: MCP_SESSIONS_DEFAULT */
 	double session_idle; /* seconds before an unused session is closed */
 	uint64_t file_limit; /* bytes of a file in or out of a session */
+	const char *network; /* netns a session may ask to join; NULL: none */
 };
 
 /* Serve until stdin ends or a termination signal; 0 then. */

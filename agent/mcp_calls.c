@@ -2,7 +2,8 @@
 /*
  * The tools/call requests in flight.  Each has a thread: it waits for one
  * of --max-concurrent slots (so at most that many sandboxes exist for
- * calls at once; the rest queue in arrival order of wake-up), runs the
+ * calls at once; the rest queue first in, first out: in the order the
+ * requests were read, not the order their threads wake up), runs the
  * tool and replies.  notifications/cancelled marks the call cancelled and
  * writes its eventfd, which the sandbox's wait loop polls: the init of
  * the container's pid namespace is SIGKILLed, so every process of the
@@ -24,9 +25,11 @@
 #include <unistd.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
 #include "../lib/log.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
-#include "mcp_internal.h"
+#include "mcp_private.h"
 
 #define PROGRESS_MIN_MS 250
 /* A pause between the last notification and the response: the TypeScript
@@ -47,8 +50,36 @@ static void kick(struct mcp_call *c)
 
 /* ---- slots -------------------------------------------------------------------- */
 
+static bool takes_slot(const struct mcp_call *c)
+{
+	return c->a.tool == TOOL_RUN_CODE || c->a.tool == TOOL_SESSION_RUN;
+}
+
+/* Under the server's lock, as the request is read: its place in line. */
+static void enqueue_locked(struct mcp_server *s, struct mcp_call *c)
+{
+	struct mcp_call **p = &s->queue;
+
+	while (*p)
+		p = &(*p)->qnext;
+	*p = c;
+	c->qnext = NULL;
+	c->queued = true;
+}
+
+static void dequeue_locked(struct mcp_server *s, struct mcp_call *c)
+{
+	for (struct mcp_call **p = &s->queue; c->queued && *p; p = &(*p)->qnext)
+		if (*p == c) {
+			*p = c->qnext;
+			c->queued = false;
+			break;
+		}
+}
+
 /* true: a slot is ours.  false: cancelled (say nothing) or the server is
- * stopping (*stopping: say so). */
+ * stopping (*stopping: say so).  Only the head of the queue takes a free
+ * slot: first come, first served. */
 static bool take_slot(struct mcp_call *c, bool *stopping)
 {
 	struct mcp_server *s = c->s;
@@ -56,12 +87,15 @@ static bool take_slot(struct mcp_call *c, bool *stopping)
 	bool ok;
 
 	pthread_mutex_lock(&s->lock);
-	while (!c->cancelled && !s->stop_signal && s->running >= max)
+	while (!c->cancelled && !s->stop_signal && (s->running >= max || s->queue != c))
 		pthread_cond_wait(&s->cond, &s->lock);
 	*stopping = !c->cancelled && s->stop_signal;
 	ok = !c->cancelled && !s->stop_signal;
+	dequeue_locked(s, c);
 	if (ok)
 		s->running++;
+	/* The next in line may take the next free slot. */
+	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	return ok;
 }
@@ -109,6 +143,7 @@ static void call_unlink(struct mcp_call *c)
 			*p = c->next;
 			break;
 		}
+	dequeue_locked(s, c);
 	s->threads--;
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);
@@ -126,7 +161,7 @@ static void *call_thread(void *arg)
 	bool stopping;
 
 	/* Only a run takes a sandbox slot; file and session calls do not. */
-	if (c->a.tool != TOOL_RUN_CODE && c->a.tool != TOOL_SESSION_RUN) {
+	if (!takes_slot(c)) {
 		mcp_tools_run(c);
 	} else if (take_slot(c, &stopping)) {
 		mcp_tools_run(c);
@@ -163,6 +198,8 @@ void mcp_calls_start(struct mcp_server *s, const struct mcp_id *id, struct call_
 	pthread_mutex_lock(&s->lock);
 	c->next = s->calls;
 	s->calls = c;
+	if (takes_slot(c))
+		enqueue_locked(s, c);
 	s->threads++;
 	pthread_mutex_unlock(&s->lock);
 	pthread_attr_init(&attr);
@@ -243,22 +280,20 @@ void mcp_calls_wait_all(struct mcp_server *s)
 
 static void send_progress(struct mcp_call *c, const char *message, size_t len)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(false);
 	size_t clean_len;
-	_cleanup_free_ char *clean = sandbox_utf8_clean(message, len, &clean_len);
+	_cleanup_free_ char *clean = utf8_clean(message, len, &clean_len);
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "jsonrpc", "2.0");
-	mcp_gkey_str(g, "method", "notifications/progress");
-	mcp_gstr(g, "params");
+	jgen_key_str(g, "jsonrpc", "2.0");
+	jgen_key_str(g, "method", "notifications/progress");
+	jgen_str(g, "params");
 	yajl_gen_map_open(g);
-	mcp_gstr(g, "progressToken");
+	jgen_str(g, "progressToken");
 	mcp_id_gen(g, &c->progress_token);
-	mcp_gstr(g, "progress");
+	jgen_str(g, "progress");
 	yajl_gen_integer(g, ++c->progress);
-	mcp_gstr(g, "message");
+	jgen_str(g, "message");
 	yajl_gen_string(g, (const unsigned char *)clean, clean_len);
 	yajl_gen_map_close(g);
 	c->last_progress_ns = sandbox_now_ns();

@@ -11,6 +11,7 @@
  * concurrently (session_run within --max-concurrent).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,10 @@
 #include "../lib/base64.h"
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
-#include "mcp_internal.h"
+#include "../spec/json.h"
+#include "mcp_private.h"
 
 #define LIST_MAX 1000 /* entries of one session_list_files */
 
@@ -30,25 +32,25 @@
 static void gen_tool_head(yajl_gen g, const char *name, const char *title, const char *desc)
 {
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "name", name);
-	mcp_gkey_str(g, "title", title);
-	mcp_gkey_str(g, "description", desc);
-	mcp_gstr(g, "inputSchema");
+	jgen_key_str(g, "name", name);
+	jgen_key_str(g, "title", title);
+	jgen_key_str(g, "description", desc);
+	jgen_str(g, "inputSchema");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "object");
-	mcp_gstr(g, "properties");
+	jgen_key_str(g, "type", "object");
+	jgen_str(g, "properties");
 	yajl_gen_map_open(g);
 }
 
 static void gen_tool_tail(yajl_gen g, const char *const *required)
 {
 	yajl_gen_map_close(g); /* properties */
-	mcp_gstr(g, "required");
+	jgen_str(g, "required");
 	yajl_gen_array_open(g);
 	for (; *required; required++)
-		mcp_gstr(g, *required);
+		jgen_str(g, *required);
 	yajl_gen_array_close(g);
-	mcp_gkey_bool(g, "additionalProperties", false);
+	jgen_key_bool(g, "additionalProperties", false);
 	yajl_gen_map_close(g); /* inputSchema */
 	yajl_gen_map_close(g);
 }
@@ -65,15 +67,45 @@ static void gen_path(yajl_gen g, const char *desc)
 
 static void gen_encoding(yajl_gen g)
 {
-	mcp_gstr(g, "encoding");
+	jgen_str(g, "encoding");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "string");
-	mcp_gstr(g, "enum");
+	jgen_key_str(g, "type", "string");
+	jgen_str(g, "enum");
 	yajl_gen_array_open(g);
-	mcp_gstr(g, "utf8");
-	mcp_gstr(g, "base64");
+	jgen_str(g, "utf8");
+	jgen_str(g, "base64");
 	yajl_gen_array_close(g);
-	mcp_gkey_str(g, "description", "utf8 (default) or base64 for binary content.");
+	jgen_key_str(g, "description", "utf8 (default) or base64 for binary content.");
+	yajl_gen_map_close(g);
+}
+
+static void gen_number_prop(yajl_gen g, const char *name, const char *type, bool exclusive,
+			    double min, const char *desc)
+{
+	jgen_str(g, name);
+	yajl_gen_map_open(g);
+	jgen_key_str(g, "type", type);
+	jgen_str(g, exclusive ? "exclusiveMinimum" : "minimum");
+	yajl_gen_double(g, min);
+	jgen_key_str(g, "description", desc);
+	yajl_gen_map_close(g);
+}
+
+/* session_create's own limits and network: within the policy's caps. */
+static void gen_limit_props(struct mcp_server *s, yajl_gen g)
+{
+	gen_number_prop(g, "memory_mb", "integer", false, 4,
+			"Memory limit of each run in MiB (default: the server's); above the policy's limit is refused.");
+	gen_number_prop(g, "cpus", "number", true, 0,
+			"CPUs of each run (1.5); above the policy's limit is refused.");
+	gen_number_prop(g, "pids", "integer", false, 1,
+			"Process limit of each run; above the policy's limit is refused.");
+	jgen_str(g, "network");
+	yajl_gen_map_open(g);
+	jgen_key_str(g, "type", "boolean");
+	jgen_key_str(g, "description", s->o->network ?
+		     "Join the network this server offers (if the policy allows networking)." :
+		     "This server offers no network: false only.");
 	yajl_gen_map_close(g);
 }
 
@@ -94,6 +126,7 @@ void mcp_sessions_list_tools(struct mcp_server *s, yajl_gen g)
 		 s->o->session_idle, s->o->max_sessions);
 	gen_tool_head(g, "session_create", "Open a sandbox session", desc);
 	mcp_gen_language_prop(s, g);
+	gen_limit_props(s, g);
 	gen_tool_tail(g, none);
 
 	gen_tool_head(g, "session_run", "Run code in a session",
@@ -207,7 +240,47 @@ static int parse_path(struct mcp_server *s, const struct mcp_id *id, yajl_val ar
 	if (required_string(s, id, args, "path", &a->path, &len) < 0)
 		return -1;
 	if (!sandbox_session_rel(a->path))
-		return mcp_bad_args(s, id, "arguments.path: must be under /workspace (or relative to it)");
+		return mcp_bad_args(s, id, "arguments.path: must be under /workspace (or relative to it) or /outputs");
+	return 0;
+}
+
+/* A number member within [min, max] (integer if asked); absent: 0. */
+static int parse_number(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+			const char *key, bool integer, double min, double max, double *out)
+{
+	yajl_val v = args ? jmember(args, key) : NULL;
+	_cleanup_free_ char *msg = NULL;
+	double d;
+
+	*out = 0;
+	if (!v || YAJL_IS_NULL(v))
+		return 0;
+	d = YAJL_IS_NUMBER(v) ? strtod(v->u.number.r, NULL) : NAN;
+	if ((integer ? YAJL_IS_INTEGER(v) : YAJL_IS_NUMBER(v)) && d >= min && d <= max) {
+		*out = d;
+		return 0;
+	}
+	msg = xasprintf("arguments.%s: %s from %g to %g", key, integer ? "an integer" : "a number",
+			min, max);
+	return mcp_bad_args(s, id, msg);
+}
+
+static int parse_limits(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+			struct call_args *a)
+{
+	yajl_val net = args ? jmember(args, "network") : NULL;
+	double mb, cpus, pids;
+
+	if (parse_number(s, id, args, "memory_mb", true, 4, 1 << 20, &mb) < 0 ||
+	    parse_number(s, id, args, "cpus", false, 0.01, 1024, &cpus) < 0 ||
+	    parse_number(s, id, args, "pids", true, 1, 1 << 22, &pids) < 0)
+		return -1;
+	a->memory = (uint64_t)mb << 20;
+	a->cpu_quota = (uint64_t)(cpus * 100000 + 0.5);
+	a->pids = (int64_t)pids;
+	if (net && !YAJL_IS_TRUE(net) && !YAJL_IS_FALSE(net))
+		return mcp_bad_args(s, id, "arguments.network: must be a boolean");
+	a->network = net && YAJL_IS_TRUE(net);
 	return 0;
 }
 
@@ -219,7 +292,9 @@ int mcp_sessions_parse(struct mcp_server *s, const struct mcp_id *id, yajl_val a
 
 	switch (a->tool) {
 	case TOOL_SESSION_CREATE:
-		return mcp_parse_language(s, id, args, a, false);
+		if (mcp_parse_language(s, id, args, a, false) < 0)
+			return -1;
+		return parse_limits(s, id, args, a);
 	case TOOL_SESSION_RUN:
 	case TOOL_SESSION_CLOSE:
 		return required_string(s, id, args, "session_id", &a->session_id, &len);
@@ -320,9 +395,34 @@ void mcp_sessions_expire(struct mcp_server *s, bool all)
 static void gen_session(yajl_gen g, void *arg)
 {
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "session_id", arg);
-	mcp_gkey_str(g, "workspace", SANDBOX_SESSION_DIR);
+	jgen_key_str(g, "session_id", arg);
+	jgen_key_str(g, "workspace", SANDBOX_SESSION_DIR);
 	yajl_gen_map_close(g);
+}
+
+/* The session's own limits and network over the server's; what the
+ * client asked for is judged against the policy's caps (refused with the
+ * policy's field), the server's own flags are the policy's to lower. */
+static int session_config(struct mcp_server *s, const struct call_args *a,
+			  struct sandbox_config *cfg, struct error *err)
+{
+	struct sandbox_config asked = { .memory = a->memory, .cpu_quota = a->cpu_quota,
+					.pids = a->pids };
+
+	if (a->memory)
+		cfg->memory = a->memory;
+	if (a->cpu_quota)
+		cfg->cpu_quota = a->cpu_quota;
+	if (a->pids)
+		cfg->pids = a->pids;
+	if (a->network) {
+		if (!s->o->network)
+			return error_set(err, "this server offers no network (agentsbx mcp --network PATH)");
+		cfg->netns = asked.netns = s->o->network;
+		if (sandbox_network_needs_annotation(s->g, &cfg->netns_annotate, err) < 0)
+			return -1;
+	}
+	return sandbox_check_limits(s->g, &asked, err);
 }
 
 static void session_create(struct mcp_call *c)
@@ -353,7 +453,8 @@ static void session_create(struct mcp_call *c)
 	ms = xcalloc(1, sizeof(*ms));
 	pthread_mutex_init(&ms->lock, NULL);
 	mcp_sandbox_config_for(s, c->a.lang, &cfg);
-	if (sandbox_session_open(s->g, &cfg, &ms->ss, &err) < 0) {
+	if (session_config(s, &c->a, &cfg, &err) < 0 ||
+	    sandbox_session_open(s->g, &cfg, &ms->ss, &err) < 0) {
 		pthread_mutex_destroy(&ms->lock);
 		free(ms);
 		pthread_mutex_lock(&s->lock);
@@ -415,12 +516,12 @@ static void gen_file(yajl_gen g, void *arg)
 	struct file_out *f = arg;
 
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "path", f->path);
-	mcp_gstr(g, "size");
+	jgen_key_str(g, "path", f->path);
+	jgen_str(g, "size");
 	yajl_gen_integer(g, (long long)f->len);
 	if (f->data) {
-		mcp_gkey_str(g, "encoding", f->base64 ? "base64" : "utf8");
-		mcp_gstr(g, "content");
+		jgen_key_str(g, "encoding", f->base64 ? "base64" : "utf8");
+		jgen_str(g, "content");
 		yajl_gen_string(g, (const unsigned char *)f->data, strlen(f->data));
 	}
 	yajl_gen_map_close(g);
@@ -441,14 +542,6 @@ static void session_write(struct mcp_call *c, struct mcp_session *ms)
 	mcp_reply_tool_result(c, text, gen_file, &f);
 }
 
-static bool valid_utf8_text(const char *data, size_t len)
-{
-	size_t clean_len;
-	_cleanup_free_ char *clean = sandbox_utf8_clean(data, len, &clean_len);
-
-	return clean_len == len && !memcmp(clean, data, len) && strlen(data) == len;
-}
-
 static void session_read(struct mcp_call *c, struct mcp_session *ms)
 {
 	_cleanup_free_ char *data = NULL, *encoded = NULL, *text = NULL;
@@ -461,7 +554,7 @@ static void session_read(struct mcp_call *c, struct mcp_session *ms)
 		return;
 	}
 	/* Text as it is when it can be; anything else as base64. */
-	f.base64 = c->a.base64 || !valid_utf8_text(data, f.len);
+	f.base64 = c->a.base64 || !utf8_is_text(data, f.len);
 	if (f.base64)
 		encoded = base64_encode(data, f.len);
 	f.data = f.base64 ? encoded : data;
@@ -485,17 +578,17 @@ static void gen_listing(yajl_gen g, void *arg)
 	struct listing *l = arg;
 
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "path", l->path);
-	mcp_gstr(g, "entries");
+	jgen_key_str(g, "path", l->path);
+	jgen_str(g, "entries");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < l->n; i++) {
 		size_t len;
-		_cleanup_free_ char *name = sandbox_utf8_clean(l->e[i].name, strlen(l->e[i].name),
+		_cleanup_free_ char *name = utf8_clean(l->e[i].name, strlen(l->e[i].name),
 							       &len);
 		yajl_gen_map_open(g);
-		mcp_gkey_str(g, "name", name);
-		mcp_gkey_str(g, "type", l->e[i].type);
-		mcp_gstr(g, "size");
+		jgen_key_str(g, "name", name);
+		jgen_key_str(g, "type", l->e[i].type);
+		jgen_str(g, "size");
 		yajl_gen_integer(g, (long long)l->e[i].size);
 		yajl_gen_map_close(g);
 	}
@@ -520,7 +613,7 @@ static void session_list(struct mcp_call *c, struct mcp_session *ms)
 		free(old);
 	}
 	old = text;
-	text = sandbox_utf8_clean(old, strlen(old), &(size_t){ 0 });
+	text = utf8_clean(old, strlen(old), &(size_t){ 0 });
 	free(old);
 	mcp_reply_tool_result(c, text, gen_listing, &l);
 	free(text);

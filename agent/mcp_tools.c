@@ -24,9 +24,10 @@
 
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
-#include "../spec/internal.h"
-#include "mcp_internal.h"
+#include "../spec/json.h"
+#include "mcp_private.h"
 
 #define TOOL_NAME "run_code"
 #define TEXT_STREAM_MAX 8192 /* bytes of a stream in the text summary */
@@ -44,7 +45,7 @@ static const char *const tool_names[TOOL_MAX] = {
 /* Each tool's arguments (its schema's properties), as a list for errors. */
 static const char *const tool_args[TOOL_MAX] = {
 	[TOOL_RUN_CODE] = "code, language, timeout_seconds, stdin",
-	[TOOL_SESSION_CREATE] = "language",
+	[TOOL_SESSION_CREATE] = "language, memory_mb, cpus, pids, network",
 	[TOOL_SESSION_RUN] = "session_id, code, language, timeout_seconds, stdin",
 	[TOOL_SESSION_WRITE_FILE] = "session_id, path, content, encoding",
 	[TOOL_SESSION_READ_FILE] = "session_id, path, encoding",
@@ -106,35 +107,35 @@ void mcp_sandbox_config_for(const struct mcp_server *s, enum sandbox_lang lang,
 
 void mcp_gen_prop(yajl_gen g, const char *name, const char *type, const char *desc)
 {
-	mcp_gstr(g, name);
+	jgen_str(g, name);
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", type);
+	jgen_key_str(g, "type", type);
 	if (desc)
-		mcp_gkey_str(g, "description", desc);
+		jgen_key_str(g, "description", desc);
 	yajl_gen_map_close(g);
 }
 
 static void gen_required(yajl_gen g, const char *const *names)
 {
-	mcp_gstr(g, "required");
+	jgen_str(g, "required");
 	yajl_gen_array_open(g);
 	for (; *names; names++)
-		mcp_gstr(g, *names);
+		jgen_str(g, *names);
 	yajl_gen_array_close(g);
 }
 
 void mcp_gen_language_prop(const struct mcp_server *s, yajl_gen g)
 {
-	mcp_gstr(g, "language");
+	jgen_str(g, "language");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "string");
-	mcp_gstr(g, "enum");
+	jgen_key_str(g, "type", "string");
+	jgen_str(g, "enum");
 	yajl_gen_array_open(g);
 	for (int lang = SANDBOX_LANG_PYTHON; lang < SANDBOX_LANG_MAX; lang++)
 		if (offered(s, lang))
-			mcp_gstr(g, sandbox_lang_name((enum sandbox_lang)lang));
+			jgen_str(g, sandbox_lang_name((enum sandbox_lang)lang));
 	yajl_gen_array_close(g);
-	mcp_gkey_str(g, "description", "The language of code: python (python3), sh or node.");
+	jgen_key_str(g, "description", "The language of code: python (python3), sh or node.");
 	yajl_gen_map_close(g);
 }
 
@@ -145,14 +146,14 @@ void mcp_gen_timeout_prop(const struct mcp_server *s, yajl_gen g)
 	snprintf(desc, sizeof(desc),
 		 "Wall-clock limit in seconds (default %g, at most %g); the program is killed when it runs over.",
 		 s->o->timeout, s->o->max_timeout);
-	mcp_gstr(g, "timeout_seconds");
+	jgen_str(g, "timeout_seconds");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "number");
-	mcp_gstr(g, "exclusiveMinimum");
+	jgen_key_str(g, "type", "number");
+	jgen_str(g, "exclusiveMinimum");
 	yajl_gen_integer(g, 0);
-	mcp_gstr(g, "maximum");
+	jgen_str(g, "maximum");
 	yajl_gen_double(g, s->o->max_timeout);
-	mcp_gkey_str(g, "description", desc);
+	jgen_key_str(g, "description", desc);
 	yajl_gen_map_close(g);
 }
 
@@ -160,10 +161,10 @@ static void gen_input_schema(const struct mcp_server *s, yajl_gen g)
 {
 	static const char *const required[] = { "code", "language", NULL };
 
-	mcp_gstr(g, "inputSchema");
+	jgen_str(g, "inputSchema");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "object");
-	mcp_gstr(g, "properties");
+	jgen_key_str(g, "type", "object");
+	jgen_str(g, "properties");
 	yajl_gen_map_open(g);
 	mcp_gen_prop(g, "code", "string", "The program to run.");
 	mcp_gen_language_prop(s, g);
@@ -171,7 +172,7 @@ static void gen_input_schema(const struct mcp_server *s, yajl_gen g)
 	mcp_gen_prop(g, "stdin", "string", "Standard input for the program (default: empty).");
 	yajl_gen_map_close(g);
 	gen_required(g, required);
-	mcp_gkey_bool(g, "additionalProperties", false);
+	jgen_key_bool(g, "additionalProperties", false);
 	yajl_gen_map_close(g);
 }
 
@@ -180,10 +181,10 @@ static void gen_output_schema(yajl_gen g)
 	static const char *const required[] = { "stdout", "stderr", "exit_code", "timed_out",
 						"seconds", "truncated", "oom_killed", NULL };
 
-	mcp_gstr(g, "outputSchema");
+	jgen_str(g, "outputSchema");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "object");
-	mcp_gstr(g, "properties");
+	jgen_key_str(g, "type", "object");
+	jgen_str(g, "properties");
 	yajl_gen_map_open(g);
 	mcp_gen_prop(g, "stdout", "string", "the whole standard output, up to the output limit");
 	mcp_gen_prop(g, "stderr", "string", "the whole standard error, up to the output limit");
@@ -192,12 +193,32 @@ static void gen_output_schema(yajl_gen g)
 	mcp_gen_prop(g, "seconds", "number", "from start to exit");
 	mcp_gen_prop(g, "truncated", "boolean", "stdout or stderr was over the limit and trimmed");
 	mcp_gen_prop(g, "oom_killed", "boolean", "the memory limit was hit");
-	mcp_gstr(g, "error");
+	mcp_gen_prop(g, "value", "string",
+		     "Python only: repr() of the value of the last expression, as a REPL shows it");
+	jgen_str(g, "outputs");
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "object");
-	mcp_gkey_str(g, "description",
+	jgen_key_str(g, "type", "array");
+	jgen_key_str(g, "description",
+		     "files the program wrote in /outputs (a session's: those this run created "
+		     "or changed, read them with session_read_file; run_code's: with their "
+		     "content, as base64, up to 4 MiB in all)");
+	jgen_str(g, "items");
+	yajl_gen_map_open(g);
+	jgen_key_str(g, "type", "object");
+	jgen_str(g, "properties");
+	yajl_gen_map_open(g);
+	mcp_gen_prop(g, "path", "string", NULL);
+	mcp_gen_prop(g, "size", "integer", NULL);
+	mcp_gen_prop(g, "content_base64", "string", NULL);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	jgen_str(g, "error");
+	yajl_gen_map_open(g);
+	jgen_key_str(g, "type", "object");
+	jgen_key_str(g, "description",
 		     "Python only: the uncaught exception, parsed from stderr (name, value, traceback)");
-	mcp_gstr(g, "properties");
+	jgen_str(g, "properties");
 	yajl_gen_map_open(g);
 	mcp_gen_prop(g, "name", "string", NULL);
 	mcp_gen_prop(g, "value", "string", NULL);
@@ -213,14 +234,14 @@ void mcp_tools_list(struct mcp_server *s, const struct mcp_id *id)
 {
 	yajl_gen g = mcp_reply_begin(id);
 
-	mcp_gstr(g, "result");
+	jgen_str(g, "result");
 	yajl_gen_map_open(g);
-	mcp_gstr(g, "tools");
+	jgen_str(g, "tools");
 	yajl_gen_array_open(g);
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "name", TOOL_NAME);
-	mcp_gkey_str(g, "title", "Run code in a sandbox");
-	mcp_gkey_str(g, "description",
+	jgen_key_str(g, "name", TOOL_NAME);
+	jgen_key_str(g, "title", "Run code in a sandbox");
+	jgen_key_str(g, "description",
 		     "Run a program in a fresh, isolated sandbox (no network, read-only "
 		     "filesystem except /tmp, limited memory and CPU, a time limit) and get its "
 		     "stdout, stderr, exit code, whether it timed out or ran out of memory, and "
@@ -229,10 +250,10 @@ void mcp_tools_list(struct mcp_server *s, const struct mcp_id *id)
 		     "not for a non-zero exit code.");
 	gen_input_schema(s, g);
 	gen_output_schema(g);
-	mcp_gstr(g, "annotations");
+	jgen_str(g, "annotations");
 	yajl_gen_map_open(g);
-	mcp_gkey_bool(g, "readOnlyHint", true);
-	mcp_gkey_bool(g, "openWorldHint", false);
+	jgen_key_bool(g, "readOnlyHint", true);
+	jgen_key_bool(g, "openWorldHint", false);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 	mcp_sessions_list_tools(s, g);
@@ -541,6 +562,19 @@ static void append_stream(char **text, const char *name, const char *buf, size_t
 	free(old);
 }
 
+/* The files in /outputs, by name (their content is in structuredContent). */
+static void append_outputs(char **text, const struct sandbox_result *res)
+{
+	char *old;
+
+	for (size_t i = 0; i < res->n_outputs; i++) {
+		old = *text;
+		*text = xasprintf("%s%s%s (%llu bytes)", old, i ? "\n" : "\n--- outputs ---\n",
+				  res->outputs[i].path, res->outputs[i].size);
+		free(old);
+	}
+}
+
 static char *summary_text(const struct sandbox_result *res)
 {
 	_cleanup_free_ char *raw = NULL;
@@ -558,9 +592,11 @@ static char *summary_text(const struct sandbox_result *res)
 				 res->truncated ? ", output over the limit trimmed" : "");
 	append_stream(&text, "stdout", res->out, res->out_len);
 	append_stream(&text, "stderr", res->err, res->err_len);
+	append_stream(&text, "value", res->value, res->value_len);
+	append_outputs(&text, res);
 	/* The streams may cut a UTF-8 sequence: the text is JSON too. */
 	raw = text;
-	return sandbox_utf8_clean(raw, strlen(raw), &len);
+	return utf8_clean(raw, strlen(raw), &len);
 }
 
 /* {content: [{type: text, text}], structuredContent: gen(arg) if gen,
@@ -573,20 +609,20 @@ static void reply_content(struct mcp_call *c, const char *text,
 	if (!mcp_call_may_reply(c))
 		return;
 	g = mcp_reply_begin(&c->id);
-	mcp_gstr(g, "result");
+	jgen_str(g, "result");
 	yajl_gen_map_open(g);
-	mcp_gstr(g, "content");
+	jgen_str(g, "content");
 	yajl_gen_array_open(g);
 	yajl_gen_map_open(g);
-	mcp_gkey_str(g, "type", "text");
-	mcp_gkey_str(g, "text", text);
+	jgen_key_str(g, "type", "text");
+	jgen_key_str(g, "text", text);
 	yajl_gen_map_close(g);
 	yajl_gen_array_close(g);
 	if (gen) {
-		mcp_gstr(g, "structuredContent");
+		jgen_str(g, "structuredContent");
 		gen(g, arg);
 	}
-	mcp_gkey_bool(g, "isError", is_error);
+	jgen_key_bool(g, "isError", is_error);
 	yajl_gen_map_close(g);
 	mcp_reply_send(c->s, g);
 }

@@ -23,12 +23,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../lib/fds.h"
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../runtime/cgroup/internal.h"
-#include "../runtime/internal.h"
-#include "sandbox_internal.h"
+#include "../runtime/container.h"
+#include "sandbox_private.h"
 
 #define PIPE_SIZE (1024 * 1024)
 
@@ -93,8 +93,6 @@ static int block_signals(int *sigfd, struct error *err)
 
 int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err)
 {
-	struct error ignored;
-
 	if (open_std_fds(err) < 0)
 		return -1;
 	/* The container inits outlive their creating helper: they must be
@@ -104,7 +102,7 @@ int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err)
 	if (private_mounts(err) < 0 || block_signals(sigfd, err) < 0)
 		return -1;
 	/* Cached on first use: fill the cache before any thread runs. */
-	(void)cg_host_get(&ignored);
+	runtime_warm_caches();
 	return sandbox_watchdog_start(g, err);
 }
 
@@ -196,13 +194,11 @@ out:
 int sandbox_make_state_root(const struct global_opts *g, struct error *err)
 {
 	static bool made;
-	int fd;
 
 	if (made)
 		return 0;
-	if (state_root_open(g->root, true, &fd, err) < 0)
+	if (runtime_prepare_root(g, err) < 0)
 		return -1;
-	close(fd);
 	made = true;
 	return 0;
 }
@@ -249,33 +245,6 @@ int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cf
 
 /* ---- running ------------------------------------------------------------------------ */
 
-/* "oom_kill N" of the container's memory cgroup (v1 memory.oom_control,
- * v2 memory.events), read before the cgroup goes. */
-static bool read_oom_killed(const char *cgroup_path)
-{
-	const struct cg_host *h;
-	const struct cg1_hier *mem;
-	_cleanup_free_ char *path = NULL, *text = NULL;
-	struct error e;
-	const char *p;
-
-	if (!cgroup_path || cgroup_path[0] != '/' || !(h = cg_host_get(&e)))
-		return false;
-	mem = h->mode == CGROUP_MODE_V2 ? NULL : cg1_host_hier(h, CG1_MEMORY);
-	if (mem)
-		path = xasprintf("%s%s/memory.oom_control", mem->mnt, cgroup_path);
-	else if (h->v2_mnt)
-		path = xasprintf("%s%s/memory.events", h->v2_mnt, cgroup_path);
-	else
-		return false;
-	if (read_file_at(AT_FDCWD, path, 64 * 1024, &text, NULL, &e) < 0)
-		return false;
-	for (p = text; (p = strstr(p, "oom_kill ")); p++)
-		if (p == text || p[-1] == '\n')
-			return strtoull(p + 9, NULL, 10) > 0;
-	return false;
-}
-
 int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 		const struct sandbox_input *in, int sigfd,
 		struct sandbox_result *res, struct error *err)
@@ -320,8 +289,9 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 	if (r < 0)
 		return -1;
 	sb->reaped = true;
-	res->oom_killed = read_oom_killed(sb->cgroup_path);
+	res->oom_killed = container_cgroup_oom_killed(sb->cgroup_path);
 	res->python = sb->lang == SANDBOX_LANG_PYTHON;
+	sandbox_collect_outputs(sb, res);
 	return 0;
 }
 
@@ -333,13 +303,6 @@ bool sandbox_is_alive(const struct sandbox *sb)
 }
 
 /* ---- ending ---------------------------------------------------------------------- */
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
 
 static void kill_and_reap(struct sandbox *sb)
 {
@@ -362,10 +325,10 @@ void sandbox_release_container(const struct global_opts *g, struct sandbox *sb)
 			log_warn("sandbox %s: delete: %s", sb->id, e.msg);
 		sb->created = false;
 	}
-	close_fd(&sb->out_fd);
-	close_fd(&sb->err_fd);
-	close_fd(&sb->in_fd);
-	close_fd(&sb->pidfd);
+	fd_close(&sb->out_fd);
+	fd_close(&sb->err_fd);
+	fd_close(&sb->in_fd);
+	fd_close(&sb->pidfd);
 	free(sb->cgroup_path);
 	sb->cgroup_path = NULL;
 	sb->pid = 0;
@@ -378,9 +341,7 @@ void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)
 	sandbox_workspace_remove(sb);
 }
 
-/* A command that is not in the image is the code's failure, not the
- * sandbox's: exit 127 with the reason on stderr, as a shell would. */
-static bool command_not_found(const struct error *err, struct sandbox_result *res)
+bool sandbox_command_not_found(const struct error *err, struct sandbox_result *res)
 {
 	if (!str_has_prefix(err->msg, "exec: \""))
 		return false;
@@ -401,7 +362,7 @@ int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,
 	int r;
 
 	if (sandbox_prepare(g, cfg, &sb, err) < 0)
-		return command_not_found(err, res) ? 0 : -1;
+		return sandbox_command_not_found(err, res) ? 0 : -1;
 	t1 = sandbox_now_ns();
 	r = sandbox_run(g, &sb, in, sigfd, res, err);
 	t2 = sandbox_now_ns();

@@ -36,6 +36,9 @@
 #define SANDBOX_INIT_FILE "init"      /* our PID 1 (runtime/sandbox_init/) in it */
 #define SANDBOX_SESSION_DIR "/workspace" /* a session's files, kept between runs */
 #define SANDBOX_FILES_DIR "files"	   /* ... in the workspace */
+#define SANDBOX_OUTPUTS_DIR "/outputs"	   /* files a run leaves for the caller */
+#define SANDBOX_OUTPUTS_NAME "outputs"	   /* ... in the workspace (a session's files/) */
+#define SANDBOX_META_DIR "meta"		   /* the workspace's, on /.agentsbx/meta */
 #define SANDBOX_OUTPUT_LIMIT (1024u * 1024)	     /* bytes kept per stream */
 #define SANDBOX_DISK_DEFAULT (256ull * 1024 * 1024) /* the writable layer */
 #define SANDBOX_TIMEOUT_DEFAULT 30.0		     /* seconds */
@@ -87,6 +90,15 @@ struct sandbox_input {
 	void *cb_arg;
 };
 
+struct sandbox_seen;
+
+/* A file the run left in SANDBOX_OUTPUTS_DIR (sandbox_outputs.c). */
+struct sandbox_output {
+	char *path; /* "/outputs/REL" */
+	unsigned long long size;
+	char *content_base64; /* a one-call sandbox's, within a cap; else NULL */
+};
+
 struct sandbox_result {
 	char *out; /* what the code wrote, trimmed with a marker past the cap */
 	size_t out_len;
@@ -100,6 +112,11 @@ struct sandbox_result {
 	int signal;	/* the sandbox itself was told to stop (SIGTERM...) */
 	bool cancelled; /* killed because cancel_fd became readable */
 	bool python;	/* the program was Python: look for its exception */
+	char *value;	/* Python: repr() of the last expression's value, or NULL */
+	size_t value_len;
+	struct sandbox_output *outputs; /* created or changed in /outputs */
+	size_t n_outputs;
+	bool outputs_truncated; /* more files than were listed */
 };
 
 /* A Python program's uncaught exception, parsed from its stderr
@@ -126,6 +143,9 @@ struct sandbox {
 	int pidfd;
 	bool created, reaped;
 	char *cgroup_path;
+	bool session; /* a session's: its outputs stay between runs */
+	struct sandbox_seen *seen; /* ... as they were before this run */
+	size_t n_seen;
 };
 
 /*
@@ -176,6 +196,7 @@ struct sandbox_session {
 	struct sandbox sb; /* the workspace; a container only during a run */
 	struct sandbox_config cfg;
 	int files_fd;
+	int outputs_fd; /* the workspace's outputs/, on /outputs */
 };
 
 struct sandbox_dirent {
@@ -190,7 +211,8 @@ int sandbox_session_run(const struct global_opts *g, struct sandbox_session *ss,
 			enum sandbox_lang lang, const struct sandbox_input *in,
 			struct sandbox_result *res, struct error *err);
 void sandbox_session_close(const struct global_opts *g, struct sandbox_session *ss);
-/* Paths are SANDBOX_SESSION_DIR/REL or REL, resolved inside files/. */
+/* Paths are SANDBOX_SESSION_DIR/REL or REL, resolved inside files/, or
+ * SANDBOX_OUTPUTS_DIR/REL, inside outputs/; the rel part, NULL if neither. */
 const char *sandbox_session_rel(const char *path);
 int sandbox_session_write_file(struct sandbox_session *ss, const char *path, const char *data,
 			       size_t len, struct error *err);
@@ -199,11 +221,20 @@ int sandbox_session_read_file(struct sandbox_session *ss, const char *path, size
 int sandbox_session_list(struct sandbox_session *ss, const char *path,
 			 struct sandbox_dirent **out, size_t *n, size_t max, struct error *err);
 
+/* The Python wrapper that finds the last expression's value (its source,
+ * for python3 -c; sandbox_outputs.c). */
+extern const char sandbox_python_wrapper[];
+void sandbox_outputs_free(struct sandbox_result *res);
+
 /* prepare + run + destroy. */
 int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,
 		 const struct sandbox_input *in, int sigfd,
 		 struct sandbox_result *res, struct error *err);
 void sandbox_result_free(struct sandbox_result *res);
+/* A command that is not in the image is the code's failure, not the
+ * sandbox's: if err says so, *res is exit 127 with the reason on stderr, as
+ * a shell would report it, and true is returned. */
+bool sandbox_command_not_found(const struct error *err, struct sandbox_result *res);
 
 /* {"stdout","stderr","exit_code","timed_out","seconds","truncated",
  *  "oom_killed"} into g (strings made valid UTF-8), and "error":
@@ -212,9 +243,6 @@ void sandbox_result_free(struct sandbox_result *res);
 void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res);
 /* CLOCK_MONOTONIC in nanoseconds. */
 long long sandbox_now_ns(void);
-/* s[0, n) with each byte that is not well-formed UTF-8 made U+FFFD;
- * NUL-terminated heap string, its length in *out_len. */
-char *sandbox_utf8_clean(const char *s, size_t n, size_t *out_len);
 /* The same as one line of JSON (no newline).  Heap string. */
 char *sandbox_result_json(const struct sandbox_result *res);
 
@@ -237,5 +265,9 @@ int sandbox_parse_seconds(const char *s, double *out);
 int sandbox_process_uid(const struct global_opts *g, uid_t *out, struct error *err);
 int sandbox_network_needs_annotation(const struct global_opts *g, bool *out,
 				     struct error *err);
+/* The caller's own limits and network (cfg) against the policy's caps:
+ * over a cap is refused, naming the rule and the field (sandbox_limits.c). */
+int sandbox_check_limits(const struct global_opts *g, const struct sandbox_config *cfg,
+			 struct error *err);
 
 #endif

@@ -36,8 +36,8 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../runtime/internal.h"
-#include "sandbox_internal.h"
+#include "../runtime/container.h"
+#include "sandbox_private.h"
 
 #define REPARENT_WAIT_NS (2ll * 1000000000)
 
@@ -82,9 +82,16 @@ __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 						    const char *id, const char *bundle,
 						    const int stdio[3], int reply_fd)
 {
-	struct create_opts o = { .id = id, .bundle = bundle };
+	/* A session's files are bound from the sandbox's own bundle (under
+	 * SANDBOX_WORK_DIR, made by us, not by a caller). */
+	struct create_opts o = {
+		.id = id,
+		.bundle = bundle,
+		.own_bind_prefix = bundle,
+		.init_sigmask = sandbox_container_sigmask(),
+	};
+	struct created_container made;
 	struct create_reply r;
-	struct container_ctx c;
 
 	memset(&r, 0, sizeof(r));
 	keep_log_off_stdio();
@@ -94,17 +101,11 @@ __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 			goto reply;
 		}
 	sandbox_close_fds_but(reply_fd, log_get_fd());
-	ctx_init(&c, g, &o);
-	/* A session's files are bound from the sandbox's own bundle (under
-	 * SANDBOX_WORK_DIR, made by us, not by a caller). */
-	c.own_bind_prefix = bundle;
-	c.restore_sigmask = true;
-	c.saved_sigmask = *sandbox_container_sigmask();
-	if (create_container(&c, &r.err) == 0) {
+	if (container_create_detailed(g, &o, &made, &r.err) == 0) {
 		r.ok = 1;
-		r.pid = c.pid;
-		snprintf(r.cgroup_path, sizeof(r.cgroup_path), "%s",
-			 c.cgroup_path ? c.cgroup_path : "");
+		r.pid = made.pid;
+		snprintf(r.cgroup_path, sizeof(r.cgroup_path), "%s", made.cgroup_path);
+		free(made.cgroup_path);
 	}
 reply:
 	if (write_all(reply_fd, &r, sizeof(r)) < 0)

@@ -23,7 +23,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "sandbox_internal.h"
+#include "sandbox_private.h"
 
 static const char *const bin_dirs[] = {
 	"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin", NULL,
@@ -149,8 +149,12 @@ static int make_subdirs(int dirfd, uid_t uid, struct error *err)
 		/* upper's attributes are the container root's */
 		{ "upper", 0755 },
 		{ "upper/" SANDBOX_CODE_DIR, 0755 },
+		{ "upper/" SANDBOX_CODE_DIR "/" SANDBOX_META_DIR, 0755 },
 		{ "work", 0700 },
 		{ "rootfs", 0755 },
+		/* bound on /outputs and /.agentsbx/meta: writable by any uid, as /tmp */
+		{ SANDBOX_OUTPUTS_NAME, 01777 },
+		{ SANDBOX_META_DIR, 01777 },
 	};
 
 	_cleanup_close_ int code_dir = -1;

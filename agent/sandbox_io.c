@@ -20,9 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/fds.h"
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
-#include "sandbox_internal.h"
+#include "sandbox_private.h"
 
 #define READ_CHUNK (64 * 1024)
 #define READS_PER_WAKEUP 16	  /* then let the other stream have a turn */
@@ -136,13 +139,6 @@ static char *capture_take(struct capture *c, size_t *len, bool *truncated)
 	return out;
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 /* Read what is there; EOF closes the stream. */
 static void capture_read(struct capture *c)
 {
@@ -161,7 +157,7 @@ static void capture_read(struct capture *c)
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			return;
-		close_fd(c->fd); /* EOF, or an error: nothing more will come */
+		fd_close(c->fd); /* EOF, or an error: nothing more will come */
 	}
 }
 
@@ -193,7 +189,7 @@ static void feed_stdin(struct loop *l)
 			break; /* EPIPE: the code does not read its stdin */
 		}
 	}
-	close_fd(&w->in_fd);
+	fd_close(&w->in_fd);
 }
 
 static void kill_init(struct loop *l)
@@ -315,22 +311,13 @@ static int loop_once(struct loop *l, struct error *err)
 	return 0;
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 255;
-}
-
 static void loop_result(struct loop *l, struct sandbox_result *res)
 {
 	long long end = l->exited ? l->exit_at : sandbox_now_ns();
 
 	res->out = capture_take(&l->out, &res->out_len, &res->truncated);
 	res->err = capture_take(&l->err, &res->err_len, &res->truncated);
-	res->exit_code = l->exited ? exit_code(l->status) : 128 + SIGKILL;
+	res->exit_code = l->exited ? exit_code_of(l->status) : 128 + SIGKILL;
 	res->timed_out = l->timed_out;
 	res->signal = l->signal;
 	res->cancelled = l->cancelled;
@@ -350,7 +337,7 @@ int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 	l.next_tick = l.start + SANDBOX_TICK_MS * NS_PER_MS;
 	l.deadline = l.start + (long long)(w->timeout * 1e9);
 	if (w->in_fd >= 0 && !w->in_len)
-		close_fd(&w->in_fd);
+		fd_close(&w->in_fd);
 	else
 		feed_stdin(&l);
 	for (;;) {
@@ -371,75 +358,38 @@ int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 
 /* ---- the result ----------------------------------------------------------------- */
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629), 0 if none. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned char b = p[0], lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (b < 0x80)
-		return 1;
-	if (b < 0xc2 || b > 0xf4)
-		return 0;
-	len = b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
-	if (b == 0xe0)
-		lo = 0xa0;
-	else if (b == 0xed)
-		hi = 0x9f;
-	else if (b == 0xf0)
-		lo = 0x90;
-	else if (b == 0xf4)
-		hi = 0x8f;
-	if (n < len || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
-/* JSON strings are UTF-8: each bad byte becomes U+FFFD. */
-char *sandbox_utf8_clean(const char *s, size_t n, size_t *out_len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	char *out = xmalloc(n * 3 + 1);
-	size_t o = 0;
-
-	for (size_t i = 0; i < n;) {
-		size_t l = utf8_len(p + i, n - i);
-		if (l) {
-			memcpy(out + o, p + i, l);
-			o += l;
-			i += l;
-		} else {
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		}
-	}
-	out[o] = '\0';
-	*out_len = o;
-	return out;
-}
-
-static void gen_key(yajl_gen g, const char *key)
-{
-	yajl_gen_string(g, (const unsigned char *)key, strlen(key));
-}
-
 static void gen_text(yajl_gen g, const char *key, const char *s, size_t n)
 {
 	size_t len;
-	_cleanup_free_ char *clean = sandbox_utf8_clean(s ? s : "", s ? n : 0, &len);
+	_cleanup_free_ char *clean = utf8_clean(s ? s : "", s ? n : 0, &len);
 
-	gen_key(g, key);
+	jgen_str(g, key);
 	yajl_gen_string(g, (const unsigned char *)clean, len);
 }
 
 static void gen_bool(yajl_gen g, const char *key, bool v)
 {
-	gen_key(g, key);
+	jgen_str(g, key);
 	yajl_gen_bool(g, v);
+}
+
+static void gen_outputs(yajl_gen g, const struct sandbox_result *res)
+{
+	jgen_str(g, "outputs");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < res->n_outputs; i++) {
+		const struct sandbox_output *o = &res->outputs[i];
+
+		yajl_gen_map_open(g);
+		gen_text(g, "path", o->path, strlen(o->path));
+		jgen_key_int(g, "size", (long long)o->size);
+		if (o->content_base64)
+			jgen_key_str(g, "content_base64", o->content_base64);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	if (res->outputs_truncated)
+		gen_bool(g, "outputs_truncated", true);
 }
 
 void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res)
@@ -450,10 +400,10 @@ void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res)
 	yajl_gen_map_open(g);
 	gen_text(g, "stdout", res->out, res->out_len);
 	gen_text(g, "stderr", res->err, res->err_len);
-	gen_key(g, "exit_code");
+	jgen_str(g, "exit_code");
 	yajl_gen_integer(g, res->exit_code);
 	gen_bool(g, "timed_out", res->timed_out);
-	gen_key(g, "seconds");
+	jgen_str(g, "seconds");
 	yajl_gen_number(g, secs, strlen(secs));
 	gen_bool(g, "truncated", res->truncated);
 	gen_bool(g, "oom_killed", res->oom_killed);
@@ -461,7 +411,7 @@ void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res)
 		struct sandbox_pyerror e;
 
 		if (sandbox_python_error(res, &e)) {
-			gen_key(g, "error");
+			jgen_str(g, "error");
 			yajl_gen_map_open(g);
 			gen_text(g, "name", e.name, strlen(e.name));
 			gen_text(g, "value", e.value, strlen(e.value));
@@ -470,27 +420,23 @@ void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res)
 			sandbox_pyerror_free(&e);
 		}
 	}
+	if (res->value)
+		gen_text(g, "value", res->value, res->value_len);
+	gen_outputs(g, res);
 	yajl_gen_map_close(g);
 }
 
 char *sandbox_result_json(const struct sandbox_result *res)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
-	const unsigned char *buf;
-	size_t len;
-	char *out;
+	yajl_gen g = jgen_new(false);
 
-	if (!g)
-		abort();
 	sandbox_result_gen(g, res);
-	yajl_gen_get_buf(g, &buf, &len);
-	out = xstrndup((const char *)buf, len);
-	yajl_gen_free(g);
-	return out;
+	return jgen_finish(g, NULL);
 }
 
 void sandbox_result_free(struct sandbox_result *res)
 {
+	sandbox_outputs_free(res);
 	free(res->out);
 	free(res->err);
 	memset(res, 0, sizeof(*res));

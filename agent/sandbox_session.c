@@ -27,7 +27,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "sandbox_internal.h"
+#include "sandbox_private.h"
 
 static int open_in(int dirfd, const char *path, int flags, mode_t mode)
 {
@@ -47,11 +47,12 @@ int sandbox_session_open(const struct global_opts *g, const struct sandbox_confi
 	uid_t uid = 0;
 
 	memset(ss, 0, sizeof(*ss));
-	ss->files_fd = -1;
+	ss->files_fd = ss->outputs_fd = -1;
 	ss->cfg = *cfg;
 	ss->cfg.session = true;
 	ss->cfg.stdin_fd = -1;
 	sandbox_init_struct(&ss->sb, cfg->lang);
+	ss->sb.session = true;
 	if (sandbox_make_state_root(g, err) < 0 || sandbox_process_uid(g, &uid, err) < 0 ||
 	    sandbox_workspace_make(&ss->sb, cfg->disk, uid, err) < 0 ||
 	    sandbox_overlay_mount(&ss->sb, cfg->rootfs, err) < 0 ||
@@ -70,6 +71,12 @@ int sandbox_session_open(const struct global_opts *g, const struct sandbox_confi
 		error_sys(err, "sandbox session: open %s/%s", ss->sb.dir, SANDBOX_FILES_DIR);
 		goto fail;
 	}
+	ss->outputs_fd = openat(dirfd, SANDBOX_OUTPUTS_NAME, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+				O_CLOEXEC);
+	if (ss->outputs_fd < 0) {
+		error_sys(err, "sandbox session: open %s/%s", ss->sb.dir, SANDBOX_OUTPUTS_NAME);
+		goto fail;
+	}
 	return 0;
 fail:
 	sandbox_session_close(g, ss);
@@ -80,7 +87,9 @@ void sandbox_session_close(const struct global_opts *g, struct sandbox_session *
 {
 	if (ss->files_fd >= 0)
 		close(ss->files_fd);
-	ss->files_fd = -1;
+	if (ss->outputs_fd >= 0)
+		close(ss->outputs_fd);
+	ss->files_fd = ss->outputs_fd = -1;
 	sandbox_destroy(g, &ss->sb);
 }
 
@@ -90,7 +99,11 @@ static int rewrite_bundle(struct sandbox_session *ss, struct error *err)
 	_cleanup_free_ char *interpreter = NULL, *json = NULL, *config = NULL;
 	const char *code_file = sandbox_code_file(ss->cfg.lang);
 
-	if (sandbox_find_interpreter(ss->cfg.rootfs, ss->cfg.lang, &interpreter, err) < 0)
+	/* A command line (the CLI's `session run -- CMD`) needs no interpreter. */
+	if (ss->cfg.lang == SANDBOX_LANG_NONE && (!ss->cfg.args || !ss->cfg.args[0]))
+		return error_set(err, "sandbox session: no command to run");
+	if (ss->cfg.lang != SANDBOX_LANG_NONE &&
+	    sandbox_find_interpreter(ss->cfg.rootfs, ss->cfg.lang, &interpreter, err) < 0)
 		return -1;
 	json = sandbox_spec_json(&ss->cfg, interpreter, err);
 	if (!json)
@@ -117,25 +130,48 @@ int sandbox_session_run(const struct global_opts *g, struct sandbox_session *ss,
 		sandbox_release_container(g, &ss->sb);
 		return -1;
 	}
+	/* What is in /outputs now is not this run's news. */
+	sandbox_outputs_snapshot(&ss->sb);
 	r = sandbox_run(g, &ss->sb, in, -1, res, err);
+	sandbox_outputs_forget(&ss->sb);
 	sandbox_release_container(g, &ss->sb);
 	return r;
 }
 
 /* ---- files ------------------------------------------------------------------ */
 
-/* "/workspace/a/b" or "a/b" -> "a/b"; NULL for a path elsewhere. */
-const char *sandbox_session_rel(const char *path)
+/* "/workspace/a/b" or "a/b" -> "a/b" (in files/), "/outputs/a" -> "a"
+ * (in outputs/); NULL for a path elsewhere.  *outputs says which. */
+static const char *split_path(const char *path, bool *outputs)
 {
-	size_t n = strlen(SANDBOX_SESSION_DIR);
+	size_t n = strlen(SANDBOX_SESSION_DIR), o = strlen(SANDBOX_OUTPUTS_DIR);
 
-	if (!strncmp(path, SANDBOX_SESSION_DIR, n) && (path[n] == '/' || !path[n]))
+	*outputs = !strncmp(path, SANDBOX_OUTPUTS_DIR, o) && (path[o] == '/' || !path[o]);
+	if (*outputs)
+		path += o;
+	else if (!strncmp(path, SANDBOX_SESSION_DIR, n) && (path[n] == '/' || !path[n]))
 		path += n;
 	else if (path[0] == '/')
 		return NULL;
 	while (*path == '/')
 		path++;
 	return *path ? path : ".";
+}
+
+const char *sandbox_session_rel(const char *path)
+{
+	bool outputs;
+
+	return split_path(path, &outputs);
+}
+
+/* The directory fd path is resolved in, and path relative to it. */
+static int dir_of(struct sandbox_session *ss, const char *path, const char **rel)
+{
+	bool outputs;
+
+	*rel = split_path(path, &outputs);
+	return outputs ? ss->outputs_fd : ss->files_fd;
 }
 
 /* mkdir -p of rel's parents, each step beneath the last (no symlinks). */
@@ -180,12 +216,14 @@ static int make_parents(int files_fd, const char *rel, int *parent, const char *
 int sandbox_session_write_file(struct sandbox_session *ss, const char *path, const char *data,
 			       size_t len, struct error *err)
 {
-	const char *rel = sandbox_session_rel(path), *leaf = NULL;
+	const char *rel, *leaf = NULL;
+	int root = dir_of(ss, path, &rel);
 	_cleanup_close_ int parent = -1, fd = -1;
 
 	if (!rel || !strcmp(rel, "."))
-		return error_set(err, "%s: a file under %s is expected", path, SANDBOX_SESSION_DIR);
-	if (make_parents(ss->files_fd, rel, &parent, &leaf, err) < 0)
+		return error_set(err, "%s: a file under %s or %s is expected", path,
+				 SANDBOX_SESSION_DIR, SANDBOX_OUTPUTS_DIR);
+	if (make_parents(root, rel, &parent, &leaf, err) < 0)
 		return error_prefix(err, "%s", path);
 	fd = open_in(parent, leaf, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0644);
 	if (fd < 0)
@@ -198,31 +236,26 @@ int sandbox_session_write_file(struct sandbox_session *ss, const char *path, con
 int sandbox_session_read_file(struct sandbox_session *ss, const char *path, size_t max,
 			      char **out, size_t *len, struct error *err)
 {
-	const char *rel = sandbox_session_rel(path);
+	const char *rel;
+	int root = dir_of(ss, path, &rel);
 	_cleanup_close_ int fd = -1;
-	struct stat st;
 
 	if (!rel)
-		return error_set(err, "%s: only files under %s are kept", path, SANDBOX_SESSION_DIR);
+		return error_set(err, "%s: only files under %s and %s are kept", path,
+				 SANDBOX_SESSION_DIR, SANDBOX_OUTPUTS_DIR);
 	/* O_NONBLOCK: a FIFO must not hang us before fstat refuses it. */
-	fd = open_in(ss->files_fd, rel, O_RDONLY | O_NONBLOCK, 0);
+	fd = open_in(root, rel, O_RDONLY | O_NONBLOCK, 0);
 	if (fd < 0)
 		return error_sys(err, "%s", path);
-	if (fstat(fd, &st) < 0)
-		return error_sys(err, "%s: fstat", path);
-	if (!S_ISREG(st.st_mode))
-		return error_set(err, "%s: not a regular file", path);
-	if ((size_t)st.st_size > max)
-		return error_set(err, "%s: %lld bytes, over the limit of %zu", path,
-				 (long long)st.st_size, max);
 	fcntl(fd, F_SETFL, 0);
-	return read_all_fd(fd, max, out, len, err) < 0 ? error_prefix(err, "%s", path) : 0;
+	return read_regular_fd(fd, path, max, out, len, err);
 }
 
 int sandbox_session_list(struct sandbox_session *ss, const char *path,
 			 struct sandbox_dirent **out, size_t *n, size_t max, struct error *err)
 {
-	const char *rel = sandbox_session_rel(path);
+	const char *rel;
+	int root = dir_of(ss, path, &rel);
 	struct dirent *de;
 	int fd;
 	DIR *d;
@@ -230,8 +263,9 @@ int sandbox_session_list(struct sandbox_session *ss, const char *path,
 	*out = NULL;
 	*n = 0;
 	if (!rel)
-		return error_set(err, "%s: only files under %s are kept", path, SANDBOX_SESSION_DIR);
-	fd = open_in(ss->files_fd, rel, O_RDONLY | O_DIRECTORY, 0);
+		return error_set(err, "%s: only files under %s and %s are kept", path,
+				 SANDBOX_SESSION_DIR, SANDBOX_OUTPUTS_DIR);
+	fd = open_in(root, rel, O_RDONLY | O_DIRECTORY, 0);
 	if (fd < 0)
 		return error_sys(err, "%s", path);
 	d = fdopendir(fd);

@@ -14,6 +14,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
 #include "../lib/util.h"
 #include "../spec/policy/policy.h"
 #include "../spec/spec.h"
@@ -69,45 +70,12 @@ const char *sandbox_code_file(enum sandbox_lang lang)
 	return lang < SANDBOX_LANG_MAX ? code_files[lang] : NULL;
 }
 
+/* The default spec is ours: this only bounds the recursion. */
+#define SANDBOX_SPEC_MAX_DEPTH 64
+
 /* ---- emitting ------------------------------------------------------------ */
 
-static void gstr(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
-static void gkey_int(yajl_gen g, const char *key, long long v)
-{
-	gstr(g, key);
-	yajl_gen_integer(g, v);
-}
-
 /* A trusted tree (the default spec) as it is; its depth is a handful. */
-static void gen_tree(yajl_gen g, yajl_val v)
-{
-	if (YAJL_IS_OBJECT(v)) {
-		yajl_gen_map_open(g);
-		for (size_t i = 0; i < v->u.object.len; i++) {
-			gstr(g, v->u.object.keys[i]);
-			gen_tree(g, v->u.object.values[i]);
-		}
-		yajl_gen_map_close(g);
-	} else if (YAJL_IS_ARRAY(v)) {
-		yajl_gen_array_open(g);
-		for (size_t i = 0; i < v->u.array.len; i++)
-			gen_tree(g, v->u.array.values[i]);
-		yajl_gen_array_close(g);
-	} else if (YAJL_IS_STRING(v)) {
-		gstr(g, v->u.string);
-	} else if (YAJL_IS_NUMBER(v)) {
-		yajl_gen_number(g, v->u.number.r, strlen(v->u.number.r));
-	} else if (YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v)) {
-		yajl_gen_bool(g, YAJL_IS_TRUE(v));
-	} else {
-		yajl_gen_null(g);
-	}
-}
-
 static bool env_overridden(char **extra, const char *kv)
 {
 	size_t n = strcspn(kv, "=");
@@ -120,13 +88,13 @@ static bool env_overridden(char **extra, const char *kv)
 
 static void gen_env(yajl_gen g, const struct sandbox_config *cfg)
 {
-	gstr(g, "env");
+	jgen_str(g, "env");
 	yajl_gen_array_open(g);
 	for (const char *const *e = base_env; *e; e++)
 		if (!env_overridden(cfg->env, *e))
-			gstr(g, *e);
+			jgen_str(g, *e);
 	for (char **e = cfg->env; e && *e; e++)
-		gstr(g, *e);
+		jgen_str(g, *e);
 	yajl_gen_array_close(g);
 }
 
@@ -135,18 +103,23 @@ static void gen_args(yajl_gen g, const struct sandbox_config *cfg,
 {
 	_cleanup_free_ char *init = xasprintf("/%s/%s", SANDBOX_CODE_DIR, SANDBOX_INIT_FILE);
 
-	gstr(g, "args");
+	jgen_str(g, "args");
 	yajl_gen_array_open(g);
 	/* PID 1 is our init; the program is its child. */
-	gstr(g, init);
+	jgen_str(g, init);
 	if (cfg->lang != SANDBOX_LANG_NONE) {
 		_cleanup_free_ char *file = xasprintf("/%s/%s", SANDBOX_CODE_DIR,
 						      sandbox_code_file(cfg->lang));
-		gstr(g, interpreter);
-		gstr(g, file);
+		jgen_str(g, interpreter);
+		/* Python: the last expression's value (sandbox_outputs.c). */
+		if (cfg->lang == SANDBOX_LANG_PYTHON) {
+			jgen_str(g, "-c");
+			jgen_str(g, sandbox_python_wrapper);
+		}
+		jgen_str(g, file);
 	}
 	for (char **a = cfg->args; a && *a; a++)
-		gstr(g, *a);
+		jgen_str(g, *a);
 	yajl_gen_array_close(g);
 }
 
@@ -154,10 +127,10 @@ static void gen_empty_caps(yajl_gen g)
 {
 	static const char *const sets[] = { "bounding", "effective", "permitted" };
 
-	gstr(g, "capabilities");
+	jgen_str(g, "capabilities");
 	yajl_gen_map_open(g);
 	for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++) {
-		gstr(g, sets[i]);
+		jgen_str(g, sets[i]);
 		yajl_gen_array_open(g);
 		yajl_gen_array_close(g);
 	}
@@ -168,19 +141,19 @@ static void gen_process(yajl_gen g, const struct sandbox_config *cfg,
 			const char *interpreter)
 {
 	yajl_gen_map_open(g);
-	gstr(g, "terminal");
+	jgen_str(g, "terminal");
 	yajl_gen_bool(g, false);
-	gstr(g, "user");
+	jgen_str(g, "user");
 	yajl_gen_map_open(g);
-	gkey_int(g, "uid", 0);
-	gkey_int(g, "gid", 0);
+	jgen_key_int(g, "uid", 0);
+	jgen_key_int(g, "gid", 0);
 	yajl_gen_map_close(g);
 	gen_args(g, cfg, interpreter);
 	gen_env(g, cfg);
-	gstr(g, "cwd");
-	gstr(g, cfg->cwd ? cfg->cwd : cfg->session ? SANDBOX_SESSION_DIR : "/tmp");
+	jgen_str(g, "cwd");
+	jgen_str(g, cfg->cwd ? cfg->cwd : cfg->session ? SANDBOX_SESSION_DIR : "/tmp");
 	gen_empty_caps(g);
-	gstr(g, "noNewPrivileges");
+	jgen_str(g, "noNewPrivileges");
 	yajl_gen_bool(g, true);
 	yajl_gen_map_close(g);
 }
@@ -190,9 +163,9 @@ static void gen_process(yajl_gen g, const struct sandbox_config *cfg,
 static void gen_root(yajl_gen g)
 {
 	yajl_gen_map_open(g);
-	gstr(g, "path");
-	gstr(g, "rootfs");
-	gstr(g, "readonly");
+	jgen_str(g, "path");
+	jgen_str(g, "rootfs");
+	jgen_str(g, "readonly");
 	yajl_gen_bool(g, false);
 	yajl_gen_map_close(g);
 }
@@ -200,33 +173,33 @@ static void gen_root(yajl_gen g)
 static void gen_resources(yajl_gen g, const struct sandbox_config *cfg)
 {
 	yajl_gen_map_open(g);
-	gstr(g, "devices");
+	jgen_str(g, "devices");
 	yajl_gen_array_open(g);
 	yajl_gen_map_open(g);
-	gstr(g, "allow");
+	jgen_str(g, "allow");
 	yajl_gen_bool(g, false);
-	gstr(g, "access");
-	gstr(g, "rwm");
+	jgen_str(g, "access");
+	jgen_str(g, "rwm");
 	yajl_gen_map_close(g);
 	yajl_gen_array_close(g);
 	if (cfg->memory) {
-		gstr(g, "memory");
+		jgen_str(g, "memory");
 		yajl_gen_map_open(g);
-		gkey_int(g, "limit", (long long)cfg->memory);
-		gkey_int(g, "swap", (long long)cfg->memory);
+		jgen_key_int(g, "limit", (long long)cfg->memory);
+		jgen_key_int(g, "swap", (long long)cfg->memory);
 		yajl_gen_map_close(g);
 	}
 	if (cfg->cpu_quota) {
-		gstr(g, "cpu");
+		jgen_str(g, "cpu");
 		yajl_gen_map_open(g);
-		gkey_int(g, "quota", (long long)cfg->cpu_quota);
-		gkey_int(g, "period", CPU_PERIOD);
+		jgen_key_int(g, "quota", (long long)cfg->cpu_quota);
+		jgen_key_int(g, "period", CPU_PERIOD);
 		yajl_gen_map_close(g);
 	}
 	if (cfg->pids > 0) {
-		gstr(g, "pids");
+		jgen_str(g, "pids");
 		yajl_gen_map_open(g);
-		gkey_int(g, "limit", cfg->pids);
+		jgen_key_int(g, "limit", cfg->pids);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_map_close(g);
@@ -242,14 +215,14 @@ static void gen_namespaces(yajl_gen g, yajl_val list, const struct sandbox_confi
 		yajl_val type = yajl_tree_get(ns, type_path, yajl_t_string);
 
 		if (!type || strcmp(type->u.string, "network")) {
-			gen_tree(g, ns);
+			(void)jgen_tree(g, ns, SANDBOX_SPEC_MAX_DEPTH);
 			continue;
 		}
 		yajl_gen_map_open(g);
-		gstr(g, "type");
-		gstr(g, "network");
-		gstr(g, "path");
-		gstr(g, cfg->netns);
+		jgen_str(g, "type");
+		jgen_str(g, "network");
+		jgen_str(g, "path");
+		jgen_str(g, cfg->netns);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
@@ -264,59 +237,67 @@ static void gen_linux(yajl_gen g, yajl_val linux_obj, const struct sandbox_confi
 		const char *key = linux_obj->u.object.keys[i];
 		yajl_val v = linux_obj->u.object.values[i];
 
-		gstr(g, key);
+		jgen_str(g, key);
 		if (!strcmp(key, "resources")) {
 			gen_resources(g, cfg);
 			had_resources = true;
 		} else if (!strcmp(key, "namespaces") && cfg->netns) {
 			gen_namespaces(g, v, cfg);
 		} else {
-			gen_tree(g, v);
+			(void)jgen_tree(g, v, SANDBOX_SPEC_MAX_DEPTH);
 		}
 	}
 	if (!had_resources) {
-		gstr(g, "resources");
+		jgen_str(g, "resources");
 		gen_resources(g, cfg);
 	}
 	yajl_gen_map_close(g);
 }
 
-/* The default's mounts, and a session's files (a directory of the bundle,
- * so on the session's own size-capped tmpfs) read-write on /workspace. */
-static void gen_mounts(yajl_gen g, yajl_val list, const struct sandbox_config *cfg)
+/* A directory of the bundle (so on the workspace's own size-capped
+ * tmpfs) read-write on destination. */
+static void gen_bind(yajl_gen g, const char *destination, const char *source)
 {
 	static const char *const opts[] = { "rbind", "rw", "nosuid", "nodev" };
 
+	yajl_gen_map_open(g);
+	jgen_str(g, "destination");
+	jgen_str(g, destination);
+	jgen_str(g, "type");
+	jgen_str(g, "bind");
+	jgen_str(g, "source");
+	jgen_str(g, source);
+	jgen_str(g, "options");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+		jgen_str(g, opts[i]);
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
+/* The default's mounts; a session's files on /workspace; /outputs and the
+ * Python wrapper's /.agentsbx/meta (sandbox_outputs.c). */
+static void gen_mounts(yajl_gen g, yajl_val list, const struct sandbox_config *cfg)
+{
 	yajl_gen_array_open(g);
 	for (size_t i = 0; YAJL_IS_ARRAY(list) && i < list->u.array.len; i++)
-		gen_tree(g, list->u.array.values[i]);
-	if (cfg->session) {
-		yajl_gen_map_open(g);
-		gstr(g, "destination");
-		gstr(g, SANDBOX_SESSION_DIR);
-		gstr(g, "type");
-		gstr(g, "bind");
-		gstr(g, "source");
-		gstr(g, SANDBOX_FILES_DIR);
-		gstr(g, "options");
-		yajl_gen_array_open(g);
-		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-			gstr(g, opts[i]);
-		yajl_gen_array_close(g);
-		yajl_gen_map_close(g);
-	}
+		(void)jgen_tree(g, list->u.array.values[i], SANDBOX_SPEC_MAX_DEPTH);
+	if (cfg->session)
+		gen_bind(g, SANDBOX_SESSION_DIR, SANDBOX_FILES_DIR);
+	gen_bind(g, SANDBOX_OUTPUTS_DIR, SANDBOX_OUTPUTS_NAME);
+	gen_bind(g, "/" SANDBOX_CODE_DIR "/" SANDBOX_META_DIR, SANDBOX_META_DIR);
 	yajl_gen_array_close(g);
 }
 
 static void gen_annotations(yajl_gen g, const struct sandbox_config *cfg)
 {
-	gstr(g, "annotations");
+	jgen_str(g, "annotations");
 	yajl_gen_map_open(g);
-	gstr(g, "org.agentsbx.sandbox");
-	gstr(g, "true");
+	jgen_str(g, "org.agentsbx.sandbox");
+	jgen_str(g, "true");
 	if (cfg->netns && cfg->netns_annotate) {
-		gstr(g, "agentsbx.network");
-		gstr(g, "allow");
+		jgen_str(g, "agentsbx.network");
+		jgen_str(g, "allow");
 	}
 	yajl_gen_map_close(g);
 }
@@ -331,19 +312,19 @@ static void gen_spec(yajl_gen g, yajl_val def, const struct sandbox_config *cfg,
 
 		if (!strcmp(key, "annotations"))
 			continue;
-		gstr(g, key);
+		jgen_str(g, key);
 		if (!strcmp(key, "process"))
 			gen_process(g, cfg, interpreter);
 		else if (!strcmp(key, "root"))
 			gen_root(g);
 		else if (!strcmp(key, "hostname"))
-			gstr(g, "sandbox");
+			jgen_str(g, "sandbox");
 		else if (!strcmp(key, "linux"))
 			gen_linux(g, v, cfg);
 		else if (!strcmp(key, "mounts"))
 			gen_mounts(g, v, cfg);
 		else
-			gen_tree(g, v);
+			(void)jgen_tree(g, v, SANDBOX_SPEC_MAX_DEPTH);
 	}
 	gen_annotations(g, cfg);
 	yajl_gen_map_close(g);
@@ -355,29 +336,17 @@ char *sandbox_spec_json(const struct sandbox_config *cfg, const char *interprete
 	_cleanup_free_ char *def_json = spec_default_json(false, 0, 0);
 	char ebuf[256] = "";
 	yajl_val def = yajl_tree_parse(def_json, ebuf, sizeof(ebuf));
-	const unsigned char *buf;
-	size_t len;
 	yajl_gen g;
-	char *out;
 
 	if (!def || !YAJL_IS_OBJECT(def)) {
 		yajl_tree_free(def);
 		error_set(err, "sandbox: the default spec does not parse: %s", ebuf);
 		return NULL;
 	}
-	g = yajl_gen_alloc(NULL);
-	if (!g)
-		abort();
+	g = jgen_new(false);
 	gen_spec(g, def, cfg, interpreter);
 	yajl_tree_free(def);
-	if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok) {
-		yajl_gen_free(g);
-		error_set(err, "sandbox: cannot generate config.json");
-		return NULL;
-	}
-	out = xstrndup((const char *)buf, len);
-	yajl_gen_free(g);
-	return out;
+	return jgen_finish(g, NULL);
 }
 
 /* ---- the policy and the network ----------------------------------------- */

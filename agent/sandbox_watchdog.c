@@ -13,7 +13,6 @@
  * would die in the same instant as its parent and watch nothing.  The
  * containers cannot reach it: they have pid namespaces of their own.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -27,8 +26,8 @@
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "../lib/weaken.h"
-#include "../runtime/lifecycle/lifecycle.h"
-#include "sandbox_internal.h"
+#include "../runtime/container.h"
+#include "sandbox_private.h"
 
 #define RESCAN_DELAY_US 200000 /* a create the parent left mid-way */
 
@@ -37,24 +36,18 @@ static pid_t watchdog_pid = -1;
 static void delete_containers_of(const struct global_opts *g, pid_t parent)
 {
 	char prefix[32];
-	struct dirent *de;
 	struct error err;
-	int rootfd;
-	DIR *d;
+	char **ids;
+	size_t n;
 
 	snprintf(prefix, sizeof(prefix), "sbx-%d-", parent);
-	if (state_root_open(g->root, false, &rootfd, &err) < 0)
+	if (container_ids(g, &ids, &n, &err) < 0)
 		return;
-	d = fdopendir(rootfd);
-	if (!d) {
-		close(rootfd);
-		return;
-	}
-	while ((de = readdir(d)))
-		if (str_has_prefix(de->d_name, prefix) &&
-		    container_delete(g, de->d_name, true, &err) < 0)
-			log_warn("sandbox watchdog: delete %s: %s", de->d_name, err.msg);
-	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		if (str_has_prefix(ids[i], prefix) &&
+		    container_delete(g, ids[i], true, &err) < 0)
+			log_warn("sandbox watchdog: delete %s: %s", ids[i], err.msg);
+	container_ids_free(ids, n);
 }
 
 /* Nothing of the caller's: not its stdin, not the stdout it reads to EOF. */

@@ -20,7 +20,7 @@ struct command {
 extern const struct command cmd_create, cmd_start, cmd_run, cmd_state,
 	cmd_kill, cmd_delete, cmd_list, cmd_spec, cmd_features, cmd_ps,
 	cmd_pause, cmd_resume, cmd_exec, cmd_update, cmd_policy, cmd_events;
-extern const struct command cmd_sandbox, cmd_mcp;
+extern const struct command cmd_sandbox, cmd_mcp, cmd_session;
 
 /* create and run share their flags (run adds --detach).  0: parsed;
  * 1: --help was printed; -1: bad usage (logged). */
@@ -41,6 +41,8 @@ int cmd_fail(const struct error *err);
 /* Print "usage: ..." for a command to stderr and return 1 (or 0 for
  * --help). */
 int cmd_usage(const struct command *c, bool help);
+/* --json: the sandbox itself failed; one line {"error":{"message"}}. */
+void cmd_print_json_error(const char *msg);
 /* Exactly n positional arguments left after option parsing? */
 bool cmd_want_args(const struct command *c, int argc, int optind_, int n);
 

@@ -3,7 +3,10 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
 #include "../lib/log.h"
+#include "../lib/utf8.h"
 #include "cmd.h"
 
 int cmd_fail(const struct error *err)
@@ -49,4 +52,22 @@ int parse_id_only(const struct command *cmd, int argc, char **argv,
 		return -1;
 	*id = argv[first];
 	return 0;
+}
+
+void cmd_print_json_error(const char *msg)
+{
+	yajl_gen g = jgen_new(false);
+	size_t clean_len;
+	_cleanup_free_ char *clean = utf8_clean(msg, strlen(msg), &clean_len);
+	_cleanup_free_ char *line = NULL;
+
+	yajl_gen_map_open(g);
+	jgen_str(g, "error");
+	yajl_gen_map_open(g);
+	jgen_key_str(g, "message", clean);
+	yajl_gen_map_close(g);
+	yajl_gen_map_close(g);
+	line = jgen_finish(g, NULL);
+	printf("%s\n", line);
+	fflush(stdout);
 }

@@ -4,17 +4,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "../lib/cleanup.h"
+#include "../lib/fds.h"
 #include "../lib/log.h"
+#include "../lib/util.h"
 #include "../spec/policy/policy.h"
 #include "../spec/spec.h"
-#include "../lib/fds.h"
 #include "cmd.h"
 
 static const struct command *const commands[] = {
 	&cmd_create, &cmd_start, &cmd_run,   &cmd_state, &cmd_kill, &cmd_delete,
 	&cmd_list,   &cmd_spec,  &cmd_features, &cmd_ps,  &cmd_pause, &cmd_resume, &cmd_exec, &cmd_update, &cmd_policy, &cmd_events,
-	&cmd_sandbox, &cmd_mcp,
+	&cmd_sandbox, &cmd_mcp, &cmd_session,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -30,7 +33,8 @@ static void print_help(FILE *f)
 	fprintf(f, "usage: agentsbx [global options] COMMAND [options] [args]\n\n"
 		   "An OCI container runtime for untrusted (agent-written) code.\n\n"
 		   "Global options:\n"
-		   "  --root DIR          state directory (default " DEFAULT_STATE_ROOT ")\n"
+		   "  --root DIR          state directory (default " DEFAULT_STATE_ROOT ";\n"
+		   "                      not root: $XDG_RUNTIME_DIR/agentsbx)\n"
 		   "  --policy FILE       sandbox policy (default " POLICY_DEFAULT_PATH ",\n"
 		   "                      the built-in default when that is missing)\n"
 		   "  --log FILE          write the log here (default stderr)\n"
@@ -63,8 +67,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct global_opts g = { .root = DEFAULT_STATE_ROOT };
+	struct global_opts g = { .root = NULL };
 	const char *log_path = NULL, *log_format = "text";
+	_cleanup_free_ char *user_root = NULL;
 	int c;
 
 	/* Before anything of ours takes an fd number. */
@@ -106,6 +111,12 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* Not root: the caller's own runtime directory, as runc and crun. */
+	if (!g.root && geteuid() != 0 && getenv("XDG_RUNTIME_DIR") &&
+	    getenv("XDG_RUNTIME_DIR")[0] == '/')
+		g.root = user_root = xasprintf("%s/agentsbx", getenv("XDG_RUNTIME_DIR"));
+	if (!g.root)
+		g.root = DEFAULT_STATE_ROOT;
 	if (strcmp(log_format, "text") && strcmp(log_format, "json")) {
 		fprintf(stderr, "agentsbx: --log-format: unknown format \"%s\"\n", log_format);
 		return 1;

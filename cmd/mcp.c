@@ -13,7 +13,7 @@
 
 enum { OPT_IMAGE = 256, OPT_ROOTFS, OPT_IMAGE_ROOT, OPT_TIMEOUT, OPT_MAX_TIMEOUT, OPT_MEMORY,
        OPT_CPUS, OPT_PIDS, OPT_OUTPUT_LIMIT, OPT_DISK, OPT_WARM, OPT_MAX_CONCURRENT,
-       OPT_MAX_SESSIONS, OPT_SESSION_IDLE, OPT_FILE_LIMIT };
+       OPT_MAX_SESSIONS, OPT_SESSION_IDLE, OPT_FILE_LIMIT, OPT_NETWORK };
 
 #define IMAGES_MAX 16
 
@@ -46,7 +46,11 @@ static const char help_text[] =
 	"                      ping, tools/list and cancellation never wait for them\n"
 	"  --max-sessions N    sessions open at once (default 16; 0: no session tools)\n"
 	"  --session-idle S    an unused session is closed after S seconds (600)\n"
-	"  --file-limit N      bytes of a file written into or read from a session (10m)\n\n"
+	"  --file-limit N      bytes of a file written into or read from a session (10m)\n"
+	"  --network PATH      the network namespace a session joins when session_create\n"
+	"                      asks for network (and the policy allows it); default none.\n"
+	"                      session_create's memory_mb, cpus, pids above the policy's\n"
+	"                      limits are refused, naming the policy field\n\n"
 	"An image that is missing or has no interpreter does not stop the server: its\n"
 	"languages are not offered, and with none at all each call is a tool error\n"
 	"(isError) that says why.\n\n"
@@ -120,6 +124,11 @@ static int take_flag(struct mcp_flags *f, int c, char *arg)
 		return sandbox_parse_size(arg, &f->o.file_limit) < 0 || !f->o.file_limit ||
 				       f->o.file_limit > (64u << 20) ?
 			       bad_flag("--file-limit", arg, "expected a size from 1 to 64m") : 0;
+	case OPT_NETWORK:
+		if (arg[0] != '/')
+			return bad_flag("--network", arg, "expected the path of a network namespace (/var/run/netns/NAME)");
+		f->o.network = arg;
+		return 0;
 	case OPT_MAX_CONCURRENT:
 		if (parse_u64(arg, &n) < 0 || n < 1 || n > MCP_CONCURRENT_MAX)
 			return bad_flag("--max-concurrent", arg, "expected a number from 1 to 256");
@@ -147,6 +156,7 @@ static int parse_flags(int argc, char **argv, struct mcp_flags *f)
 		{ "max-sessions", required_argument, NULL, OPT_MAX_SESSIONS },
 		{ "session-idle", required_argument, NULL, OPT_SESSION_IDLE },
 		{ "file-limit", required_argument, NULL, OPT_FILE_LIMIT },
+		{ "network", required_argument, NULL, OPT_NETWORK },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};

@@ -10,6 +10,8 @@
 #include <yajl/yajl_gen.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/jsongen.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
 #include "../agent/sandbox.h"
 #include "cmd.h"
@@ -38,6 +40,9 @@ static const char help_text[] =
 	"changes), a writable /tmp, no capabilities, limits.  Everything is deleted\n"
 	"at the end.  With --json the result is one line of JSON:\n"
 	"  {\"stdout\",\"stderr\",\"exit_code\",\"timed_out\",\"seconds\",\"truncated\",\"oom_killed\"}\n"
+	"  and \"outputs\" (the files written in /outputs, with their content, base64),\n"
+	"  for Python \"value\" (repr() of the last expression) and \"error\" (an uncaught\n"
+	"  exception: name, value, traceback);\n"
 	"and when the sandbox itself fails (a missing image, a bad flag), the one line\n"
 	"is {\"error\": {\"message\": ...}} with exit status 125;\n"
 	"otherwise the output is passed on and the exit status is the command's\n"
@@ -251,33 +256,10 @@ static int print_result(const struct sandbox_flags *f, const struct sandbox_resu
 	return res->timed_out ? EXIT_TIMED_OUT : res->exit_code;
 }
 
-/* --json: the sandbox itself failed; one line {"error":{"message"}} too. */
-static void print_error_json(const char *msg)
-{
-	yajl_gen g = yajl_gen_alloc(NULL);
-	const unsigned char *buf;
-	size_t len, clean_len;
-	_cleanup_free_ char *clean = sandbox_utf8_clean(msg, strlen(msg), &clean_len);
-
-	if (!g)
-		abort();
-	yajl_gen_map_open(g);
-	yajl_gen_string(g, (const unsigned char *)"error", 5);
-	yajl_gen_map_open(g);
-	yajl_gen_string(g, (const unsigned char *)"message", 7);
-	yajl_gen_string(g, (const unsigned char *)clean, clean_len);
-	yajl_gen_map_close(g);
-	yajl_gen_map_close(g);
-	yajl_gen_get_buf(g, &buf, &len);
-	printf("%.*s\n", (int)len, buf);
-	fflush(stdout);
-	yajl_gen_free(g);
-}
-
 static int fail(const struct sandbox_flags *f, struct error *err, int status)
 {
 	if (f->json)
-		print_error_json(err->msg);
+		cmd_print_json_error(err->msg);
 	free(f->env);
 	cmd_fail(err);
 	return status;
@@ -296,7 +278,7 @@ static int run_sandbox(const struct global_opts *g, int argc, char **argv)
 		return 0;
 	if (r < 0 && f.json) {
 		error_set(&err, "sandbox: bad usage (see agentsbx sandbox --help)");
-		print_error_json(err.msg);
+		cmd_print_json_error(err.msg);
 	}
 	if (r < 0)
 		return cmd_usage(&cmd_sandbox, false);

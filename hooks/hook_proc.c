@@ -17,7 +17,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/fds.h"
 #include "../lib/log.h"
+#include "../lib/signals.h"
 
 #define HOOK_LINE_MAX 2048	     /* longer lines are logged in pieces */
 #define HOOK_READ_ROUNDS 16	     /* reads per stream per poll round */
@@ -61,30 +63,6 @@ struct hook_io {
 enum { CHILD_IN, CHILD_OUT, CHILD_ERR, CHILD_EXEC, CHILD_BIN, CHILD_NFDS };
 #define CHILD_PIPES CHILD_BIN /* the pipes: every slot before CHILD_BIN */
 #define BIN_FD 4 /* where the binary's fd is executed from */
-
-/* The kernel's struct sigaction for rt_sigaction(2): glibc's sigaction()
- * refuses the two signals it keeps for itself (32, 33), and a sanitizer
- * runtime may leave them ignored, which would survive execve. */
-struct kernel_sigaction {
-	void (*handler)(int);
-	unsigned long flags;
-	void (*restorer)(void);
-	unsigned long mask;
-};
-
-static void child_reset_signals(void)
-{
-	struct kernel_sigaction dfl = { .handler = SIG_DFL };
-	sigset_t none;
-
-	/* Ignored dispositions survive execve; handlers do not matter. */
-	for (int sig = 1; sig < NSIG; sig++) {
-		if (sig != SIGKILL && sig != SIGSTOP)
-			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
-	}
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
 
 static void child_close_from(int first)
 {
@@ -130,7 +108,7 @@ hook_child(const char *path, char *const argv[], char *const envp[],
 	int hi[CHILD_NFDS];
 	int e;
 
-	child_reset_signals();
+	signals_reset_for_exec();
 	/* Files a hook makes get the usual modes, not the 0666 of the
 	 * container's init, which runs with umask 0 while it sets up. */
 	umask(022);
@@ -189,17 +167,10 @@ static void pipes_init(struct hook_pipes *hp)
 		hp->child[i] = hp->parent[i] = -1;
 }
 
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 static void pipes_close_child(struct hook_pipes *hp)
 {
 	for (int i = 0; i < CHILD_PIPES; i++)
-		close_fd(&hp->child[i]);
+		fd_close(&hp->child[i]);
 	hp->child[CHILD_BIN] = -1; /* the caller's */
 }
 
@@ -207,7 +178,7 @@ static void pipes_close(struct hook_pipes *hp)
 {
 	pipes_close_child(hp);
 	for (int i = 0; i < CHILD_NFDS; i++)
-		close_fd(&hp->parent[i]);
+		fd_close(&hp->parent[i]);
 }
 
 /* The child's ends stay blocking: a hook's `cat` must not see EAGAIN. */
@@ -374,7 +345,7 @@ static void out_close(struct hook_io *io, struct out_stream *s)
 {
 	if (s->line_len)
 		out_emit_line(io, s);
-	close_fd(&s->fd);
+	fd_close(&s->fd);
 }
 
 /* Read up to max_bytes (rounded to the buffer size); close on EOF/error. */
@@ -465,7 +436,7 @@ static void in_write(struct hook_io *io)
 			break;
 		}
 	}
-	close_fd(&io->in_fd); /* all written (EOF for the hook) or failed */
+	fd_close(&io->in_fd); /* all written (EOF for the hook) or failed */
 }
 
 /* ---- the wait loop ---------------------------------------------------- */
@@ -623,16 +594,16 @@ static void hook_io_init(struct hook_io *io, const struct hook_label *l,
 	io->in_buf = state_json ? state_json : "";
 	io->in_len = strlen(io->in_buf);
 	if (!io->in_len)
-		close_fd(&io->in_fd);
+		fd_close(&io->in_fd);
 }
 
 static void hook_io_close(struct hook_io *io)
 {
-	close_fd(&io->pidfd);
-	close_fd(&io->in_fd);
-	close_fd(&io->out.fd);
-	close_fd(&io->err.fd);
-	close_fd(&io->exec_fd);
+	fd_close(&io->pidfd);
+	fd_close(&io->in_fd);
+	fd_close(&io->out.fd);
+	fd_close(&io->err.fd);
+	fd_close(&io->exec_fd);
 }
 
 static int hook_io_run(struct hook_io *io, int64_t timeout, struct error *err)

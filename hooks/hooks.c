@@ -16,22 +16,6 @@
 #include "hook_guard.h"
 #include "hook_proc.h"
 
-/* For `features`; hook_kind_name() (spec/names.c) is the same list. */
-static const char *const supported_names[HOOK_KIND_MAX + 1] = {
-	[HOOK_PRESTART] = "prestart",
-	[HOOK_CREATE_RUNTIME] = "createRuntime",
-	[HOOK_CREATE_CONTAINER] = "createContainer",
-	[HOOK_START_CONTAINER] = "startContainer",
-	[HOOK_POSTSTART] = "poststart",
-	[HOOK_POSTSTOP] = "poststop",
-	[HOOK_KIND_MAX] = NULL,
-};
-
-const char *const *hooks_supported_names(void)
-{
-	return supported_names;
-}
-
 static const char *hooks_kind_str(enum hook_kind kind)
 {
 	const char *name = hook_kind_name(kind);

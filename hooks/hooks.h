@@ -80,7 +80,4 @@ void hooks_unpin(void);
 /* The working directory hooks run in (the bundle); NULL: "/". */
 void hooks_set_cwd(const char *dir);
 
-/* The six hook names of config.json, NULL-terminated, for `features`. */
-const char *const *hooks_supported_names(void);
-
 #endif

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 static unsigned char open_at_start[FDS_SNAPSHOT_MAX / 8];
 
@@ -39,4 +40,11 @@ bool fds_was_open(int fd)
 	if (fd >= FDS_SNAPSHOT_MAX)
 		return true;
 	return open_at_start[fd / 8] & (1u << (fd % 8));
+}
+
+void fd_close(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }

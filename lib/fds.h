@@ -15,4 +15,7 @@
 void fds_snapshot(void);
 bool fds_was_open(int fd);
 
+/* close(*fd) if it is open, then *fd = -1: safe to call twice. */
+void fd_close(int *fd);
+
 #endif

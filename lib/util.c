@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -106,6 +107,23 @@ int read_all_fd(int fd, size_t max, char **out, size_t *len,
 	return 0;
 }
 
+int read_regular_fd(int fd, const char *name, size_t max, char **out,
+		    size_t *len, struct error *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return error_sys(err, "stat %s", name);
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, "%s: not a regular file", name);
+	if ((unsigned long long)st.st_size > max)
+		return error_set(err, "%s: too large: %lld bytes (at most %zu)",
+				 name, (long long)st.st_size, max);
+	if (read_all_fd(fd, max, out, len, err) < 0)
+		return error_prefix(err, "read %s", name);
+	return 0;
+}
+
 int read_file_at(int dirfd, const char *path, size_t max, char **out,
 		 size_t *len, struct error *err)
 {
@@ -187,4 +205,13 @@ int parse_u64(const char *s, unsigned long long *out)
 		return -1;
 	*out = v;
 	return 0;
+}
+
+int exit_code_of(int wait_status)
+{
+	if (WIFEXITED(wait_status))
+		return WEXITSTATUS(wait_status);
+	if (WIFSIGNALED(wait_status))
+		return 128 + WTERMSIG(wait_status);
+	return 255;
 }

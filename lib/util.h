@@ -20,6 +20,11 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * max bytes, NUL-terminated.  *len gets the size without the NUL. */
 int read_file_at(int dirfd, const char *path, size_t max, char **out,
 		 size_t *len, struct error *err);
+/* Read a file from an fd opened O_NONBLOCK (a FIFO or a device planted in
+ * its place must not hang us): it must be a regular file and, by fstat
+ * before anything is read, at most max bytes.  Errors name `name`. */
+int read_regular_fd(int fd, const char *name, size_t max, char **out,
+		    size_t *len, struct error *err);
 /* Read everything from an open fd, at most max bytes, NUL-terminated. */
 int read_all_fd(int fd, size_t max, char **out, size_t *len,
 		struct error *err);
@@ -34,5 +39,9 @@ bool str_has_prefix(const char *s, const char *prefix);
 /* Parse a decimal int64/uint64, whole string, no overflow.  0 or -1. */
 int parse_i64(const char *s, long long *out);
 int parse_u64(const char *s, unsigned long long *out);
+
+/* A waitpid() status as a shell reports it: the exit code, 128+N for a
+ * signal N, 255 for anything else. */
+int exit_code_of(int wait_status);
 
 #endif

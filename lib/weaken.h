@@ -26,9 +26,11 @@
  * the child), exec-landlock (no Landlock domain for the init and exec'd
  * processes, runtime/init/landlock.c), exec-proc-fallback (the trampoline exec'd
  * through the container's /proc/self/fd/N when execveat is refused,
- * whatever /proc is), init-rw (a bind allowed only as what a prefix that
- * is a link to a file resolves to, e.g. docker-init -> tini-static, may be
- * writable).
+ * whatever /proc is), value-nofollow (a sandbox's Python value and
+ * outputs files opened following a symlink the program planted,
+ * agent/sandbox_outputs.c), init-rw (a bind allowed only as what a prefix
+ * that is a link to a file resolves to, e.g. docker-init -> tini-static,
+ * may be writable).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

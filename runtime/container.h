@@ -7,7 +7,9 @@
  * these option structs and calls one function; everything else is here.
  */
 
+#include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 #include "../lib/error.h"
@@ -31,6 +33,20 @@ struct create_opts {
 	bool no_new_keyring;
 	int preserve_fds;
 	bool detach; /* run only */
+
+	/* Set only by a caller that runs containers of its own (the agent
+	 * front door), never from a flag or a spec: a directory of the
+	 * runtime's own whose binds are allowed besides the policy's
+	 * bindPrefixes (a session's files), and the signal mask the container
+	 * init restores before it execs (NULL: the one it was cloned with). */
+	const char *own_bind_prefix;
+	const sigset_t *init_sigmask;
+};
+
+/* What container_create_detailed() reports about the container it made. */
+struct created_container {
+	pid_t pid;	   /* the container init, waiting for start */
+	char *cgroup_path; /* heap; its cgroup, relative to the hierarchy */
 };
 
 struct exec_opts {
@@ -55,6 +71,11 @@ int container_id_validate(const char *id, struct error *err);
 
 int container_create(const struct global_opts *g, const struct create_opts *o,
 		     struct error *err);
+/* container_create, also reporting the init's pid and cgroup (*out is
+ * filled only on success; free out->cgroup_path). */
+int container_create_detailed(const struct global_opts *g,
+			      const struct create_opts *o,
+			      struct created_container *out, struct error *err);
 int container_start(const struct global_opts *g, const char *id,
 		    struct error *err);
 /* create + start, then (unless detached) wait: *exit_status gets the
@@ -70,6 +91,11 @@ int container_delete(const struct global_opts *g, const char *id, bool force,
 		     struct error *err);
 int container_list(const struct global_opts *g, bool json, bool quiet,
 		   struct error *err);
+/* The ids of the containers under --root (*ids a heap array of heap
+ * strings, free with container_ids_free); a missing root is empty. */
+int container_ids(const struct global_opts *g, char ***ids, size_t *n,
+		  struct error *err);
+void container_ids_free(char **ids, size_t n);
 int container_exec(const struct global_opts *g, const struct exec_opts *o,
 		   int *exit_status, struct error *err);
 
@@ -88,8 +114,25 @@ int container_update(const struct global_opts *g, const char *id,
 
 /* events: stats every interval (once with stats_once) and OOM events, as
  * JSON lines, until the container stops. */
+/* policy log: the policy's audit log (its JSON lines, those of container
+ * if not NULL) on stdout; follow: and what comes next, across rotations. */
+int container_policy_log(const struct global_opts *g, bool follow, const char *container,
+			 struct error *err);
 int container_events(const struct global_opts *g, const char *id, bool stats_once,
 		     unsigned interval_ms, struct error *err);
+
+/* Whether the memory cgroup at cgroup_path (as in created_container) has
+ * OOM-killed a process (v1 memory.oom_control, v2 memory.events); false
+ * when it cannot be read.  Read it before the cgroup is removed. */
+bool container_cgroup_oom_killed(const char *cgroup_path);
+
+/* Make --root if it is missing (what create does first), so that a
+ * caller can create containers from a process whose stderr is not its own. */
+int runtime_prepare_root(const struct global_opts *g, struct error *err);
+
+/* Look up what the host has (cgroup mounts) now, in one thread, so that
+ * later calls from several threads only read the cached answer. */
+void runtime_warm_caches(void);
 
 /* `features`: the JSON of features.md, printed to stdout. */
 int runtime_features(struct error *err);

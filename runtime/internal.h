@@ -95,11 +95,13 @@ struct container_ctx {
 	char *state_json; /* for hooks' stdin */
 };
 
-/* create.c */
+/* lifecycle/ctx.c: the context, and what create and exec share. */
 void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	      const struct create_opts *o);
 void ctx_release(struct container_ctx *c);
-int create_container(struct container_ctx *c, struct error *err);
+/* The state as it is now, borrowing the context's strings. */
+void ctx_state(const struct container_ctx *c, enum container_status status,
+	       struct container_state *st);
 /* c->state_json for hooks and the seccomp listener, with this status. */
 void ctx_update_state_json(struct container_ctx *c, enum container_status status);
 /* Shared by create and exec: --root (once), the spec's seccomp filter from
@@ -108,6 +110,9 @@ int ctx_open_root(struct container_ctx *c, struct error *err);
 int ctx_prepare_seccomp(struct container_ctx *c, struct error *err);
 int ctx_prepare_terminal(struct container_ctx *c, struct error *err);
 int write_pid_file(const char *path, pid_t pid, struct error *err);
+
+/* lifecycle/create.c */
+int create_container(struct container_ctx *c, struct error *err);
 
 /* policy/enforce.c: load the policy and apply it to c->spec. */
 int policy_enforce(struct container_ctx *c, struct error *err);
@@ -140,8 +145,13 @@ int wait_forwarding_signals(pid_t pid, int *status, struct error *err);
 int ns_prepare(struct container_ctx *c, struct error *err);
 int ns_join_before_clone(struct container_ctx *c, struct error *err);
 int ns_write_id_maps(struct container_ctx *c, struct error *err);
+/* "containerID hostID size" lines into /proc/PID/FILE (uid_map, gid_map)
+ * through proc_fd, a checked procfs. */
+int ns_write_id_map(int proc_fd, pid_t pid, const char *file,
+		    const struct oci_id_mapping *m, size_t n, struct error *err);
 int ns_child_join(struct container_ctx *c, struct error *err);
 int ns_child_after_go(struct container_ctx *c, struct error *err);
+int ns_fork_init(struct container_ctx *c, struct error *err);
 int ns_loopback_up(struct container_ctx *c, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
 /* ns_clone, but with clone3(CLONE_INTO_CGROUP) when cgroup_fd >= 0: the
@@ -150,6 +160,12 @@ int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
 int ns_clone_into(unsigned long flags, int cgroup_fd, pid_t *pid,
 		  bool *born_in, struct error *err);
 void ns_restore_after_clone(struct container_ctx *c);
+
+/* rootless.c: created by an unprivileged caller (no CAP_SETUID on the
+ * host); the id maps of the new user namespace: our own ids directly, any
+ * other through newuidmap/newgidmap. */
+bool rootless_caller(void);
+int rootless_write_id_maps(struct container_ctx *c, struct error *err);
 
 /* ns_judge.c: namespace files judged as kernel objects. */
 /* Open path once: it must be an nsfs file of type t. */

@@ -368,26 +368,30 @@ int jopt_i64(struct jctx *c, yajl_val obj, const char *key, int64_t min,
 	return rc;
 }
 
-int jreq_u32(struct jctx *c, yajl_val obj, const char *key, uint32_t *out)
+static int jreq_u64_max(struct jctx *c, yajl_val obj, const char *key,
+			uint64_t max, uint64_t *out)
 {
 	struct opt_u64 v = { 0 };
 
-	if (jrequire(c, obj, key) < 0 ||
-	    jopt_u64(c, obj, key, UINT32_MAX, &v) < 0)
+	if (jrequire(c, obj, key) < 0 || jopt_u64(c, obj, key, max, &v) < 0)
 		return -1;
-	*out = (uint32_t)v.v;
+	*out = v.v;
+	return 0;
+}
+
+int jreq_u32(struct jctx *c, yajl_val obj, const char *key, uint32_t *out)
+{
+	uint64_t v;
+
+	if (jreq_u64_max(c, obj, key, UINT32_MAX, &v) < 0)
+		return -1;
+	*out = (uint32_t)v;
 	return 0;
 }
 
 int jreq_u64(struct jctx *c, yajl_val obj, const char *key, uint64_t *out)
 {
-	struct opt_u64 v = { 0 };
-
-	if (jrequire(c, obj, key) < 0 ||
-	    jopt_u64(c, obj, key, UINT64_MAX, &v) < 0)
-		return -1;
-	*out = v.v;
-	return 0;
+	return jreq_u64_max(c, obj, key, UINT64_MAX, out);
 }
 
 int jreq_i64(struct jctx *c, yajl_val obj, const char *key, int64_t *out)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../lib/cleanup.h"
+#include "../lib/utf8.h"
 #include "../lib/util.h"
 #include "internal.h"
 
@@ -29,42 +30,6 @@ static int scan_fail(struct scan *s, const char *what)
 {
 	return error_set(s->err, "%s: %s at byte offset %zu", s->file, what,
 			 s->pos);
-}
-
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
- * forms, no surrogates, nothing above U+10FFFF), 0 if there is none. */
-static size_t utf8_seq_len(const unsigned char *p, size_t n)
-{
-	unsigned char b = p[0], lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (b < 0x80)
-		return 1;
-	if (b < 0xc2)
-		return 0;
-	if (b < 0xe0) {
-		len = 2;
-	} else if (b < 0xf0) {
-		len = 3;
-		if (b == 0xe0)
-			lo = 0xa0;
-		else if (b == 0xed)
-			hi = 0x9f;
-	} else if (b < 0xf5) {
-		len = 4;
-		if (b == 0xf0)
-			lo = 0x90;
-		else if (b == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if (n < len || p[1] < lo || p[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
 }
 
 static int hex_digit(unsigned char ch)

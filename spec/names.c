@@ -61,18 +61,24 @@ int ns_type_from_name(const char *name)
 	return -1;
 }
 
-static const char *const hook_names[HOOK_KIND_MAX] = {
+static const char *const hook_names[HOOK_KIND_MAX + 1] = {
 	[HOOK_PRESTART] = "prestart",
 	[HOOK_CREATE_RUNTIME] = "createRuntime",
 	[HOOK_CREATE_CONTAINER] = "createContainer",
 	[HOOK_START_CONTAINER] = "startContainer",
 	[HOOK_POSTSTART] = "poststart",
 	[HOOK_POSTSTOP] = "poststop",
+	[HOOK_KIND_MAX] = NULL,
 };
 
 const char *hook_kind_name(enum hook_kind k)
 {
 	return (unsigned)k < HOOK_KIND_MAX ? hook_names[k] : NULL;
+}
+
+const char *const *hook_kind_names(void)
+{
+	return hook_names;
 }
 
 /* ---- process ---------------------------------------------------------- */

@@ -165,22 +165,11 @@ static int read_regular_file(const char *path, char **buf, size_t *len,
 			     struct error *err)
 {
 	_cleanup_close_ int fd = -1;
-	struct stat st;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return error_sys(err, "open %s", path);
-	if (fstat(fd, &st) < 0)
-		return error_sys(err, "stat %s", path);
-	if (!S_ISREG(st.st_mode))
-		return error_set(err, "%s: not a regular file", path);
-	if ((uint64_t)st.st_size > SPEC_MAX_FILE_SIZE)
-		return error_set(err, "%s: too large: %lld bytes (at most %u)",
-				 path, (long long)st.st_size,
-				 SPEC_MAX_FILE_SIZE);
-	if (read_all_fd(fd, SPEC_MAX_FILE_SIZE, buf, len, err) < 0)
-		return error_prefix(err, "read %s", path);
-	return 0;
+	return read_regular_fd(fd, path, SPEC_MAX_FILE_SIZE, buf, len, err);
 }
 
 int spec_load_file(const char *path, struct oci_spec *out, struct error *err)

@@ -30,63 +30,10 @@
 #define WNOHANG_ 1
 #define PATH_MAX_ 4096
 
-#if defined(__x86_64__)
-#define NR_WRITE 1
-#define NR_RT_SIGPROCMASK 14
-#define NR_CLONE 56
-#define NR_EXECVE 59
-#define NR_EXIT_GROUP 231
-#define NR_WAIT4 61
-#define NR_KILL 62
-#define NR_RT_SIGTIMEDWAIT 128
-static long sys4(long n, long a, long b, long c, long d)
-{
-	register long r10 __asm__("r10") = d;
-	long r;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return r;
-}
-#elif defined(__aarch64__)
-#define NR_WRITE 64
-#define NR_RT_SIGPROCMASK 135
-#define NR_CLONE 220
-#define NR_EXECVE 221
-#define NR_EXIT_GROUP 94
-#define NR_WAIT4 260
-#define NR_KILL 129
-#define NR_RT_SIGTIMEDWAIT 137
-static long sys4(long n, long a, long b, long c, long d)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
-	return x0;
-}
-#else
-#error "the sandbox init has no syscall stub for this architecture"
-#endif
+#include "../../lib/nolibc.h"
 
 #define SIG_BLOCK_ 0
 #define SIG_SETMASK_ 2
-
-static unsigned long length(const char *s)
-{
-	unsigned long n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
-
-static void say(const char *s)
-{
-	sys4(NR_WRITE, 2, (long)s, (long)length(s), 0);
-}
 
 __attribute__((noreturn)) static void leave(int code)
 {
@@ -119,7 +66,7 @@ __attribute__((noreturn)) static void run(char **argv, char **envp)
 	static char buf[PATH_MAX_];
 	const char *p = search_path(envp);
 	long r = -ENOENT_, seen_eacces = 0;
-	unsigned long n = length(argv[0]);
+	unsigned long n = nolibc_strlen(argv[0]);
 
 	if (has_slash(argv[0])) {
 		r = sys4(NR_EXECVE, (long)argv[0], (long)argv, (long)envp, 0);
@@ -149,9 +96,9 @@ __attribute__((noreturn)) static void run(char **argv, char **envp)
 		if (seen_eacces)
 			r = -EACCES_;
 	}
-	say("agentsbx: exec \"");
-	say(argv[0]);
-	say(r == -EACCES_ ? "\": permission denied\n"
+	nolibc_say("agentsbx: exec \"");
+	nolibc_say(argv[0]);
+	nolibc_say(r == -EACCES_ ? "\": permission denied\n"
 	    : r == -ENOENT_ ? "\": executable file not found in $PATH\n"
 			    : "\": failed\n");
 	leave(r == -EACCES_ ? 126 : 127);
@@ -175,13 +122,13 @@ __attribute__((noreturn, used)) void init_main(long *sp)
 	char info[128];
 
 	if (argc < 2) {
-		say("agentsbx init: no command\n");
+		nolibc_say("agentsbx init: no command\n");
 		leave(127);
 	}
 	sys4(NR_RT_SIGPROCMASK, SIG_BLOCK_, (long)&all, 0, 8);
 	child = sys4(NR_CLONE, SIGCHLD_, 0, 0, 0);
 	if (child < 0) {
-		say("agentsbx init: fork failed\n");
+		nolibc_say("agentsbx init: fork failed\n");
 		leave(126);
 	}
 	if (child == 0) {

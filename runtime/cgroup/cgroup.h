@@ -33,6 +33,9 @@ enum cgroup_manager {
 
 struct cgroup_stats; /* events --stats (events.c) */
 
+/* Fill the caches of what the host has (mode, mounts) now. */
+void cgroup_warm_cache(void);
+
 /* What the host has; cached after the first call (statfs of /sys/fs/cgroup). */
 int cgroup_detect_mode(enum cgroup_mode *mode, struct error *err);
 

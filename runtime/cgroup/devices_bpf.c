@@ -66,6 +66,20 @@ static bool wild(const struct opt_i64 *v)
 	return !v->set || v->v < 0;
 }
 
+size_t cg_device_access_string(unsigned access, char out[4])
+{
+	size_t k = 0;
+
+	if (access & 2)
+		out[k++] = 'r';
+	if (access & 4)
+		out[k++] = 'w';
+	if (access & 1)
+		out[k++] = 'm';
+	out[k] = '\0';
+	return k;
+}
+
 int cg_device_rule_check(const struct oci_device_cgroup *r, size_t i,
 			 unsigned *access, struct error *err)
 {

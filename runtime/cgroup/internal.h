@@ -323,5 +323,8 @@ int cg_devices_apply(const struct cg_dir *d,
 /* Check one rule (type, access); shared with the v1 devices mapping. */
 int cg_device_rule_check(const struct oci_device_cgroup *r, size_t i,
 			 unsigned *access, struct error *err);
+/* The checked access bits as v1 and systemd write them ("rwm" order);
+ * returns the string's length. */
+size_t cg_device_access_string(unsigned access, char out[4]);
 
 #endif

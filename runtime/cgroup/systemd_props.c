@@ -476,18 +476,12 @@ int cgsd_device_props(const struct oci_device_cgroup *rules, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		const struct oci_device_cgroup *r = &rules[i];
 		char acc[4];
-		size_t k = 0;
 		unsigned bits;
+		size_t k;
 
 		if (cg_device_rule_check(r, i, &bits, err) < 0)
 			goto fail;
-		if (bits & 2)
-			acc[k++] = 'r';
-		if (bits & 4)
-			acc[k++] = 'w';
-		if (bits & 1)
-			acc[k++] = 'm';
-		acc[k] = '\0';
+		k = cg_device_access_string(bits, acc);
 		if (!r->allow && r->type == 'a' && wild(&r->major) &&
 		    wild(&r->minor) && k == 3) {
 			dev_list_clear(&d); /* deny all: what came before is moot */

@@ -283,18 +283,12 @@ static int v1_devices(const struct oci_resources *res, bool update,
 	for (size_t i = 0; i < n; i++) {
 		const struct oci_device_cgroup *r = &res->devices[i];
 		char acc[4];
-		size_t k = 0;
 		unsigned bits;
+		size_t k;
 
 		if (cg_device_rule_check(r, i, &bits, err) < 0)
 			return -1;
-		if (bits & 2)
-			acc[k++] = 'r';
-		if (bits & 4)
-			acc[k++] = 'w';
-		if (bits & 1)
-			acc[k++] = 'm';
-		acc[k] = '\0';
+		k = cg_device_access_string(bits, acc);
 		if (r->type == 'a' && k == 3 && !(r->major.set && r->major.v >= 0) &&
 		    !(r->minor.set && r->minor.v >= 0)) {
 			cg_settings_add(out, "devices", "devices", 0,

@@ -33,11 +33,16 @@ struct child_step {
 static int step_wait_go(struct container_ctx *c, struct error *err)
 {
 	long long pid;
+	/* A rootless runtime writes the id maps of our new user namespace
+	 * itself, which it may only while we are dumpable (/proc/PID/uid_map
+	 * of a non-dumpable process is root's): so it waits until GO, when
+	 * the maps are written.  Before GO nothing of the container runs. */
+	bool late = c->new_userns && rootless_caller();
 
 	/* Until its execve this process is the runtime's image: nothing in the
 	 * container (a shared pid namespace) may open its /proc/PID/exe or
 	 * ptrace it (CVE-2019-5736). */
-	if (!WEAKENED("dumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+	if (!late && !WEAKENED("dumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
 	/* Die with the runtime while it sets us up; cleared at READY. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -52,6 +57,8 @@ static int step_wait_go(struct container_ctx *c, struct error *err)
 		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
 	if (sync_expect_value(c->sync_child, SYNC_GO, &pid, err) < 0)
 		return -1;
+	if (late && !WEAKENED("dumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
 	c->pid = (pid_t)pid;
 	/* Nodes and files are created with the modes we give them. */
 	umask(0);

@@ -233,7 +233,8 @@ static int create_device(struct container_ctx *c, const struct oci_device *d,
 {
 	mode_t perm = d->file_mode.set ? (mode_t)(d->file_mode.v & 07777) : default_perm;
 
-	if (c->new_userns)
+	/* No mknod in a user namespace, made or joined: the host's node. */
+	if (c->new_userns || spec_find_namespace(c->spec, NS_USER))
 		return bind_device(c->rootfs_fd, d, err);
 	return mknod_device(c, d, perm, err);
 }

@@ -51,11 +51,11 @@ static const struct rec_option rec_options[] = {
 
 static const char *const supported_options[] = {
 	"acl", "async", "atime", "bind", "defaults", "dev", "diratime",
-	"dirsync", "exec", "iversion", "lazytime", "loud", "mand", "noacl",
+	"dirsync", "exec", "idmap", "iversion", "lazytime", "loud", "mand", "noacl",
 	"noatime", "nodev", "nodiratime", "noexec", "noiversion", "nolazytime",
 	"nomand", "norelatime", "nostrictatime", "nosuid", "nosymfollow",
 	"private", "ratime", "rbind", "rdev", "rdiratime", "relatime",
-	"remount", "rexec", "rnoatime", "rnodev", "rnodiratime", "rnoexec",
+	"remount", "rexec", "ridmap", "rnoatime", "rnodev", "rnodiratime", "rnoexec",
 	"rnorelatime", "rnostrictatime", "rnosuid", "rnosymfollow", "ro",
 	"rprivate", "rrelatime", "rro", "rrw", "rshared", "rslave",
 	"rstrictatime", "rsuid", "rsymfollow", "runbindable", "rw", "shared",
@@ -107,8 +107,6 @@ static const char *unsupported_option(const char *opt)
 {
 	if (!strcmp(opt, "tmpcopyup"))
 		return "tmpcopyup is not supported";
-	if (!strcmp(opt, "idmap") || !strcmp(opt, "ridmap"))
-		return "id-mapped mounts are not supported";
 	if (!strcmp(opt, "remount"))
 		return "remount is not allowed in a container spec";
 	return NULL;
@@ -130,6 +128,11 @@ static int parse_options(const struct oci_mount *m, size_t idx,
 		if (!*opt || strchr(opt, ','))
 			return error_set(err, "mounts[%zu].options[%zu]: invalid option \"%s\"",
 					 idx, i, opt);
+		if (!strcmp(opt, "idmap") || !strcmp(opt, "ridmap")) {
+			e->idmap = true;
+			e->idmap_recursive = opt[0] == 'r';
+			continue;
+		}
 		if (ro) {
 			if (ro->clear) {
 				e->attr_clr |= ro->attr;
@@ -200,6 +203,9 @@ static int prepare_entry(const struct oci_mount *m, size_t idx,
 	if (!m->type)
 		return error_set(err, "mounts[%zu].type: required for a mount of %s that is not a bind",
 				 idx, m->destination);
+	if (e->idmap)
+		return error_set(err, "mounts[%zu].options: idmap/ridmap: only bind mounts can be id-mapped here (%s is a %s mount)",
+				 idx, m->destination, m->type);
 	e->source = xstrdup(m->source ? m->source : m->type);
 	return 0;
 }
@@ -374,8 +380,28 @@ static int set_tree_propagation(const struct mount_entry *e, unsigned long rootf
 			      e->spec->destination, err);
 }
 
+/* The mount's own maps, or the container's (validate.c made sure there is
+ * a user namespace then). */
+static int apply_idmap(const struct mount_entry *e, size_t idx,
+		       const struct oci_spec *spec, struct error *err)
+{
+	const struct oci_mount *m = e->spec;
+	bool own = m->n_uid_mappings > 0;
+	_cleanup_close_ int userns = -1;
+
+	if (idmap_userns_open(own ? m->uid_mappings : spec->linux.uid_mappings,
+			      own ? m->n_uid_mappings : spec->linux.n_uid_mappings,
+			      own ? m->gid_mappings : spec->linux.gid_mappings,
+			      own ? m->n_gid_mappings : spec->linux.n_gid_mappings,
+			      &userns, err) < 0 ||
+	    idmap_apply(e->tree, userns, e->idmap_recursive, e->source, err) < 0)
+		return error_prefix(err, "mounts[%zu]", idx);
+	return 0;
+}
+
 static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long rootfs_prop,
-			    const struct mount_policy *pol, struct error *err)
+			    const struct oci_spec *spec, const struct mount_policy *pol,
+			    struct error *err)
 {
 	_cleanup_close_ int fd = -1;
 	struct stat st;
@@ -404,6 +430,8 @@ static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long roo
 				 AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
 	if (e->tree < 0)
 		return error_sys(err, "mounts[%zu]: clone bind mount source %s", idx, e->source);
+	if (e->idmap && apply_idmap(e, idx, spec, err) < 0)
+		return -1;
 	/* Plain flags (ro, nosuid, ...) apply to the top mount, r* options to
 	 * every mount below it, as runc and crun do. */
 	if (set_tree_propagation(e, rootfs_prop, err) < 0 ||
@@ -443,7 +471,7 @@ int mounts_prepare(const struct oci_spec *spec, const char *bundle,
 		e->no_sysfs_target = pol != NULL;
 		if (prepare_entry(&spec->mounts[i], i, bundle, e, err) < 0 ||
 		    check_proc_dest(e, i, err) < 0 ||
-		    (e->kind == MOUNT_KIND_BIND && open_bind_source(e, i, plan->rootfs_propagation, pol, err) < 0)) {
+		    (e->kind == MOUNT_KIND_BIND && open_bind_source(e, i, plan->rootfs_propagation, spec, pol, err) < 0)) {
 			mounts_free(plan);
 			return error_prefix(err, "config.json");
 		}

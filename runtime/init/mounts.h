@@ -36,6 +36,8 @@ struct mount_entry {
 	uint64_t attr_set;	 /* MOUNT_ATTR_* applied recursively (rro, ...) */
 	uint64_t attr_clr;
 	bool recursive;		 /* rbind */
+	bool idmap;		 /* binds: "idmap" or "ridmap" */
+	bool idmap_recursive;	 /* "ridmap": every mount of the tree */
 	char *data;		 /* filesystem-specific options */
 };
 
@@ -66,6 +68,14 @@ void mounts_free(struct mount_plan *plan);
 /* mount_setattr(fd, "", AT_EMPTY_PATH [| AT_RECURSIVE]); nothing to do is 0. */
 int mounts_setattr(int fd, bool recursive, uint64_t set, uint64_t clr,
 		   uint64_t propagation, const char *what, struct error *err);
+
+/* idmap.c: a user namespace with these maps, as an fd (the process that
+ * made it is gone); and the id mapping of a detached tree with it. */
+int idmap_userns_open(const struct oci_id_mapping *uids, size_t nu,
+		      const struct oci_id_mapping *gids, size_t ng, int *fd,
+		      struct error *err);
+int idmap_apply(int tree, int userns_fd, bool recursive, const char *what,
+		struct error *err);
 
 /* Mount options this build recognises (for `features`). */
 const char *const *mount_options_supported(void);

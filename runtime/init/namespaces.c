@@ -20,7 +20,9 @@
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <net/if.h>
@@ -66,9 +68,9 @@ int ns_prepare(struct container_ctx *c, struct error *err)
 		c->unshare_after_go |= CLONE_NEWCGROUP;
 	c->new_userns = user && !user->path;
 	if (user && user->path) {
-		if (flags & CLONE_NEWPID)
-			return error_set(err, "config.json: linux.namespaces: joining a user namespace while creating a pid namespace is not supported");
-		/* Created by the child once it is in the joined user ns. */
+		/* Created by the child once it is in the joined user ns, so
+		 * that they are owned by it; a new pid namespace then takes a
+		 * fork (ns_fork_init). */
 		c->unshare_after_go |= flags;
 		flags = 0;
 	}
@@ -199,8 +201,8 @@ int ns_clone(unsigned long flags, pid_t *pid, struct error *err)
 	return 0;
 }
 
-static int write_map(struct container_ctx *c, const char *file,
-		     const struct oci_id_mapping *m, size_t n, struct error *err)
+int ns_write_id_map(int proc_fd, pid_t pid, const char *file,
+		    const struct oci_id_mapping *m, size_t n, struct error *err)
 {
 	char buf[8192], path[64];
 	size_t len = 0;
@@ -214,8 +216,8 @@ static int write_map(struct container_ctx *c, const char *file,
 			return error_set(err, "%s: too many mappings", file);
 		len += (size_t)w;
 	}
-	snprintf(path, sizeof(path), "%d/%s", c->pid, file);
-	if (write_file_at(c->host_proc_fd, path, buf, err) < 0)
+	snprintf(path, sizeof(path), "%d/%s", pid, file);
+	if (write_file_at(proc_fd, path, buf, err) < 0)
 		return error_prefix(err, "write user namespace mapping");
 	return 0;
 }
@@ -226,9 +228,13 @@ int ns_write_id_maps(struct container_ctx *c, struct error *err)
 
 	if (!c->new_userns)
 		return 0;
-	if (write_map(c, "gid_map", l->gid_mappings, l->n_gid_mappings, err) < 0)
+	if (rootless_caller())
+		return rootless_write_id_maps(c, err);
+	if (ns_write_id_map(c->host_proc_fd, c->pid, "gid_map", l->gid_mappings,
+			    l->n_gid_mappings, err) < 0)
 		return -1;
-	return write_map(c, "uid_map", l->uid_mappings, l->n_uid_mappings, err);
+	return ns_write_id_map(c->host_proc_fd, c->pid, "uid_map", l->uid_mappings,
+			       l->n_uid_mappings, err);
 }
 
 int ns_child_join(struct container_ctx *c, struct error *err)
@@ -256,6 +262,42 @@ int ns_child_after_go(struct container_ctx *c, struct error *err)
 	}
 	if (c->unshare_after_go && unshare((int)c->unshare_after_go) < 0)
 		return error_sys(err, "unshare namespaces 0x%lx", c->unshare_after_go);
+	if (c->unshare_after_go & CLONE_NEWPID)
+		return ns_fork_init(c, err);
+	return 0;
+}
+
+/*
+ * A pid namespace made by unshare() holds only the children of who made
+ * it: this process forks the container init into it (its pid 1) and goes.
+ * CLONE_PARENT makes the init the runtime's child, as an init it cloned
+ * itself would be (the runtime waits for it, and it dies with the runtime
+ * until READY); the runtime learns its pid here and reaps this process.
+ */
+int ns_fork_init(struct container_ctx *c, struct error *err)
+{
+	char self[32];
+	ssize_t n;
+	long r = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
+
+	if (r < 0)
+		return error_sys(err, "fork the init into its new pid namespace");
+	if (r > 0) {
+		if (sync_send_value(c->sync_child, SYNC_INIT_PID, r, err) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	/* Should the runtime die before this, the sync socket's EOF ends us
+	 * at the next step (getppid() is 0 here: the parent is outside). */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
+	/* The host's procfs is still mounted here: its "self" is our host
+	 * pid, which the state and the hooks show. */
+	n = readlink("/proc/self", self, sizeof(self) - 1);
+	if (n <= 0)
+		return error_sys(err, "readlink /proc/self");
+	self[n] = '\0';
+	c->pid = (pid_t)strtol(self, NULL, 10);
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/fds.h"
 #include "../../lib/log.h"
+#include "../../lib/signals.h"
 #include "../../lib/util.h"
 #include "../../lib/weaken.h"
 #include "pathres.h"
@@ -539,29 +540,6 @@ static char **build_env(const struct container_ctx *c)
 	return env;
 }
 
-/* The kernel's struct sigaction for rt_sigaction(2): glibc refuses the two
- * signals it keeps for itself. */
-struct kernel_sigaction {
-	void (*handler)(int);
-	unsigned long flags;
-	void (*restorer)(void);
-	unsigned long mask;
-};
-
-/* Ignored signals and the blocked mask survive execve: whoever started the
- * engine (nohup ignores SIGHUP) must not decide for the container. */
-static void reset_signals(void)
-{
-	struct kernel_sigaction dfl = { .handler = SIG_DFL };
-	sigset_t none;
-
-	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			syscall(SYS_rt_sigaction, sig, &dfl, NULL, sizeof(dfl.mask));
-	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
-}
-
 /* fds 3..first-1 go to the process if the caller passed them; any of ours
  * that took a free number there is closed. */
 static int pass_fds(unsigned int first, struct error *err)
@@ -720,7 +698,7 @@ void process_exec(struct container_ctx *c)
 		argv[i] = p->args.items[i];
 	if (process_prepare_fds(c, &err) < 0)
 		exec_fail(c, &err);
-	reset_signals();
+	signals_reset_for_exec();
 	if (process_load_seccomp(c, NULL, &err) < 0)
 		exec_fail(c, &err);
 	if (WEAKENED("dumpable")) {

@@ -17,6 +17,7 @@ enum sync_msg_type {
 	SYNC_READY,	    /* child -> parent: set up, about to wait for start */
 	SYNC_ERROR,	    /* either way: err holds why */
 	SYNC_SECCOMP_FD,    /* child -> parent: the notify listener, SCM_RIGHTS */
+	SYNC_INIT_PID,	    /* child -> parent: the init it forked (value: host pid) */
 };
 
 struct sync_msg {

@@ -22,6 +22,7 @@
 
 #include "../../hooks/hooks.h"
 #include "../../lib/cleanup.h"
+#include "../../lib/fds.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../internal.h"
@@ -51,98 +52,6 @@ int container_id_validate(const char *id, struct error *err)
 	if (strstr(id, ".."))
 		return error_set(err, "invalid container id \"%s\": \"..\" is not allowed", id);
 	return 0;
-}
-
-void ctx_init(struct container_ctx *c, const struct global_opts *g,
-	      const struct create_opts *o)
-{
-	memset(c, 0, sizeof(*c));
-	c->g = g;
-	c->opts = o;
-	c->id = o->id;
-	c->rootfs_fd = c->host_proc_fd = c->state_dir_fd = c->fifo_fd = -1;
-	c->root_fd = -1;
-	c->done_fd = -1;
-	c->sync_parent = c->sync_child = c->console_sock = -1;
-	c->console_peer = -1;
-	c->trampoline_fd = -1;
-	c->landlock_fd = -1;
-	c->own_pidns_fd = c->own_timens_fd = -1;
-	for (int t = 0; t < NS_TYPE_MAX; t++)
-		c->ns_fd[t] = -1;
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-void ctx_release(struct container_ctx *c)
-{
-	close_fd(&c->rootfs_fd);
-	close_fd(&c->host_proc_fd);
-	close_fd(&c->state_dir_fd);
-	close_fd(&c->root_fd);
-	close_fd(&c->fifo_fd);
-	close_fd(&c->done_fd);
-	close_fd(&c->sync_parent);
-	close_fd(&c->sync_child);
-	close_fd(&c->console_sock);
-	close_fd(&c->console_peer);
-	close_fd(&c->trampoline_fd);
-	close_fd(&c->landlock_fd);
-	close_fd(&c->own_pidns_fd);
-	close_fd(&c->own_timens_fd);
-	ns_close_joined(c);
-	mounts_free(&c->mounts);
-	seccomp_prog_free(&c->seccomp);
-	for (unsigned i = 0; i < POLICY_AGENT_FILTERS; i++)
-		seccomp_prog_free(&c->agent_seccomp[i]);
-	if (c->policy_loaded)
-		policy_free(&c->policy);
-	if (c->spec) {
-		spec_free(c->spec);
-		free(c->spec);
-	}
-	free(c->bundle);
-	free(c->rootfs);
-	free(c->exec_path);
-	free(c->home);
-	free(c->cgroup_path);
-	free(c->created);
-	free(c->state_json);
-	free(c->config_json);
-	free(c->seccomp_cache);
-	memset(c, 0, sizeof(*c));
-}
-
-/* The state as it is now, borrowing the context's strings. */
-static void ctx_state(const struct container_ctx *c, enum container_status status,
-		      struct container_state *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->id = (char *)c->id;
-	st->pid = c->pid;
-	st->start_time = c->start_time;
-	st->bundle = c->bundle;
-	st->rootfs = c->rootfs;
-	st->created = c->created;
-	st->owner = "root";
-	st->annotations = c->spec->annotations;
-	st->cgroup_path = c->cgroup_path;
-	st->cgroup_manager = c->cgroup_manager;
-	st->status = status;
-}
-
-void ctx_update_state_json(struct container_ctx *c, enum container_status status)
-{
-	struct container_state st;
-
-	ctx_state(c, status, &st);
-	free(c->state_json);
-	c->state_json = state_to_json(&st, false);
 }
 
 static int write_ctx_state(struct container_ctx *c, enum container_status status,
@@ -207,45 +116,6 @@ static int open_host_proc(struct container_ctx *c, struct error *err)
 	if (c->host_proc_fd < 0)
 		return error_sys(err, "open /proc");
 	return proc_check_fd(c->host_proc_fd, "/proc", err);
-}
-
-int ctx_open_root(struct container_ctx *c, struct error *err)
-{
-	if (c->root_fd >= 0)
-		return 0;
-	if (state_root_open(c->g->root, true, &c->root_fd, err) < 0)
-		return -1;
-	c->seccomp_cache = xasprintf("%s/.seccomp-cache", c->g->root);
-	return 0;
-}
-
-int ctx_prepare_seccomp(struct container_ctx *c, struct error *err)
-{
-	if (!c->spec->linux.seccomp.present)
-		return 0;
-	if (seccomp_prepare(&c->spec->linux.seccomp, c->seccomp_cache, &c->seccomp, err) < 0)
-		return error_prefix(err, "linux.seccomp");
-	c->has_seccomp = c->seccomp.len > 0;
-	return 0;
-}
-
-int ctx_prepare_terminal(struct container_ctx *c, struct error *err)
-{
-	int pair[2];
-
-	if (!c->spec->process.terminal)
-		return 0;
-	if (c->opts->console_socket)
-		return terminal_connect_socket(c->opts->console_socket,
-					       &c->console_sock, err);
-	if (c->opts->detach || !c->foreground)
-		return error_set(err, "cannot allocate a terminal for a detached container without --console-socket");
-	/* Foreground run: we are our own console socket. */
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) < 0)
-		return error_sys(err, "create console socketpair");
-	c->console_sock = pair[0];
-	c->console_peer = pair[1];
-	return 0;
 }
 
 /* systemd socket activation: fds meant for us go on to the container. */
@@ -372,6 +242,19 @@ static int forward_listener(struct container_ctx *c, int fd, struct error *err)
 }
 
 /* Wait for READY, serving the child's requests on the way. */
+/* The child forked the init into a new pid namespace (ns_fork_init) and
+ * exits: the init is the one the state names from now on. */
+static int take_forked_init(struct container_ctx *c, pid_t init, struct error *err)
+{
+	pid_t first = c->pid;
+
+	while (waitpid(first, NULL, 0) < 0 && errno == EINTR)
+		;
+	c->pid = init;
+	c->start_time = proc_start_time(init);
+	return write_ctx_state(c, STATUS_CREATING, err);
+}
+
 static int wait_child_ready(struct container_ctx *c, struct error *err)
 {
 	struct sync_msg msg;
@@ -391,6 +274,10 @@ static int wait_child_ready(struct container_ctx *c, struct error *err)
 			if (forward_listener(c, fd, err) < 0)
 				return -1;
 			continue;
+		case SYNC_INIT_PID:
+			if (take_forked_init(c, (pid_t)msg.value, err) < 0)
+				return -1;
+			continue;
 		default:
 			if (fd >= 0)
 				close(fd);
@@ -398,6 +285,17 @@ static int wait_child_ready(struct container_ctx *c, struct error *err)
 					 msg.type);
 		}
 	}
+}
+
+/* As runc: an unprivileged caller whose cgroups are not delegated to it
+ * gets no cgroup, and says so (never a silent claim of limits). */
+static int rootless_without_cgroup(struct container_ctx *c, struct error *err)
+{
+	log_warn("rootless: no cgroup for %s (%s): the container runs without cgroup limits (memory, pids, cpu, devices); delegate a cgroup v2 subtree to uid %u to have them",
+		 c->id, err->msg, (unsigned)geteuid());
+	free(c->cgroup_path);
+	c->cgroup_path = NULL;
+	return 0;
 }
 
 /* The container's cgroup: the spec's limits, plus allow rules for its
@@ -409,6 +307,8 @@ static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
 	struct oci_resources res;
 	int r;
 
+	if (!c->cgroup_path)
+		return 0; /* rootless, none to be had */
 	cgroup_resources_for_spec(c->spec, &res);
 	if (pid == 0)
 		r = cgroup_create_for_clone(c->cgroup_path, c->cgroup_manager,
@@ -418,6 +318,9 @@ static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
 	free(res.devices);
 	if (r == 0 && (pid != 0 || *fd >= 0))
 		c->cgroup_created = true;
+	if (r < 0 && rootless_caller() &&
+	    (err->code == EACCES || err->code == EPERM || err->code == EROFS))
+		return rootless_without_cgroup(c, err);
 	return r;
 }
 
@@ -446,8 +349,8 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 	if (write_ctx_state(c, STATUS_CREATING, err) < 0)
 		return -1;
 	mounts_close_trees(&c->mounts); /* the child has its copies */
-	close_fd(&c->sync_child);
-	close_fd(&c->console_sock);
+	fd_close(&c->sync_child);
+	fd_close(&c->console_sock);
 	if (ns_write_id_maps(c, err) < 0)
 		return -1;
 	if (!born_in && cgfd >= 0 &&
@@ -459,31 +362,8 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 		return -1;
 	if (wait_child_ready(c, err) < 0)
 		return -1;
-	close_fd(&c->fifo_fd);
-	close_fd(&c->done_fd);
-	return 0;
-}
-
-int write_pid_file(const char *path, pid_t pid, struct error *err)
-{
-	_cleanup_free_ char *tmp = xasprintf("%s.agentsbx-tmp", path);
-	_cleanup_close_ int fd = -1;
-	char buf[32];
-
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return error_sys(err, "create pid file %s", tmp);
-	snprintf(buf, sizeof(buf), "%d", pid);
-	if (write_all(fd, buf, strlen(buf)) < 0) {
-		error_sys(err, "write pid file %s", tmp);
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		return error_setc(err, e, "rename pid file to %s", path);
-	}
+	fd_close(&c->fifo_fd);
+	fd_close(&c->done_fd);
 	return 0;
 }
 
@@ -536,14 +416,25 @@ int create_container(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
-int container_create(const struct global_opts *g, const struct create_opts *o,
-		     struct error *err)
+int container_create_detailed(const struct global_opts *g,
+			      const struct create_opts *o,
+			      struct created_container *out, struct error *err)
 {
 	struct container_ctx c;
 	int r;
 
 	ctx_init(&c, g, o);
 	r = create_container(&c, err);
+	if (r == 0 && out) {
+		out->pid = c.pid;
+		out->cgroup_path = xstrdup(c.cgroup_path ? c.cgroup_path : "");
+	}
 	ctx_release(&c);
 	return r;
+}
+
+int container_create(const struct global_opts *g, const struct create_opts *o,
+		     struct error *err)
+{
+	return container_create_detailed(g, o, NULL, err);
 }

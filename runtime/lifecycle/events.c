@@ -15,6 +15,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
 #include "../../lib/util.h"
 #include "lifecycle.h"
 
@@ -68,24 +69,18 @@ static unsigned long long cg_keyed(const struct cg_files *f, const char *ctrl,
 	return 0;
 }
 
-static void gstr(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
 static void gnum(yajl_gen g, const char *key, unsigned long long v)
 {
-	gstr(g, key);
-	yajl_gen_integer(g, (long long)v);
+	jgen_key_int(g, key, (long long)v);
 }
 
 static void gen_cpu(yajl_gen g, const struct cg_files *f)
 {
 	bool v2 = f->mode == CGROUP_MODE_V2;
 
-	gstr(g, "cpu");
+	jgen_str(g, "cpu");
 	yajl_gen_map_open(g);
-	gstr(g, "usage");
+	jgen_str(g, "usage");
 	yajl_gen_map_open(g);
 	if (v2) {
 		gnum(g, "total", cg_keyed(f, "", "cpu.stat", "usage_usec") * 1000);
@@ -94,7 +89,7 @@ static void gen_cpu(yajl_gen g, const struct cg_files *f)
 	} else {
 		_cleanup_free_ char *percpu = cg_read(f, "cpuacct", "cpuacct.usage_percpu");
 		gnum(g, "total", cg_u64(f, "cpuacct", "cpuacct.usage"));
-		gstr(g, "percpu");
+		jgen_str(g, "percpu");
 		yajl_gen_array_open(g);
 		for (char *p = percpu, *end; p && *p; p = end) {
 			unsigned long long v = strtoull(p, &end, 10);
@@ -108,7 +103,7 @@ static void gen_cpu(yajl_gen g, const struct cg_files *f)
 		gnum(g, "user", cg_keyed(f, "cpuacct", "cpuacct.stat", "user") * 10000000ULL);
 	}
 	yajl_gen_map_close(g);
-	gstr(g, "throttling");
+	jgen_str(g, "throttling");
 	yajl_gen_map_open(g);
 	gnum(g, "periods", cg_keyed(f, "cpu", "cpu.stat", "nr_periods"));
 	gnum(g, "throttledPeriods", cg_keyed(f, "cpu", "cpu.stat", "nr_throttled"));
@@ -122,9 +117,9 @@ static void gen_memory(yajl_gen g, const struct cg_files *f)
 {
 	bool v2 = f->mode == CGROUP_MODE_V2;
 
-	gstr(g, "memory");
+	jgen_str(g, "memory");
 	yajl_gen_map_open(g);
-	gstr(g, "usage");
+	jgen_str(g, "usage");
 	yajl_gen_map_open(g);
 	if (v2) {
 		gnum(g, "limit", cg_u64(f, "", "memory.max"));
@@ -138,7 +133,7 @@ static void gen_memory(yajl_gen g, const struct cg_files *f)
 		gnum(g, "failcnt", cg_u64(f, "memory", "memory.failcnt"));
 	}
 	yajl_gen_map_close(g);
-	gstr(g, "raw");
+	jgen_str(g, "raw");
 	yajl_gen_map_open(g);
 	gnum(g, "cache", v2 ? cg_keyed(f, "", "memory.stat", "file")
 			    : cg_keyed(f, "memory", "memory.stat", "cache"));
@@ -152,7 +147,7 @@ static void gen_memory(yajl_gen g, const struct cg_files *f)
 
 static void gen_pids(yajl_gen g, const struct cg_files *f)
 {
-	gstr(g, "pids");
+	jgen_str(g, "pids");
 	yajl_gen_map_open(g);
 	gnum(g, "current", cg_u64(f, "pids", "pids.current"));
 	gnum(g, "limit", cg_u64(f, "pids", "pids.max"));
@@ -161,36 +156,30 @@ static void gen_pids(yajl_gen g, const struct cg_files *f)
 
 static void print_line(yajl_gen g)
 {
-	const unsigned char *buf;
-	size_t len;
+	_cleanup_free_ char *line = jgen_finish(g, NULL);
 
-	yajl_gen_get_buf(g, &buf, &len);
-	fwrite(buf, 1, len, stdout);
-	fputc('\n', stdout);
+	printf("%s\n", line);
 	fflush(stdout);
-	yajl_gen_free(g);
 }
 
 static void print_stats(const char *id, const struct cg_files *f)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(false);
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
-	gstr(g, "type");
-	gstr(g, "stats");
-	gstr(g, "id");
-	gstr(g, id);
-	gstr(g, "data");
+	jgen_str(g, "type");
+	jgen_str(g, "stats");
+	jgen_str(g, "id");
+	jgen_str(g, id);
+	jgen_str(g, "data");
 	yajl_gen_map_open(g);
 	gen_cpu(g, f);
 	gen_memory(g, f);
 	gen_pids(g, f);
-	gstr(g, "blkio");
+	jgen_str(g, "blkio");
 	yajl_gen_map_open(g);
 	yajl_gen_map_close(g);
-	gstr(g, "hugetlb");
+	jgen_str(g, "hugetlb");
 	yajl_gen_map_open(g);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
@@ -200,15 +189,13 @@ static void print_stats(const char *id, const struct cg_files *f)
 
 static void print_oom(const char *id)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(false);
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
-	gstr(g, "type");
-	gstr(g, "oom");
-	gstr(g, "id");
-	gstr(g, id);
+	jgen_str(g, "type");
+	jgen_str(g, "oom");
+	jgen_str(g, "id");
+	jgen_str(g, id);
 	yajl_gen_map_close(g);
 	print_line(g);
 }
@@ -218,6 +205,17 @@ static unsigned long long oom_kills(const struct cg_files *f)
 	if (f->mode == CGROUP_MODE_V2)
 		return cg_keyed(f, "", "memory.events", "oom_kill");
 	return cg_keyed(f, "memory", "memory.oom_control", "oom_kill");
+}
+
+bool container_cgroup_oom_killed(const char *cgroup_path)
+{
+	struct cg_files f = { .path = cgroup_path };
+	struct error err;
+
+	if (!cgroup_path || cgroup_path[0] != '/' ||
+	    cgroup_detect_mode(&f.mode, &err) < 0)
+		return false;
+	return oom_kills(&f) > 0;
 }
 
 static double now_s(void)

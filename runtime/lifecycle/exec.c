@@ -202,6 +202,7 @@ struct exec_child {
 	int pidfd;    /* the init's */
 	int ns_flags; /* namespaces to join */
 	int own_pidns; /* ours, to return to after the clone */
+	bool fork_inside; /* the child joins the pid namespace and forks */
 };
 
 static void close_host_fd(int *fd)
@@ -229,6 +230,40 @@ static void drop_host_fds(struct exec_child *x)
 	close_host_fd(&x->own_pidns);
 }
 
+/*
+ * A rootless runtime cannot join the container's pid namespace itself (it
+ * has no capability over the user namespace that owns it): the child,
+ * once in the container's user namespace, joined it as its namespace for
+ * children, and forks the process there.  CLONE_PARENT makes that the
+ * runtime's child, which waits for it; this child sends its pid and goes.
+ */
+static int fork_into_pid_namespace(struct exec_child *x, struct error *err)
+{
+	long r = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
+
+	if (r < 0)
+		return error_sys(err, "fork into the pid namespace of container %s", x->c->id);
+	if (r > 0)
+		_exit(sync_send_value(x->c->sync_child, SYNC_INIT_PID, r, err) < 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
+	return 0;
+}
+
+/* The parent's side: the process the child forked is the exec'd one. */
+static int take_forked_process(struct container_ctx *c, pid_t *pid, struct error *err)
+{
+	long long inner;
+	int r = sync_expect_value(c->sync_parent, SYNC_INIT_PID, &inner, err);
+
+	while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return -1;
+	*pid = (pid_t)inner;
+	return 0;
+}
+
 static int exec_child_setup(struct exec_child *x, struct error *err)
 {
 	struct container_ctx *c = x->c;
@@ -238,9 +273,11 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
-	if (x->ns_flags && setns(x->pidfd, x->ns_flags) < 0)
+	if (x->ns_flags && setns(x->pidfd, x->ns_flags | (x->fork_inside ? CLONE_NEWPID : 0)) < 0)
 		return error_sys(err, "join the namespaces of container %s", c->id);
 	close(x->pidfd);
+	if (x->fork_inside && fork_into_pid_namespace(x, err) < 0)
+		return -1;
 	/* Inside, and still the runtime's image: non-dumpable since before the
 	 * clone, and now in a Landlock domain of its own, which its execve
 	 * keeps (landlock.h).  The container's processes, all in the init's
@@ -332,11 +369,13 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 	if (x.pidfd < 0 || !proc_is_same(h->st.pid, h->st.start_time))
 		return error_set(err, "container not running");
 	/* The pid namespace applies to children: join it here, so that the
-	 * one clone below lands in it (and go back to ours after). */
+	 * one clone below lands in it (and go back to ours after); rootless,
+	 * the child does (fork_into_pid_namespace). */
+	x.fork_inside = rootless_caller() && (x.ns_flags & CLONE_NEWUSER);
 	pidns = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
 	if (pidns < 0)
 		return error_sys(err, "open /proc/self/ns/pid_for_children");
-	if (setns(x.pidfd, CLONE_NEWPID) < 0 && errno != EINVAL)
+	if (!x.fork_inside && setns(x.pidfd, CLONE_NEWPID) < 0 && errno != EINVAL)
 		return error_sys(err, "join the pid namespace of container %s", c->id);
 	if (sync_pair(pair, err) < 0)
 		return -1;
@@ -367,6 +406,8 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 		close(c->console_sock);
 		c->console_sock = -1;
 	}
+	if (x.fork_inside && take_forked_process(c, &pid, err) < 0)
+		return -1;
 	*out = pid;
 	if (h->st.cgroup_path &&
 	    cgroup_enter(h->st.cgroup_path, h->st.cgroup_manager, pid, err) < 0)
@@ -395,8 +436,7 @@ static int wait_exec(struct container_ctx *c, pid_t pid, int *exit_status,
 	} else if (wait_forwarding_signals(pid, &status, err) < 0) {
 		return -1;
 	}
-	*exit_status = WIFEXITED(status) ? WEXITSTATUS(status)
-		       : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 255;
+	*exit_status = exit_code_of(status);
 	return 0;
 }
 

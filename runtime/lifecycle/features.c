@@ -2,27 +2,14 @@
 /* `features`: what this build implements (features.md), decided at build
  * time, not by probing the host. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
-#include "../../hooks/hooks.h"
+#include "../../lib/jsongen.h"
 #include "../../spec/spec.h"
 #include "../container.h"
 #include "../init/mounts.h"
-
-static void str(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
-static void str_list(yajl_gen g, const char *key, const char *const *items)
-{
-	str(g, key);
-	yajl_gen_array_open(g);
-	for (; *items; items++)
-		str(g, *items);
-	yajl_gen_array_close(g);
-}
 
 static const char *const namespaces[] = {
 	"cgroup", "ipc", "mount", "network", "pid", "user", "uts", "time", NULL,
@@ -74,80 +61,72 @@ static const char *const mempolicy_flags[] = {
 
 static void gen_enabled(yajl_gen g, const char *key, bool on)
 {
-	str(g, key);
+	jgen_str(g, key);
 	yajl_gen_map_open(g);
-	str(g, "enabled");
-	yajl_gen_bool(g, on);
+	jgen_key_bool(g, "enabled", on);
 	yajl_gen_map_close(g);
 }
 
 static void gen_linux(yajl_gen g)
 {
-	str(g, "linux");
+	jgen_str(g, "linux");
 	yajl_gen_map_open(g);
-	str_list(g, "namespaces", namespaces);
-	str_list(g, "capabilities", capabilities);
-	str(g, "cgroup");
+	jgen_key_list(g, "namespaces", namespaces);
+	jgen_key_list(g, "capabilities", capabilities);
+	jgen_str(g, "cgroup");
 	yajl_gen_map_open(g);
-	str(g, "v1");
-	yajl_gen_bool(g, 1);
-	str(g, "v2");
-	yajl_gen_bool(g, 1);
-	str(g, "systemd");
-	yajl_gen_bool(g, 1);
-	str(g, "systemdUser");
-	yajl_gen_bool(g, 0);
-	str(g, "rdma");
-	yajl_gen_bool(g, 1);
+	jgen_key_bool(g, "v1", true);
+	jgen_key_bool(g, "v2", true);
+	jgen_key_bool(g, "systemd", true);
+	jgen_key_bool(g, "systemdUser", false);
+	jgen_key_bool(g, "rdma", true);
 	yajl_gen_map_close(g);
-	str(g, "seccomp");
+	jgen_str(g, "seccomp");
 	yajl_gen_map_open(g);
-	str(g, "enabled");
-	yajl_gen_bool(g, 1);
-	str_list(g, "actions", seccomp_actions);
-	str_list(g, "operators", seccomp_ops);
-	str_list(g, "archs", seccomp_archs);
-	str_list(g, "knownFlags", seccomp_flags);
-	str_list(g, "supportedFlags", seccomp_flags);
+	jgen_key_bool(g, "enabled", true);
+	jgen_key_list(g, "actions", seccomp_actions);
+	jgen_key_list(g, "operators", seccomp_ops);
+	jgen_key_list(g, "archs", seccomp_archs);
+	jgen_key_list(g, "knownFlags", seccomp_flags);
+	jgen_key_list(g, "supportedFlags", seccomp_flags);
 	yajl_gen_map_close(g);
-	str(g, "memoryPolicy");
+	jgen_str(g, "memoryPolicy");
 	yajl_gen_map_open(g);
-	str_list(g, "modes", mempolicy_modes);
-	str_list(g, "flags", mempolicy_flags);
+	jgen_key_list(g, "modes", mempolicy_modes);
+	jgen_key_list(g, "flags", mempolicy_flags);
 	yajl_gen_map_close(g);
 	gen_enabled(g, "apparmor", false);
 	gen_enabled(g, "selinux", false);
 	gen_enabled(g, "intelRdt", false);
-	gen_enabled(g, "mountExtensions", false);
+	jgen_str(g, "mountExtensions");
+	yajl_gen_map_open(g);
+	gen_enabled(g, "idmap", true);
+	yajl_gen_map_close(g);
 	gen_enabled(g, "netDevices", false);
 	yajl_gen_map_close(g);
 }
 
 int runtime_features(struct error *err)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
-	const unsigned char *buf;
-	size_t len;
+	yajl_gen g = jgen_new(true);
+	char *out;
 
-	if (!g)
-		return error_set(err, "out of memory");
-	yajl_gen_config(g, yajl_gen_beautify, 1);
 	yajl_gen_map_open(g);
-	str(g, "ociVersionMin");
-	str(g, OCI_VERSION_MIN);
-	str(g, "ociVersionMax");
-	str(g, OCI_VERSION_MAX);
-	str_list(g, "hooks", hooks_supported_names());
-	str_list(g, "mountOptions", mount_options_supported());
+	jgen_str(g, "ociVersionMin");
+	jgen_str(g, OCI_VERSION_MIN);
+	jgen_str(g, "ociVersionMax");
+	jgen_str(g, OCI_VERSION_MAX);
+	jgen_key_list(g, "hooks", hook_kind_names());
+	jgen_key_list(g, "mountOptions", mount_options_supported());
 	gen_linux(g);
-	str(g, "annotations");
+	jgen_str(g, "annotations");
 	yajl_gen_map_open(g);
-	str(g, "org.opencontainers.runc.version");
-	str(g, "agentsbx " AGENTSBX_VERSION);
+	jgen_str(g, "org.opencontainers.runc.version");
+	jgen_str(g, "agentsbx " AGENTSBX_VERSION);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
-	yajl_gen_get_buf(g, &buf, &len);
-	fwrite(buf, 1, len, stdout);
-	yajl_gen_free(g);
+	out = jgen_finish(g, NULL);
+	fputs(out, stdout);
+	free(out);
 	return 0;
 }

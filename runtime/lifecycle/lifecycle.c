@@ -442,32 +442,75 @@ static void list_entry(const struct global_opts *g, const char *id, bool json,
 	handle_close(&h);
 }
 
+void container_ids_free(char **ids, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(ids[i]);
+	free(ids);
+}
+
+int container_ids(const struct global_opts *g, char ***ids, size_t *n,
+		  struct error *err)
+{
+	_cleanup_close_ int rootfd = -1;
+	struct dirent *de;
+	size_t cap = 0;
+	DIR *d;
+
+	*ids = NULL;
+	*n = 0;
+	if (state_root_open(g->root, false, &rootfd, err) < 0)
+		return err->code == ENOENT ? 0 : -1;
+	d = fdopendir(dup(rootfd));
+	if (!d)
+		return error_sys(err, "read %s", g->root);
+	/* Dot names are the runtime's own (staged creates, the seccomp cache). */
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || de->d_type != DT_DIR)
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 16;
+			*ids = xrealloc(*ids, cap * sizeof(**ids));
+		}
+		(*ids)[(*n)++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	return 0;
+}
+
 int container_list(const struct global_opts *g, bool json, bool quiet,
 		   struct error *err)
 {
-	_cleanup_close_ int rootfd = -1;
+	char **ids;
 	bool first = true;
-	struct dirent *de;
-	DIR *d;
+	size_t n;
 
+	if (container_ids(g, &ids, &n, err) < 0)
+		return -1;
 	if (json && !quiet)
 		printf("[");
 	else if (!quiet)
 		printf("%-12s %-10s %-10s %-40s %-30s %s\n", "ID", "PID", "STATUS",
 		       "BUNDLE", "CREATED", "OWNER");
-	if (state_root_open(g->root, false, &rootfd, err) < 0) {
-		if (err->code != ENOENT)
-			return -1;
-	} else {
-		d = fdopendir(dup(rootfd));
-		if (!d)
-			return error_sys(err, "read %s", g->root);
-		while ((de = readdir(d)))
-			if (de->d_name[0] != '.' && de->d_type == DT_DIR)
-				list_entry(g, de->d_name, json && !quiet, quiet, &first);
-		closedir(d);
-	}
+	for (size_t i = 0; i < n; i++)
+		list_entry(g, ids[i], json && !quiet, quiet, &first);
 	if (json && !quiet)
 		printf("]\n");
+	container_ids_free(ids, n);
 	return 0;
+}
+
+int runtime_prepare_root(const struct global_opts *g, struct error *err)
+{
+	int fd;
+
+	if (state_root_open(g->root, true, &fd, err) < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+void runtime_warm_caches(void)
+{
+	cgroup_warm_cache();
 }

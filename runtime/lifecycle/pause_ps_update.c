@@ -15,6 +15,13 @@
 #include "../policy/audit_log.h"
 #include "lifecycle.h"
 
+/* A rootless container whose cgroups were not delegated has none. */
+static void no_cgroup(const char *id, const char *what, struct error *err)
+{
+	error_set(err, "%s: container %s has no cgroup (created rootless, with no cgroup delegated to its user)",
+		  what, id);
+}
+
 int container_pause(const struct global_opts *g, const char *id, bool freeze,
 		    struct error *err)
 {
@@ -27,6 +34,8 @@ int container_pause(const struct global_opts *g, const char *id, bool freeze,
 		error_set(err, "container %s is not running: %s", id, status_name(h.st.status));
 	else if (!freeze && h.st.status != STATUS_PAUSED)
 		error_set(err, "container %s is not paused: %s", id, status_name(h.st.status));
+	else if (!h.st.cgroup_path)
+		no_cgroup(id, freeze ? "pause" : "resume", err);
 	else
 		r = cgroup_freeze(h.st.cgroup_path, h.st.cgroup_manager, freeze, err);
 	handle_close(&h);
@@ -69,6 +78,8 @@ int container_update(const struct global_opts *g, const char *id,
 		return -1;
 	if (h.st.status == STATUS_STOPPED)
 		error_set(err, "container %s is stopped", id);
+	else if (!h.st.cgroup_path)
+		no_cgroup(id, "update", err);
 	else
 		r = cgroup_update(h.st.cgroup_path, h.st.cgroup_manager, res, err);
 	handle_close(&h);
@@ -158,6 +169,10 @@ int container_ps(const struct global_opts *g, const char *id, bool json,
 		return -1;
 	if (h.st.status == STATUS_STOPPED) {
 		error_set(err, "container not running");
+		goto out;
+	}
+	if (!h.st.cgroup_path) {
+		no_cgroup(id, "ps", err);
 		goto out;
 	}
 	if (cgroup_pids(h.st.cgroup_path, h.st.cgroup_manager, &pids, &n, err) < 0)

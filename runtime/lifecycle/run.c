@@ -76,15 +76,6 @@ int wait_forwarding_signals(pid_t pid, int *status, struct error *err)
 	return wait_forwarding(pid, sfd, status, err);
 }
 
-static int exit_code(int status)
-{
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	if (WIFSIGNALED(status))
-		return 128 + WTERMSIG(status);
-	return 255;
-}
-
 static int delete_after_run(const struct global_opts *g, const char *id)
 {
 	struct container_handle h;
@@ -212,7 +203,7 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 		free(known.cgroup_path);
 		return -1;
 	}
-	*exit_status = exit_code(status);
+	*exit_status = exit_code_of(status);
 	/* The container's status is the result; a failed cleanup is logged. */
 	delete_known(g, o->id, &known);
 	free(known.cgroup_path);

@@ -18,6 +18,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../cgroup/cgroup.h"
@@ -291,43 +292,26 @@ int state_dir_remove(int rootfd, const char *id, int dirfd, struct error *err)
 
 /* ---- JSON out ------------------------------------------------------------ */
 
-static void gen_str(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
+/* runc writes "" for an unset string field, never null. */
 static void gen_kv_str(yajl_gen g, const char *k, const char *v)
 {
-	gen_str(g, k);
-	gen_str(g, v ? v : "");
+	jgen_key_str(g, k, v ? v : "");
 }
 
 static void gen_annotations(yajl_gen g, const struct str_map *m)
 {
-	gen_str(g, "annotations");
+	jgen_str(g, "annotations");
 	yajl_gen_map_open(g);
 	for (size_t i = 0; i < m->len; i++)
 		gen_kv_str(g, m->keys[i], m->values[i]);
 	yajl_gen_map_close(g);
 }
 
-static char *gen_finish(yajl_gen g)
-{
-	const unsigned char *buf;
-	size_t len;
-	char *out;
-
-	yajl_gen_get_buf(g, &buf, &len);
-	out = xstrndup((const char *)buf, len);
-	yajl_gen_free(g);
-	return out;
-}
-
 static void gen_public_fields(yajl_gen g, const struct container_state *st)
 {
 	gen_kv_str(g, "ociVersion", OCI_VERSION_MAX);
 	gen_kv_str(g, "id", st->id);
-	gen_str(g, "pid");
+	jgen_str(g, "pid");
 	yajl_gen_integer(g, st->status == STATUS_STOPPED ? 0 : st->pid);
 	gen_kv_str(g, "status", status_name(st->status));
 	gen_kv_str(g, "bundle", st->bundle);
@@ -339,45 +323,40 @@ static void gen_public_fields(yajl_gen g, const struct container_state *st)
 
 char *state_to_json(const struct container_state *st, bool pretty)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(pretty);
 
-	if (!g)
-		abort();
-	yajl_gen_config(g, yajl_gen_beautify, pretty ? 1 : 0);
 	yajl_gen_map_open(g);
 	gen_public_fields(g, st);
 	yajl_gen_map_close(g);
-	return gen_finish(g);
+	return jgen_finish(g, NULL);
 }
 
 /* The stored form: the public fields plus what later commands need. */
 static char *state_to_stored_json(const struct container_state *st)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(false);
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
 	gen_public_fields(g, st);
-	gen_str(g, "initStartTime");
+	jgen_str(g, "initStartTime");
 	yajl_gen_integer(g, (long long)st->start_time);
-	gen_str(g, "initPid");
+	jgen_str(g, "initPid");
 	yajl_gen_integer(g, st->pid);
 	gen_kv_str(g, "cgroupPath", st->cgroup_path);
-	gen_str(g, "cgroupManager");
+	jgen_str(g, "cgroupManager");
 	yajl_gen_integer(g, st->cgroup_manager);
-	gen_str(g, "started");
+	jgen_str(g, "started");
 	yajl_gen_bool(g, st->started);
-	gen_str(g, "storedStatus");
-	gen_str(g, status_name(st->status));
+	jgen_str(g, "storedStatus");
+	jgen_str(g, status_name(st->status));
 	if (st->status == STATUS_CREATING) {
-		gen_str(g, "creatorPid");
+		jgen_str(g, "creatorPid");
 		yajl_gen_integer(g, st->creator_pid);
-		gen_str(g, "creatorStartTime");
+		jgen_str(g, "creatorStartTime");
 		yajl_gen_integer(g, (long long)st->creator_start_time);
 	}
 	yajl_gen_map_close(g);
-	return gen_finish(g);
+	return jgen_finish(g, NULL);
 }
 
 int state_write(int dirfd, const struct container_state *st, struct error *err)
@@ -459,7 +438,12 @@ int state_read(int dirfd, struct container_state *st, struct error *err)
 	st->rootfs = dup_or_null(tree_str(root, "rootfs"));
 	st->created = dup_or_null(tree_str(root, "created"));
 	st->owner = dup_or_null(tree_str(root, "owner"));
+	/* "" is a container without a cgroup (rootless, none delegated). */
 	st->cgroup_path = dup_or_null(tree_str(root, "cgroupPath"));
+	if (st->cgroup_path && !st->cgroup_path[0]) {
+		free(st->cgroup_path);
+		st->cgroup_path = NULL;
+	}
 	st->cgroup_manager = (enum cgroup_manager)tree_int(root, "cgroupManager");
 	st->started = YAJL_IS_TRUE(yajl_tree_get(root, path, yajl_t_true));
 	{

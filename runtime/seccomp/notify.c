@@ -20,6 +20,7 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/fdpass.h"
+#include "../../lib/jsongen.h"
 #include "../../lib/util.h"
 
 /* A stuck agent fails `create` after this long instead of hanging it. */
@@ -28,99 +29,33 @@
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-static void gen_str(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
-static void gen_kv(yajl_gen g, const char *key, const char *value)
-{
-	gen_str(g, key);
-	gen_str(g, value);
-}
-
-static int gen_finish(yajl_gen g, char **out, struct error *err)
-{
-	const unsigned char *buf;
-	size_t len;
-
-	if (yajl_gen_get_buf(g, &buf, &len) != yajl_gen_status_ok)
-		return error_set(err, "seccomp: generate JSON");
-	*out = xstrndup((const char *)buf, len);
-	return 0;
-}
-
 int seccomp_state_json(const struct seccomp_state_info *st, char **out,
 		       struct error *err)
 {
 	yajl_gen g;
-	int rc;
 
 	if (!st->id || !st->bundle)
 		return error_set(err, "seccomp: state needs id and bundle");
-	g = yajl_gen_alloc(NULL);
-	if (!g)
-		return error_set(err, "seccomp: yajl_gen_alloc");
+	g = jgen_new(false);
 	yajl_gen_map_open(g);
-	gen_kv(g, "ociVersion", st->oci_version ? st->oci_version
+	jgen_key_str(g, "ociVersion", st->oci_version ? st->oci_version
 						 : OCI_VERSION_MAX);
-	gen_kv(g, "id", st->id);
-	gen_kv(g, "status", st->status ? st->status : "creating");
-	gen_str(g, "pid");
+	jgen_key_str(g, "id", st->id);
+	jgen_key_str(g, "status", st->status ? st->status : "creating");
+	jgen_str(g, "pid");
 	yajl_gen_integer(g, st->pid);
-	gen_kv(g, "bundle", st->bundle);
+	jgen_key_str(g, "bundle", st->bundle);
 	if (st->annotations && st->annotations->len) {
-		gen_str(g, "annotations");
+		jgen_str(g, "annotations");
 		yajl_gen_map_open(g);
 		for (size_t i = 0; i < st->annotations->len; i++)
-			gen_kv(g, st->annotations->keys[i],
+			jgen_key_str(g, st->annotations->keys[i],
 			       st->annotations->values[i]);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_map_close(g);
-	rc = gen_finish(g, out, err);
-	yajl_gen_free(g);
-	return rc;
-}
-
-/* Re-emit a parsed value: the state is embedded, not pasted as text. */
-static int gen_value(yajl_gen g, yajl_val v, int depth)
-{
-	if (depth > STATE_MAX_DEPTH)
-		return -1;
-	switch (v->type) {
-	case yajl_t_string:
-		gen_str(g, v->u.string);
-		return 0;
-	case yajl_t_number:
-		yajl_gen_number(g, v->u.number.r, strlen(v->u.number.r));
-		return 0;
-	case yajl_t_true:
-	case yajl_t_false:
-		yajl_gen_bool(g, v->type == yajl_t_true);
-		return 0;
-	case yajl_t_null:
-		yajl_gen_null(g);
-		return 0;
-	case yajl_t_object:
-		yajl_gen_map_open(g);
-		for (size_t i = 0; i < v->u.object.len; i++) {
-			gen_str(g, v->u.object.keys[i]);
-			if (gen_value(g, v->u.object.values[i], depth + 1) < 0)
-				return -1;
-		}
-		yajl_gen_map_close(g);
-		return 0;
-	case yajl_t_array:
-		yajl_gen_array_open(g);
-		for (size_t i = 0; i < v->u.array.len; i++)
-			if (gen_value(g, v->u.array.values[i], depth + 1) < 0)
-				return -1;
-		yajl_gen_array_close(g);
-		return 0;
-	default:
-		return -1;
-	}
+	*out = jgen_finish(g, NULL);
+	return 0;
 }
 
 static int parse_state(const char *state_json, yajl_val *tree,
@@ -152,28 +87,26 @@ int seccomp_process_state_json(const char *state_json, const char *metadata,
 
 	if (parse_state(state_json, &state, &pid, err) < 0)
 		goto out;
-	g = yajl_gen_alloc(NULL);
-	if (!g) {
-		error_set(err, "seccomp: yajl_gen_alloc");
-		goto out;
-	}
+	g = jgen_new(false);
 	yajl_gen_map_open(g);
-	gen_kv(g, "ociVersion", OCI_VERSION_MAX);
-	gen_str(g, "fds");
+	jgen_key_str(g, "ociVersion", OCI_VERSION_MAX);
+	jgen_str(g, "fds");
 	yajl_gen_array_open(g);
-	gen_str(g, "seccompFd"); /* index 0 of SCM_RIGHTS */
+	jgen_str(g, "seccompFd"); /* index 0 of SCM_RIGHTS */
 	yajl_gen_array_close(g);
-	gen_str(g, "pid");
+	jgen_str(g, "pid");
 	yajl_gen_integer(g, pid);
 	if (metadata)
-		gen_kv(g, "metadata", metadata);
-	gen_str(g, "state");
-	if (gen_value(g, state, 0) < 0) {
+		jgen_key_str(g, "metadata", metadata);
+	jgen_str(g, "state");
+	if (jgen_tree(g, state, STATE_MAX_DEPTH) < 0) {
 		error_set(err, "seccomp: state JSON nested too deeply");
 		goto out;
 	}
 	yajl_gen_map_close(g);
-	rc = gen_finish(g, out, err);
+	*out = jgen_finish(g, NULL);
+	g = NULL;
+	rc = 0;
 out:
 	if (g)
 		yajl_gen_free(g);

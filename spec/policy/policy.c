@@ -10,6 +10,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
 #include "../../lib/util.h"
 #include "../../lib/weaken.h"
 #include "../internal.h"
@@ -93,6 +94,7 @@ void policy_default(struct policy *p)
 	strv_set(&p->bind_prefixes, default_bind_prefixes);
 	strv_set(&p->hook_prefixes, default_hook_prefixes);
 	p->writable_binds = false;
+	p->idmapped_mounts = false;
 	p->capabilities.items = xcalloc(1, sizeof(char *));
 	p->no_new_privileges = true;
 	p->strict_seccomp = true;
@@ -209,7 +211,7 @@ static int parse_u64_member(struct jctx *c, yajl_val obj, const char *key,
 static const char *const root_keys[] = {
 	"mode", "source", "onRequestAboveFloor", "auditLog", "networkAllowed", "denyCidrs", "readonlyRoot", "tmpfs",
 	"maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
-	"writableBinds", "capabilities", "noNewPrivileges", "strictSeccomp",
+	"writableBinds", "idmappedMounts", "capabilities", "noNewPrivileges", "strictSeccomp",
 	"defaultDevicesOnly", "realtimeScheduling", "uid", "limits", "relaxable",
 	"extend", NULL,
 };
@@ -489,6 +491,7 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	BOOL_MEMBER("defaultDevicesOnly", default_devices_only);
 	BOOL_MEMBER("realtimeScheduling", realtime_scheduling);
 	BOOL_MEMBER("writableBinds", writable_binds);
+	BOOL_MEMBER("idmappedMounts", idmapped_mounts);
 #undef BOOL_MEMBER
 	if (replace_strv(c, root, "denyCidrs", &p->deny_cidrs) < 0 ||
 	    replace_strv(c, root, "maskedPaths", &p->masked_paths) < 0 ||
@@ -632,61 +635,43 @@ int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 
 /* ---- policy show ------------------------------------------------------------ */
 
-static void gstr(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
 static void gkv_strv(yajl_gen g, const char *key, const struct str_array *a)
 {
-	gstr(g, key);
+	jgen_str(g, key);
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < a->len; i++)
-		gstr(g, a->items[i]);
+		jgen_str(g, a->items[i]);
 	yajl_gen_array_close(g);
-}
-
-static void gkv_bool(yajl_gen g, const char *key, bool v)
-{
-	gstr(g, key);
-	yajl_gen_bool(g, v);
 }
 
 static void gkv_u64(yajl_gen g, const char *key, uint64_t v)
 {
-	gstr(g, key);
-	yajl_gen_integer(g, (long long)v);
+	jgen_key_int(g, key, (long long)v);
 }
 
 char *policy_to_json(const struct policy *p)
 {
 	static const char *const modes[] = { "enforce", "audit", "off" };
-	yajl_gen g = yajl_gen_alloc(NULL);
-	const unsigned char *buf;
-	size_t len;
-	char *out;
+	yajl_gen g = jgen_new(true);
 
-	if (!g)
-		abort();
-	yajl_gen_config(g, yajl_gen_beautify, 1);
 	yajl_gen_map_open(g);
-	gstr(g, "source");
-	gstr(g, p->source ? p->source : "");
-	gstr(g, "mode");
-	gstr(g, modes[p->mode]);
-	gstr(g, "onRequestAboveFloor");
-	gstr(g, p->on_request == ON_REQUEST_CLAMP ? "clamp" : "refuse");
-	gstr(g, "auditLog");
-	gstr(g, p->audit_log ? p->audit_log : POLICY_AUDIT_LOG_DEFAULT);
-	gkv_bool(g, "networkAllowed", p->network_allowed);
+	jgen_str(g, "source");
+	jgen_str(g, p->source ? p->source : "");
+	jgen_str(g, "mode");
+	jgen_str(g, modes[p->mode]);
+	jgen_str(g, "onRequestAboveFloor");
+	jgen_str(g, p->on_request == ON_REQUEST_CLAMP ? "clamp" : "refuse");
+	jgen_str(g, "auditLog");
+	jgen_str(g, p->audit_log ? p->audit_log : POLICY_AUDIT_LOG_DEFAULT);
+	jgen_key_bool(g, "networkAllowed", p->network_allowed);
 	gkv_strv(g, "denyCidrs", &p->deny_cidrs);
-	gkv_bool(g, "readonlyRoot", p->readonly_root);
-	gstr(g, "tmpfs");
+	jgen_key_bool(g, "readonlyRoot", p->readonly_root);
+	jgen_str(g, "tmpfs");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < p->n_tmpfs; i++) {
 		yajl_gen_map_open(g);
-		gstr(g, "path");
-		gstr(g, p->tmpfs[i].path);
+		jgen_str(g, "path");
+		jgen_str(g, p->tmpfs[i].path);
 		gkv_u64(g, "size", p->tmpfs[i].size);
 		yajl_gen_map_close(g);
 	}
@@ -695,19 +680,20 @@ char *policy_to_json(const struct policy *p)
 	gkv_strv(g, "readonlyPaths", &p->readonly_paths);
 	gkv_strv(g, "bindPrefixes", &p->bind_prefixes);
 	gkv_strv(g, "hookPrefixes", &p->hook_prefixes);
-	gkv_bool(g, "writableBinds", p->writable_binds);
+	jgen_key_bool(g, "writableBinds", p->writable_binds);
+	jgen_key_bool(g, "idmappedMounts", p->idmapped_mounts);
 	gkv_strv(g, "capabilities", &p->capabilities);
-	gkv_bool(g, "noNewPrivileges", p->no_new_privileges);
-	gkv_bool(g, "strictSeccomp", p->strict_seccomp);
-	gkv_bool(g, "defaultDevicesOnly", p->default_devices_only);
-	gkv_bool(g, "realtimeScheduling", p->realtime_scheduling);
+	jgen_key_bool(g, "noNewPrivileges", p->no_new_privileges);
+	jgen_key_bool(g, "strictSeccomp", p->strict_seccomp);
+	jgen_key_bool(g, "defaultDevicesOnly", p->default_devices_only);
+	jgen_key_bool(g, "realtimeScheduling", p->realtime_scheduling);
 	if (p->uid.set) {
 		gkv_u64(g, "uid", p->uid.v);
 	} else {
-		gstr(g, "uid");
+		jgen_str(g, "uid");
 		yajl_gen_null(g);
 	}
-	gstr(g, "limits");
+	jgen_str(g, "limits");
 	yajl_gen_map_open(g);
 	gkv_u64(g, "memory", p->memory);
 	gkv_u64(g, "pids", (uint64_t)p->pids);
@@ -718,20 +704,17 @@ char *policy_to_json(const struct policy *p)
 	gkv_u64(g, "rlimitNofile", p->rlimit_nofile);
 	gkv_u64(g, "ptys", p->ptys);
 	yajl_gen_map_close(g);
-	gstr(g, "relaxable");
+	jgen_str(g, "relaxable");
 	yajl_gen_array_open(g);
 	if (p->relaxable & RELAX_NETWORK)
-		gstr(g, "network");
+		jgen_str(g, "network");
 	if (p->relaxable & RELAX_WRITABLE_ROOT)
-		gstr(g, "writableRoot");
+		jgen_str(g, "writableRoot");
 	if (p->relaxable & RELAX_CAPS)
-		gstr(g, "capabilities");
+		jgen_str(g, "capabilities");
 	if (p->relaxable & RELAX_LIMITS)
-		gstr(g, "limits");
+		jgen_str(g, "limits");
 	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
-	yajl_gen_get_buf(g, &buf, &len);
-	out = xstrndup((const char *)buf, len);
-	yajl_gen_free(g);
-	return out;
+	return jgen_finish(g, NULL);
 }

@@ -69,6 +69,7 @@ struct policy {
 	struct str_array readonly_paths;
 	struct str_array bind_prefixes; /* host paths a bind mount may come from */
 	bool writable_binds; /* writable directory binds allowed (unbounded disk) */
+	bool idmapped_mounts; /* idmap/ridmap binds allowed */
 
 	/* hooks (spec/policy/policy_hooks.c): binaries an OCI hook may run */
 	struct str_array hook_prefixes;

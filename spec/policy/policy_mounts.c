@@ -418,12 +418,31 @@ static int rule_binds(struct mrules *a)
 	return 0;
 }
 
+/* Seen through an id mapping, files of other owners become the
+ * container's own: the ids the policy bounds would no longer bound it. */
+static int rule_idmap(struct mrules *a)
+{
+	if (a->p->idmapped_mounts)
+		return 0;
+	for (size_t i = 0; i < a->s->n_mounts; i++) {
+		const struct oci_mount *m = &a->s->mounts[i];
+
+		for (size_t j = 0; j < m->options.len; j++)
+			if (!strcmp(m->options.items[j], "idmap") ||
+			    !strcmp(m->options.items[j], "ridmap"))
+				return error_set(a->err, "policy: mounts[%zu]: id-mapped mount (%s) of %s on %s refused by the policy (%s): the mapping would hand the container files of other owners; set idmappedMounts: true in the policy to allow it",
+						 i, m->options.items[j], m->source ? m->source : "?",
+						 m->destination, a->p->source);
+	}
+	return 0;
+}
+
 int policy_mounts_refuse(const struct policy *p, struct oci_spec *s,
 			 struct policy_changes *ch, struct error *err)
 {
 	struct mrules a = { .p = p, .s = s, .ch = ch, .err = err };
 
-	if (rule_binds(&a) < 0 || rule_fs_types(&a) < 0)
+	if (rule_idmap(&a) < 0 || rule_binds(&a) < 0 || rule_fs_types(&a) < 0)
 		return -1;
 	return 0;
 }

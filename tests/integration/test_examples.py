@@ -69,3 +69,36 @@ def test_policy_json_example_loads_and_runs(penv):
                             "run", "--bundle", bundle, cid], timeout=60)
     assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
     assert out.splitlines()[0] == "hello from agentsbx"
+
+
+def test_make_install_into_destdir(tmp_path):
+    """`make install DESTDIR=...`: the binary runs from where it was put, the
+    example policy lands under etc/agentsbx, and a second install keeps an
+    example (and a policy.json) the operator already has."""
+    dest = str(tmp_path / "root")
+    env = dict(os.environ, MAKEFLAGS="")
+    # The build under test (BUILD=build-asan for make asan), so that
+    # install copies it instead of building another one.
+    build = os.path.relpath(os.path.dirname(os.path.realpath(os.environ["AGENTSBX"])), REPO)
+    make = ["make", "-s", "-C", REPO, "install", "DESTDIR=" + dest]
+    if not build.startswith(".."):
+        make.append("BUILD=" + build)
+    rc, out, err = run_cmd(make, timeout=300, env=env)
+    assert rc == 0, out + err
+    binary = os.path.join(dest, "usr/local/bin/agentsbx")
+    rc, out, err = run_cmd([binary, "--version"])
+    assert rc == 0 and out.startswith("agentsbx version "), out + err
+    example = os.path.join(dest, "etc/agentsbx/policy.json.example")
+    with open(example) as f, open(os.path.join(REPO, "policy.json.example")) as g:
+        assert f.read() == g.read()
+    with open(example, "w") as f:
+        f.write("{}\n")
+    policy = os.path.join(dest, "etc/agentsbx/policy.json")
+    with open(policy, "w") as f:
+        f.write('{"mode": "audit"}\n')
+    rc, out, err = run_cmd(make, timeout=300, env=env)
+    assert rc == 0, out + err
+    with open(example) as f:
+        assert f.read() == "{}\n"
+    with open(policy) as f:
+        assert f.read() == '{"mode": "audit"}\n'

@@ -11,6 +11,8 @@
 #                                framework that shells out sees it
 #   mcp_warm_print1_median_ms N  one run_code call to `agentsbx mcp --warm 1`,
 #                                request written to reply read
+#   session_print1_median_ms N   `agentsbx session run NAME -- python3 -c 'print(1)'`
+#                                in an open session, end to end
 #
 # The python image is $AGENTSBX_IMAGE_ROOT/python (default
 # /var/lib/agentsbx/images/python), else the test suite's cache
@@ -36,7 +38,7 @@ if [ ! -d "$IMAGE_ROOT/python" ]; then
 fi
 
 exec /usr/bin/python3 - "$AGENTSBX" "$IMAGE_ROOT" "$RUNS" <<'EOF'
-import json, statistics, subprocess, sys, time
+import ctypes, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 agentsbx, image_root, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 
@@ -74,9 +76,38 @@ def mcp_times():
     p.wait()
     return times
 
+def session_times():
+    # The session's server outlives `session create`: reap it here.
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    root = tempfile.mkdtemp(prefix="agentsbx-bench-")
+    base = [agentsbx, "--root", root, "session"]
+    subprocess.run(base + ["create", "--image-root", image_root, "--image", "python",
+                           "bench"], check=True, capture_output=True)
+    times = []
+    try:
+        for _ in range(runs):
+            t = time.monotonic()
+            p = subprocess.run(base + ["run", "bench", "--", "python3", "-c", "print(1)"],
+                               capture_output=True)
+            times.append(time.monotonic() - t)
+            if p.returncode != 0 or p.stdout != b"1\n":
+                sys.exit("bench_sandbox: session run failed: %s" % p.stderr.decode())
+    finally:
+        subprocess.run(base + ["close", "bench"], capture_output=True)
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
+        except ChildProcessError:
+            pass
+        os.rmdir(os.path.join(root, ".sessions"))  # empty: the session is gone
+        shutil.rmtree(root)  # the seccomp cache
+    return times
+
 cli_once()  # warm the page cache and the seccomp cache
 cli = [cli_once() for _ in range(runs)]
 mcp = mcp_times()
 print("sandbox_print1_median_ms %.1f" % (statistics.median(cli) * 1000))
 print("mcp_warm_print1_median_ms %.1f" % (statistics.median(mcp) * 1000))
+if "session" in subprocess.run([agentsbx, "--help"], capture_output=True, text=True).stdout:
+    print("session_print1_median_ms %.1f" % (statistics.median(session_times()) * 1000))
 EOF

@@ -134,7 +134,7 @@ def test_conversation(client):
     assert result["isError"] is False
     sc = result["structuredContent"]
     assert set(sc) == {"stdout", "stderr", "exit_code", "timed_out", "seconds", "truncated",
-                       "oom_killed"}
+                       "oom_killed", "outputs"}
     mean, stdev, hello = sc["stdout"].split()
     squares = [i * i for i in range(1, 1001)]
     assert float(mean) == statistics.mean(squares) == 333833.5

@@ -15,7 +15,7 @@ import pytest
 
 from sbx_helpers import RUNTIME, leftovers, wait_no_leftovers
 
-RESULT_KEYS = {"stdout", "stderr", "exit_code", "timed_out", "seconds", "truncated",
+RESULT_KEYS = {"stdout", "stderr", "exit_code", "timed_out", "seconds", "truncated", "outputs",
                "oom_killed"}
 
 

@@ -835,7 +835,7 @@ static void test_without_pidfd(void **state)
 
 static void test_supported_names(void **state)
 {
-	const char *const *n = hooks_supported_names();
+	const char *const *n = hook_kind_names();
 	const char *want[] = { "prestart",	  "createRuntime",
 			       "createContainer", "startContainer",
 			       "poststart",	  "poststop" };

@@ -18,35 +18,7 @@
 
 #define AT_EXECFN 31
 
-#if defined(__x86_64__)
-#define NR_EXECVE 59
-#define NR_WRITE 1
-#define NR_EXIT 60
-static long sys3(long n, long a, long b, long c)
-{
-	long r;
-	__asm__ volatile("syscall"
-			 : "=a"(r)
-			 : "a"(n), "D"(a), "S"(b), "d"(c)
-			 : "rcx", "r11", "memory");
-	return r;
-}
-#elif defined(__aarch64__)
-#define NR_EXECVE 221
-#define NR_WRITE 64
-#define NR_EXIT 93
-static long sys3(long n, long a, long b, long c)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-	return x0;
-}
-#else
-#error "the exec trampoline has no syscall stub for this architecture"
-#endif
+#include "../../../lib/nolibc.h"
 
 static int has_prefix(const char *s, const char *p)
 {
@@ -54,19 +26,6 @@ static int has_prefix(const char *s, const char *p)
 		if (*s++ != *p++)
 			return 0;
 	return 1;
-}
-
-static unsigned long length(const char *s)
-{
-	unsigned long n = 0;
-	while (s[n])
-		n++;
-	return n;
-}
-
-static void say(const char *s)
-{
-	sys3(NR_WRITE, 2, (long)s, (long)length(s));
 }
 
 __attribute__((noreturn)) static void leave(int code)
@@ -94,9 +53,9 @@ __attribute__((noreturn, used)) void trampoline_main(long *sp)
 	if (argc < 3)
 		leave(127);
 	r = sys3(NR_EXECVE, (long)argv[1], (long)(argv + 2), (long)envp);
-	say("agentsbx: exec ");
-	say(argv[1]);
-	say(r == -13 ? ": permission denied\n" : r == -2 ? ": no such file or directory\n"
+	nolibc_say("agentsbx: exec ");
+	nolibc_say(argv[1]);
+	nolibc_say(r == -13 ? ": permission denied\n" : r == -2 ? ": no such file or directory\n"
 							     : ": failed\n");
 	leave(r == -13 ? 126 : 127);
 }

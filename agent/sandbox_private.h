@@ -80,6 +80,13 @@ const sigset_t *sandbox_container_sigmask(void);
 int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
 			     const int stdio[3], struct error *err);
 
+/* sandbox_outputs.c: after a run, the Python value and the files in
+ * /outputs into res (a session's: those not as the snapshot taken before
+ * the run saw them; forget frees it). */
+void sandbox_collect_outputs(struct sandbox *sb, struct sandbox_result *res);
+void sandbox_outputs_snapshot(struct sandbox *sb);
+void sandbox_outputs_forget(struct sandbox *sb);
+
 /* Close every fd from 3 up but keep_a and keep_b. */
 void sandbox_close_fds_but(int keep_a, int keep_b);
 int sandbox_watchdog_start(const struct global_opts *g, struct error *err);

@@ -21,6 +21,7 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
+#include "../lib/jsongen.h"
 #include "mcp.h"
 #include "sandbox.h"
 
@@ -68,6 +69,10 @@ struct call_args {
 	char *content; /* write_file: decoded */
 	size_t content_len;
 	bool base64; /* read_file: encoding */
+	/* session_create: its own limits (0: the server's) and network */
+	uint64_t memory, cpu_quota;
+	int64_t pids;
+	bool network;
 };
 
 /* A session (mcp_sessions.c): used by one call at a time (lock), freed
@@ -92,6 +97,8 @@ struct mcp_call {
 	int cancel_fd;	/* eventfd: written to kill the run */
 	bool cancelled; /* by the client: no reply at all */
 	bool replied;	/* the reply is out (or going): too late to cancel */
+	struct mcp_call *qnext; /* waiting for a slot: in mcp_server.queue */
+	bool queued;
 	/* progress, touched by the call's thread only */
 	unsigned progress;
 	long long last_progress_ns;
@@ -117,6 +124,7 @@ struct mcp_server {
 	int running;	      /* calls holding a slot */
 	int threads;	      /* call threads not finished */
 	struct mcp_call *calls;
+	struct mcp_call *queue; /* runs waiting for a slot, in arrival order */
 	struct mcp_pool pools[SANDBOX_LANG_MAX];
 	bool warm_off[SANDBOX_LANG_MAX]; /* making a warm one failed: stop */
 	pthread_t pool_thread;
@@ -142,9 +150,6 @@ void mcp_reply_send(struct mcp_server *s, yajl_gen g);
 void mcp_reply_error(struct mcp_server *s, const struct mcp_id *id, int code,
 		     const char *message, const char *data);
 
-void mcp_gstr(yajl_gen g, const char *str);
-void mcp_gkey_str(yajl_gen g, const char *key, const char *value);
-void mcp_gkey_bool(yajl_gen g, const char *key, bool value);
 
 /* ---- mcp_tools.c -------------------------------------------------------------- */
 

@@ -727,3 +727,41 @@ def test_policy_explain_shows_the_refusal(penv):
     rc, out, err = run_cmd([penv.runtime, "--policy", clamp, "policy", "explain", "--bundle",
                             bundle])
     assert rc == 0 and "clamped to the floor" in out and "capabilities" in out, (out, err)
+
+
+def test_an_audit_log_that_would_block_never_blocks_create(penv):
+    """A FIFO nobody reads (open O_WRONLY|O_NONBLOCK: ENXIO) and a FIFO
+    whose reader never reads (the pipe fills: EAGAIN, a short write): the
+    container is created and runs all the same, with a warning."""
+    fifo = os.path.join(penv.tmp, "log.fifo")
+    os.mkfifo(fifo)
+    pol = policy_file(penv, {"auditLog": fifo})
+    bundle = penv.make_bundle("b", spec=make_spec(["echo", "ran"]))
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run",
+                            "--bundle", bundle, penv.new_id()], timeout=30)
+    assert rc == 0 and out.strip() == "ran" and "policy audit log %s: open" % fifo in err, err
+    rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        wfd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        try:
+            while True:  # fill the pipe
+                os.write(wfd, b"x" * 4096)
+        except BlockingIOError:
+            pass
+        bundle = penv.make_bundle("b2", spec=make_spec(["echo", "ran"]))
+        rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run",
+                                "--bundle", bundle, penv.new_id()], timeout=30)
+        assert rc == 0 and out.strip() == "ran", err
+        assert "policy audit log %s: write: Resource temporarily unavailable" % fifo in err, err
+        os.close(wfd)
+    finally:
+        os.close(rfd)
+
+
+def test_update_decisions_are_in_the_audit_log(penv):
+    cid = penv.create(make_spec(["sleep", "30"]), bundle=penv.make_bundle("b-upd"))
+    rc, out, err = penv.rt("update", "--memory", "1073741824", cid, check=False)
+    penv.rt("delete", "--force", cid)
+    assert rc != 0 and "above the cap limits.memory = 268435456" in err, err
+    lines = [l for l in audit_lines(cid) if l["op"] == "update"]
+    assert [l["action"] for l in lines] == ["refused"], lines

@@ -428,8 +428,12 @@ static int extend_tmpfs(struct jctx *c, yajl_val ext, struct policy *p)
 
 	if (!jmember(ext, "tmpfs"))
 		return 0;
-	if (JOBJECT_ARRAY(c, ext, "tmpfs", parse_tmpfs_entry, add, n) < 0)
+	if (JOBJECT_ARRAY(c, ext, "tmpfs", parse_tmpfs_entry, add, n) < 0) {
+		for (size_t i = 0; i < n; i++) /* zeroed past the bad one */
+			free(add[i].path);
+		free(add);
 		return -1;
+	}
 	for (size_t i = 0; i < n; i++) {
 		size_t j = 0;
 		while (j < p->n_tmpfs && strcmp(p->tmpfs[j].path, add[i].path))

@@ -2,9 +2,10 @@
 #
 #   make            build ./agentsbx
 #   make deps       install build and test dependencies (Debian, as root)
-#   make check      unit + integration tests (before a commit; a few minutes)
+#   make check      unit + quick integration tests (before a commit; < 5 min)
 #   make test       build, then run every test (unit, integration, e2e, vm)
 #   make install    install to $(DESTDIR)$(PREFIX) (default /usr/local)
+#   make format     clang-format the C (.clang-format); make lint checks it + cppcheck
 #   make asan       build with ASan+UBSan into build-asan/ and run the tests
 #   make fuzz       libFuzzer targets (clang) into build-fuzz/, FUZZ_SECONDS each
 #   make bench      benchmarks against runc and crun
@@ -64,7 +65,7 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 
-.PHONY: all deps test check layering install unit integration vmtest vmtest-systemd e2e sandbox-test attacks asan clean bench tools \
+.PHONY: all deps test check layering install format lint unit integration integration-quick vmtest vmtest-systemd e2e sandbox-test attacks asan clean bench tools \
 	fuzz fuzz-build fuzz-bins test-fuzz
 
 all: agentsbx
@@ -151,9 +152,22 @@ unit: $(UNIT_BINS) tools
 	  TOOLS=$(CURDIR)/$(BUILD)/tests/tools $$t || failed="$$failed $$t"; done; \
 	  if [ -n "$$failed" ]; then echo "unit: FAILED:$$failed"; exit 1; fi
 
+# Every integration test (make test); integration-quick, which `make check`
+# runs, leaves out the ones marked slow (tests/integration/conftest.py: the
+# "weak" variants, which build build-weak-NAME, and long-by-design tests).
+RUN_INTEGRATION = AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
+	  $(PYTEST) -q -p no:cacheprovider
 integration: agentsbx tools
-	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx TOOLS=$(CURDIR)/$(BUILD)/tests/tools \
-	  $(PYTEST) -q -p no:cacheprovider tests/integration
+	$(RUN_INTEGRATION) tests/integration
+
+# Two at a time (pytest-xdist, when installed): every test has its own
+# state root, bundle, ids and netns, as when several checkouts run the suite
+# side by side on one machine.  The full run stays serial: two workers
+# could build the same build-weak-NAME at once.  CHECK_JOBS=0: serial.
+CHECK_JOBS ?= 2
+integration-quick: agentsbx tools
+	$(RUN_INTEGRATION) $$(/usr/bin/python3 -c 'import xdist' 2>/dev/null && echo "-n $(CHECK_JOBS)") \
+	  -m "not slow" tests/integration
 
 # The cgroup v2 suite in a throw-away pure v2 guest (QEMU/TCG, tests/vm/);
 # 77 is "qemu cannot run here", reported loudly by the script.
@@ -183,8 +197,18 @@ attacks: agentsbx
 layering:
 	tests/layering/check.sh
 
-# What a contributor runs before a commit: unit + integration (a few minutes).
-check: layering unit integration
+# What a contributor runs before a commit: unit + the integration tests not
+# marked slow (under 5 minutes; `make integration` runs them all).
+check: layering unit integration-quick
+
+# The C of lib spec runtime cmd hooks agent: `make format` rewrites it as
+# .clang-format says; `make lint` checks it (the layering, clang-format and
+# cppcheck, tests/lint/lint.sh) and changes nothing.
+format:
+	clang-format -i --style=file $$(find lib spec runtime cmd hooks agent -name '*.[ch]')
+
+lint: layering
+	tests/lint/lint.sh
 
 # The binary, and the example policy under /etc/agentsbx/ as
 # policy.json.example (an operator's own policy.json is never touched, and

@@ -12,7 +12,7 @@
 # ($AGENTSBX_TEST_CACHE/python, default /var/cache/agentsbx-test: Debian
 # bookworm minbase + python3, made by debootstrap), built the way
 # tests/sandbox does (under its lock) when it is missing.  Docker is a
-# private dockerd started as tests/e2e/e2e_lib.py starts it (own
+# private dockerd started as tests/lib/engines.py starts it (own
 # --data-root, --exec-root, --pidfile and socket under a temp dir; no
 # bridge, no iptables; Debian's /usr/sbin/dockerd and its client), the same
 # rootfs `docker import`ed.  At the end dockerd is stopped by its pid and

@@ -4,9 +4,13 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libnftables-dev libsystemd-dev"
-TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux nftables"
+TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux nftables uidmap"
+# make check runs the quick integration tests two at a time with it.
+TEST_PKGS="$TEST_PKGS python3-pytest-xdist"
 # make fuzz: clang and its libFuzzer/sanitizer runtimes (clang-14 on Debian 12).
 FUZZ_PKGS="clang libclang-rt-14-dev"
+# make format / make lint (tests/lint/lint.sh): clang-format and cppcheck.
+LINT_PKGS="clang-format cppcheck"
 # Reference runtimes for the comparison tests and benchmarks, and the
 # pure cgroup v2 guest (qemu, a Debian kernel unpacked by tests/vm).
 REF_PKGS="runc crun"
@@ -19,7 +23,7 @@ E2E_PKGS="docker.io containerd podman conmon"
 E2E_PKGS="$E2E_PKGS debootstrap"
 
 missing=""
-for p in $BUILD_PKGS $TEST_PKGS $FUZZ_PKGS $REF_PKGS $VM_PKGS $E2E_PKGS $BENCH_PKGS; do
+for p in $BUILD_PKGS $TEST_PKGS $FUZZ_PKGS $LINT_PKGS $REF_PKGS $VM_PKGS $E2E_PKGS $BENCH_PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
 		missing="$missing $p"
 done

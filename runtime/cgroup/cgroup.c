@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
@@ -49,6 +50,26 @@ static int own_cgroup(char **out, struct error *err)
 	}
 	*out = xstrdup("/");
 	return 0;
+}
+
+bool cgroup_caller_can_create(void)
+{
+	_cleanup_free_ char *own = NULL, *dir = NULL;
+	const struct cg_host *h;
+	const struct cg1_hier *mem;
+	struct error err;
+
+	if (!(h = cg_host_get(&err)))
+		return false;
+	if (h->mode == CGROUP_MODE_V2) {
+		/* Delegated: the caller's own cgroup is its to divide. */
+		if (own_cgroup(&own, &err) < 0)
+			return false;
+		dir = xasprintf("%s%s", h->v2_mnt, own);
+		return access(dir, W_OK) == 0;
+	}
+	mem = cg1_host_hier(h, CG1_MEMORY);
+	return mem && access(mem->mnt, W_OK) == 0;
 }
 
 int cgroup_resolve_path(const char *cgroups_path, const char *id,
@@ -176,7 +197,10 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 {
 	const struct cg_host *h = prepare(path, manager, err);
 	struct cg_settings set = { 0 };
-	struct cg2_create_opts o = { .all_ctrls = true, .devices = true };
+	/* An unprivileged caller (rootless) cannot load the BPF device
+	 * filter; its containers are in user namespaces, where no device node
+	 * can be made and the host's are bound in (as runc does rootless). */
+	struct cg2_create_opts o = { .all_ctrls = true, .devices = geteuid() == 0 };
 	struct oci_resources eff;
 	int ret = -1;
 

@@ -36,6 +36,10 @@ struct cgroup_stats; /* events --stats (events.c) */
 /* Fill the caches of what the host has (mode, mounts) now. */
 void cgroup_warm_cache(void);
 
+/* Whether this process may make cgroups where a container's would go
+ * (root; a rootless caller with a delegated cgroup v2 subtree). */
+bool cgroup_caller_can_create(void);
+
 /* What the host has; cached after the first call (statfs of /sys/fs/cgroup). */
 int cgroup_detect_mode(enum cgroup_mode *mode, struct error *err);
 

@@ -512,6 +512,35 @@ static int enable_each(const struct cg_dir *dir, char *list,
 	return 0;
 }
 
+/* Leave out of list ("+a +b") what subtree_control has already: nothing
+ * is written for them, which a delegated (rootless) caller could not do
+ * above its own subtree, and which costs a write each otherwise. */
+static void drop_enabled(const struct cg_dir *dir, char *list)
+{
+	_cleanup_free_ char *on = NULL;
+	struct error ignored;
+	size_t o = 0;
+
+	if (cg_read(dir, "cgroup.subtree_control", &on, &ignored) < 0)
+		return;
+	on[strcspn(on, "\n")] = '\0';
+	for (char *p = list; *p;) {
+		size_t len = strcspn(p, " ");
+		char save = p[len];
+
+		p[len] = '\0';
+		if (!cg_word_in(on, p + 1)) {
+			if (o)
+				list[o++] = ' ';
+			memmove(list + o, p, len);
+			o += len;
+		}
+		p[len] = save;
+		p += len + (save == ' ');
+	}
+	list[o] = '\0';
+}
+
 static int enable_level(const struct cg_dir *parent, const struct cg_dir *dir,
 			bool made, bool leaf, void *ctx, struct error *err)
 {
@@ -528,6 +557,7 @@ static int enable_level(const struct cg_dir *parent, const struct cg_dir *dir,
 	if (cg_read(dir, "cgroup.controllers", &avail, err) < 0)
 		return -1;
 	list = enable_list(avail, c);
+	drop_enabled(dir, list);
 	if (!*list || cg_write(dir, "cgroup.subtree_control", list, err) == 0)
 		return 0;
 	return enable_each(dir, list, c->set, err);

@@ -4,10 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yajl/yajl_gen.h>
 
 #include "../../lib/jsongen.h"
 #include "../../spec/spec.h"
+#include "../cgroup/cgroup.h"
 #include "../container.h"
 #include "../init/mounts.h"
 
@@ -106,6 +108,26 @@ static void gen_linux(yajl_gen g)
 	yajl_gen_map_close(g);
 }
 
+/* What works on this host for this caller (features.md leaves the
+ * annotations to the runtime). */
+static void gen_caller(yajl_gen g)
+{
+	static const char *const modes[] = { "v1", "hybrid", "v2" };
+	enum cgroup_mode mode;
+	struct error err;
+	bool rootless = geteuid() != 0;
+
+	jgen_key_str(g, "io.agentsbx.caller", rootless ? "rootless" : "root");
+	if (cgroup_detect_mode(&mode, &err) == 0)
+		jgen_key_str(g, "io.agentsbx.cgroup.mode", modes[mode]);
+	jgen_key_str(g, "io.agentsbx.cgroup.limits",
+		     cgroup_caller_can_create() ? "true" : "false");
+	jgen_key_str(g, "io.agentsbx.userns.idmaps",
+		     !rootless ? "any" :
+		     access("/usr/bin/newuidmap", X_OK) == 0 ? "own id; others through newuidmap (/etc/subuid)" :
+		     "own id only (no newuidmap)");
+}
+
 int runtime_features(struct error *err)
 {
 	yajl_gen g = jgen_new(true);
@@ -123,6 +145,7 @@ int runtime_features(struct error *err)
 	yajl_gen_map_open(g);
 	jgen_str(g, "org.opencontainers.runc.version");
 	jgen_str(g, "agentsbx " AGENTSBX_VERSION);
+	gen_caller(g);
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 	out = jgen_finish(g, NULL);

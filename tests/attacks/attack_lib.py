@@ -5,14 +5,14 @@ agentsbx IMAGE python3 -c CODE` (no hardening flags), and the same programs
 under runc with Docker's defaults and under runc with a careful operator's
 flags.  See README.md in this directory.
 
-Helpers from tests/e2e/e2e_lib.py are imported, not copied: process
-spawning with the orphan reaper (dockerd's shims daemonize), pty sessions,
-the private dockerd (subclassed here to run in the suite's own network
-namespace with Docker's bridge), and the leftover checks.
+The shared harness is tests/lib/, as for tests/e2e: process spawning with
+the orphan reaper (dockerd's shims daemonize), pty sessions and the leftover
+checks (procs.py), the private dockerd (engines.py, subclassed here to run
+in the suite's own network namespace with Docker's bridge), and the cached
+debootstrap rootfs (images.py, shared with tests/sandbox).
 """
 
 import concurrent.futures
-import fcntl
 import json
 import os
 import platform
@@ -27,18 +27,18 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
 
-import e2e_lib as E  # noqa: E402
-from e2e_lib import PtySession, leftover_report, poll_until, run, spawn  # noqa: E402
+import engines  # noqa: E402
+import procs  # noqa: E402
+import images  # noqa: E402
+from images import cache_lock, debootstrap_locked  # noqa: E402
+from procs import PtySession, leftover_report, poll_until, run, spawn  # noqa: E402
 
 RESULTS_MD = os.path.join(HERE, "results.md")
-CACHE = os.environ.get("AGENTSBX_TEST_CACHE", "/var/cache/agentsbx-test")
-MIRROR = os.environ.get("AGENTSBX_TEST_MIRROR", "http://deb.debian.org/debian")
-# A Python rootfs built by `debootstrap --variant=minbase --include=python3
-# bookworm`: ours, or the one tests/sandbox builds (same recipe and marker).
-ROOTFS_NAMES = ("python-rootfs", "python")
-ROOTFS_MARKER = ".agentsbx-complete"
+# The Python rootfs of tests/sandbox (`debootstrap --variant=minbase
+# --include=python3 bookworm`, tests/lib/images.py's cache).
+ROOTFS_NAME = "python"
 IMAGE = "agentsbx-attacks-python:latest"
 SUID_BINARY = "/usr/local/bin/suid-id"
 # A subset of attacks/tasks for debugging (results.md is then not written).
@@ -48,7 +48,7 @@ WORKERS = int(os.environ.get("ATTACKS_WORKERS", "4"))
 # the checkout's build/agentsbx; copied at the start of the session.
 RUNTIME = os.environ.get("AGENTSBX") or (
     os.path.join(REPO, "build", "agentsbx")
-    if os.path.exists(os.path.join(REPO, "build", "agentsbx")) else E.RUNTIME)
+    if os.path.exists(os.path.join(REPO, "build", "agentsbx")) else engines.RUNTIME)
 
 # The network the suite builds: dockerd runs in a network namespace of the
 # suite's own, with its default bridge (docker0, gateway 172.17.0.1); the
@@ -284,38 +284,14 @@ def wanted(name):
 # The Python image
 
 
-def _debootstrap(path):
-    tmp = "%s.tmp-%d" % (path, os.getpid())
-    shutil.rmtree(tmp, ignore_errors=True)
-    if not shutil.which("debootstrap", path="/usr/sbin:/usr/bin:/sbin:/bin"):
-        run(["apt-get", "install", "-y", "-qq", "debootstrap"], timeout=600,
-            env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
-    r = run(["debootstrap", "--variant=minbase", "--include=python3", "bookworm", tmp, MIRROR],
-            timeout=1500)
-    if r.rc != 0 or not os.path.exists(os.path.join(tmp, "usr", "bin", "python3")):
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise RuntimeError("debootstrap failed: %r" % r)
-    open(os.path.join(tmp, ROOTFS_MARKER), "w").close()
-    os.rename(tmp, path)  # a half-built tree is never under the final name
-
-
 def build_image_tar(out, extra_dir):
     """The cached Python rootfs (built once per machine under a lock) as a
     tarball for `docker import`, plus a setuid-root copy of id(1)."""
-    os.makedirs(CACHE, exist_ok=True)
-    with open(os.path.join(CACHE, ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # also keeps a rebuild away while we read
-        rootfs = None
-        for name in ROOTFS_NAMES:
-            p = os.path.join(CACHE, name)
-            if os.path.exists(os.path.join(p, ROOTFS_MARKER)) and \
-                    os.path.exists(os.path.join(p, "usr", "bin", "python3")):
-                rootfs = p
-                break
-        if rootfs is None:
-            rootfs = os.path.join(CACHE, ROOTFS_NAMES[0])
-            _debootstrap(rootfs)
-        run(["tar", "--numeric-owner", "--exclude", "./" + ROOTFS_MARKER, "-C", rootfs,
+    with cache_lock():  # also keeps a rebuild away while we read
+        rootfs = debootstrap_locked(ROOTFS_NAME, "python3")
+        if not os.path.exists(os.path.join(rootfs, "usr", "bin", "python3")):
+            raise RuntimeError("%s has no usr/bin/python3" % rootfs)
+        run(["tar", "--numeric-owner", "--exclude", "./" + images.MARKER, "-C", rootfs,
              "-cf", out, "."], timeout=300).ok()
         suid = os.path.join(extra_dir, SUID_BINARY.lstrip("/"))
         os.makedirs(os.path.dirname(suid), exist_ok=True)
@@ -385,45 +361,20 @@ class HostLoopbackListener:
 # dockerd in the suite's network namespace, with Docker's default bridge
 
 
-class AttackDocker(E.Docker):
+class AttackDocker(engines.Docker):
     def __init__(self, s, netns, runtimes):
-        super().__init__(s)
+        super().__init__(s, runtimes, "/agentsbx-attacks-%s" % s.tag, IMAGE)
         self.netns = netns
-        self.runtimes = runtimes
-        # Absolute: a relative parent is placed under dockerd's own cgroup,
-        # which on these machines is inside the machine's process_api.
-        self.cgroup_parent = "/agentsbx-attacks-%s" % s.tag
 
-    def start(self):
-        for d in (self.dir, self.data, self.exec_root):
-            os.makedirs(d, exist_ok=True)
-        with open(self.config, "w") as f:
-            json.dump({"runtimes": self.runtimes,
-                       "deprecated-key-path": os.path.join(self.dir, "key.json")}, f, indent=2)
-        # As tests/e2e, but with the default bridge (docker0, 172.17.0.1/16)
-        # inside our own namespace; no iptables, no NAT, no forwarding.
-        argv = ["nsenter", "--net=/run/netns/" + self.netns,
-                E.DOCKERD, "--config-file", self.config,
-                "--data-root", self.data, "--exec-root", self.exec_root,
-                "--pidfile", os.path.join(self.dir, "docker.pid"),
-                "--host", "unix://" + self.sock,
-                "--bip", GATEWAY + "/16", "--iptables=false", "--ip6tables=false",
-                "--ip-forward=false", "--ip-masq=false", "--userland-proxy=false",
-                "--cgroup-parent", self.cgroup_parent,
-                "--exec-opt", "native.cgroupdriver=cgroupfs"]
-        with open(self.log, "wb") as logf:
-            self.proc = spawn(argv, stdout=logf, stderr=logf)
-        end = time.monotonic() + 60
-        while True:
-            if self.proc.poll() is not None:
-                return "dockerd exited with status %s:\n%s" % (self.proc.rc, self.log_tail())
-            if os.path.exists(self.sock):
-                r = self("version", "--format", "{{.Server.Version}}", timeout=20)
-                if r.rc == 0:
-                    return None
-            if time.monotonic() > end:
-                return "dockerd did not answer in 60s:\n%s" % self.log_tail()
-            time.sleep(0.2)
+    def network_args(self):
+        """As tests/e2e, but with the default bridge (docker0,
+        172.17.0.1/16) inside our own namespace; no iptables, no NAT, no
+        forwarding."""
+        return ["--bip", GATEWAY + "/16", "--iptables=false", "--ip6tables=false",
+                "--ip-forward=false", "--ip-masq=false", "--userland-proxy=false"]
+
+    def daemon_argv(self):
+        return ["nsenter", "--net=/run/netns/" + self.netns] + super().daemon_argv()
 
     @property
     def host_netns_bind(self):
@@ -432,8 +383,8 @@ class AttackDocker(E.Docker):
         return os.path.join(self.exec_root, "netns", "default")
 
     def stop(self):
-        E.stop_process(self.proc, "dockerd")
-        if self.host_netns_bind in E.mounts_under(self.exec_root):
+        procs.stop_process(self.proc, "dockerd")
+        if self.host_netns_bind in procs.mounts_under(self.exec_root):
             run(["umount", self.host_netns_bind])
         return super().stop()
 
@@ -459,12 +410,13 @@ class AttackDocker(E.Docker):
     def leftovers(self):
         res = []
         for root in self.state_roots():
-            res += leftover_report("container state under " + root, E.state_entries(root))
+            res += leftover_report("container state under " + root, procs.state_entries(root))
         own = {self.data, self.host_netns_bind}
         res += leftover_report("cgroups under " + self.cgroup_parent,
-                               E.cgroup_children(self.cgroup_parent))
-        res += leftover_report("mounts", [m for m in E.mounts_under(self.dir) if m not in own])
-        res += leftover_report("shims", E.pids_with_arg(self.ctd_sock, "containerd-shim"))
+                               procs.cgroup_children(self.cgroup_parent))
+        res += leftover_report("mounts", [m for m in procs.mounts_under(self.dir)
+                                          if m not in own])
+        res += leftover_report("shims", procs.pids_with_arg(self.ctd_sock, "containerd-shim"))
         r = self.spawn("ps", "-aq").wait(timeout=30, check_timeout=False)
         res += leftover_report("containers", (r[1] or "").split())
         return res
@@ -489,7 +441,7 @@ class Env:
         self.secret_token = "AGENTSBX-TEST-SECRET-" + secrets.token_hex(8)
         self.net_token = "tok" + secrets.token_hex(6)
         self.problems = []
-        self.preexisting = {p: os.path.lexists(p) for p in E.HOST_PATHS}
+        self.preexisting = {p: os.path.lexists(p) for p in engines.HOST_PATHS}
         self.netns_made = False
         self.docker = None
         self.listener = None
@@ -600,44 +552,44 @@ class Env:
                     timeout=60, check_timeout=False))
             step("dockerd stop", lambda: problems.extend(d.stop()))
         if self.listener is not None:
-            step("listener", lambda: E.stop_process(self.listener, "listener", timeout=5))
+            step("listener", lambda: procs.stop_process(self.listener, "listener", timeout=5))
         if self.host_listener is not None:
             step("host listener", self.host_listener.close)
         # whatever still runs with our temp dir in its argv (dockerd, its
         # containerd, shims, runtimes): ours, stopped by pid
-        for pid in E.pids_with_arg(self.tmp):
-            problems.append("process left running: %d %s" % (pid, E.proc_cmdline(pid)))
-            E.kill_pids([pid])
+        for pid in procs.pids_with_arg(self.tmp):
+            problems.append("process left running: %d %s" % (pid, procs.proc_cmdline(pid)))
+            procs.kill_pids([pid])
         if self.netns_made:
             def netns():
                 r = ip("netns", "pids", self.netns, check=False)
                 if r.out.split():
                     problems.append("processes left in %s: %s" % (self.netns, r.out.split()))
-                    E.kill_pids([int(p) for p in r.out.split()])
+                    procs.kill_pids([int(p) for p in r.out.split()])
                 ip("netns", "del", self.netns, check=False)
                 if os.path.exists("/run/netns/" + self.netns):
                     problems.append("network namespace %s could not be removed" % self.netns)
             step("netns", netns)
         if d is not None:
             step("mounts", lambda: problems.extend(leftover_report(
-                "mounts left", E.umount_all_under(self.tmp))))
+                "mounts left", procs.umount_all_under(self.tmp))))
             step("cgroups", lambda: problems.extend(leftover_report(
-                "cgroups that could not be removed", E.rmdir_cgroup_tree(d.cgroup_parent))))
-        others = [pid for pid in E.all_pids() if os.path.basename(
-            (E.proc_cmdline(pid) or [""])[0]) in ("dockerd", "containerd", "podman")]
-        for p in E.HOST_PATHS:
+                "cgroups that could not be removed", procs.rmdir_cgroup_tree(d.cgroup_parent))))
+        others = [pid for pid in procs.all_pids() if os.path.basename(
+            (procs.proc_cmdline(pid) or [""])[0]) in ("dockerd", "containerd", "podman")]
+        for p in engines.HOST_PATHS:
             if self.preexisting[p] or not os.path.lexists(p):
                 continue
             if others:  # another engine may be using it now
                 continue
-            if E._only_empty_dirs(p):
+            if procs.only_empty_dirs(p):
                 shutil.rmtree(p, ignore_errors=True)
             else:
                 problems.append("%s was created during this session and is not empty" % p)
-        left = E.mounts_under(self.tmp)
+        left = procs.mounts_under(self.tmp)
         if left:
             problems.append("mounts left under %s: %s" % (self.tmp, left))
-        if not E.KEEP and not left:
+        if not procs.KEEP and not left:
             shutil.rmtree(self.tmp, ignore_errors=True)
         return problems
 
@@ -809,7 +761,7 @@ def _cgroup_paths(pid):
 
 
 def _hierarchy(controller):
-    for h in E.cgroup_hierarchies():
+    for h in procs.cgroup_hierarchies():
         if controller in os.path.basename(h).split(","):
             return h
     return None
@@ -832,7 +784,7 @@ def read_cpu(pid):
         period = int(_readfile(os.path.join(cdir, "cpu.cfs_period_us")))
         usec = None
     else:  # cgroup v2
-        base = [h for h in E.cgroup_hierarchies()
+        base = [h for h in procs.cgroup_hierarchies()
                 if os.path.exists(os.path.join(h, "cgroup.controllers"))][0]
         cdir = os.path.join(base, paths[""].lstrip("/"))
         q, per = _readfile(os.path.join(cdir, "cpu.max")).split()
@@ -1097,7 +1049,7 @@ class Matrix:
             self.check_host_firewall("%s under %s" % (a.name, c.title), (a.name, c.key))
         self.seconds = time.monotonic() - t0
         env.docker.remove_all()
-        self.leftovers = E.wait_clean(env.docker.leftovers, timeout=20)
+        self.leftovers = procs.wait_clean(env.docker.leftovers, timeout=20)
         r = ip("-n", env.netns, "-br", "link", check=False)
         ifaces = sorted(l.split()[0].split("@")[0] for l in r.out.splitlines() if l.strip())
         if ifaces != ["docker0", "lo"]:
@@ -1249,7 +1201,7 @@ def render(m):
 
 
 def _cgroup_mode():
-    hs = E.cgroup_hierarchies()
+    hs = procs.cgroup_hierarchies()
     v2 = [h for h in hs if os.path.exists(os.path.join(h, "cgroup.controllers"))]
     if v2 and len(hs) == len(v2):
         return "v2"

@@ -7,7 +7,7 @@ import platform
 import pytest
 
 import attack_lib as A
-from attack_lib import E
+from attack_lib import engines, procs
 
 # The policy's audit log (issue 17): this session's decisions go to a temp
 # file of its own (removed at exit), never to /var/log/agentsbx.
@@ -26,14 +26,14 @@ _STATE = {"matrix": None, "skip": None}
 @pytest.fixture(scope="session")
 def attack_env():
     if os.geteuid() != 0:
-        E.loud_skip("attack suite skipped: it needs root")
+        procs.loud_skip("attack suite skipped: it needs root")
     if platform.machine() != "x86_64":
-        E.loud_skip("attack suite skipped: the attack programs use x86_64 syscall numbers")
+        procs.loud_skip("attack suite skipped: the attack programs use x86_64 syscall numbers")
     if not os.access(A.RUNTIME, os.X_OK):
         pytest.fail("AGENTSBX=%s is not an executable (run `make` first)" % A.RUNTIME)
-    for b in (E.DOCKERD, E.DOCKER, "/usr/bin/nsenter"):
+    for b in (engines.DOCKERD, engines.DOCKER, "/usr/bin/nsenter"):
         if not os.access(b, os.X_OK):
-            E.loud_skip("attack suite skipped: %s not found" % b)
+            procs.loud_skip("attack suite skipped: %s not found" % b)
     env = A.Env()
     try:
         why = env.setup()
@@ -44,7 +44,7 @@ def attack_env():
         raise
     if why:
         problems = env.teardown()
-        E.loud_skip("attack suite skipped: dockerd could not start.\n" + why +
+        procs.loud_skip("attack suite skipped: dockerd could not start.\n" + why +
                     ("\n" + "\n".join(problems) if problems else ""))
     yield env
     problems = env.teardown()
@@ -60,7 +60,7 @@ def matrix(attack_env):
 
 
 def pytest_terminal_summary(terminalreporter):
-    E.pytest_terminal_summary(terminalreporter)
+    procs.pytest_terminal_summary(terminalreporter)
     m = _STATE["matrix"]
     if m is None:
         return

@@ -823,3 +823,23 @@ def proc_cmdline(pid):
             return f.read().split(b"\0")
     except OSError:
         return []
+
+
+# --------------------------------------------------------------------------
+# `slow`: left out of `make check` (a contributor's few minutes), run by
+# `make integration` and `make test`.  Every "weak" variant of a real/weak
+# test is slow: it builds build-weak-NAME on first use (a whole build, 10-30 s)
+# and proves the test itself can see the attack; the "real" variant, which
+# checks the defence, stays in `make check`.  Tests that are long by design
+# (thousands of execs, a 30-s lock wait, 250 kills) carry the mark themselves.
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "slow: left out of `make check` (weak builds, long-by-design tests)")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and callspec.params.get("build") == "weak":
+            item.add_marker(pytest.mark.slow)

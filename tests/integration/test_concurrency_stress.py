@@ -11,6 +11,8 @@ import random
 import threading
 import time
 
+import pytest
+
 from conftest import make_spec, reap_orphans, spawn, wait_for
 from test_kill_anywhere import container_cgroups, descendants
 
@@ -153,6 +155,7 @@ def test_kill_state_delete_race_start_and_create(env):
     assert not calls.undocumented(), calls.undocumented()[:5]
 
 
+@pytest.mark.slow  # waits out the 30-s lock cap
 def test_a_lock_held_too_long_is_a_clear_error_not_a_hang(env):
     """Whoever holds a container's lock (here: the test, as a stuck command
     would), the commands that need it give up after 30 s with a clear

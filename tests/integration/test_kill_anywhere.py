@@ -282,6 +282,7 @@ class Rounds:
         return failed
 
 
+@pytest.mark.slow  # 250 SIGKILLs at random points
 def test_sigkill_anywhere_leaves_nothing(env):
     r = Rounds(env)
     failures = {}

@@ -102,6 +102,7 @@ def _grabbed(counts, phase):
             for k in KINDS}
 
 
+@pytest.mark.slow  # 1000 execs against a watcher
 @needs_landlock
 @pytest.mark.parametrize("build", BUILDS)
 def test_exec_race_watcher_grabs_nothing(penv, build):

@@ -147,3 +147,20 @@ def test_rootless_more_ids_without_newuidmap_say_what_is_needed(rl):
     # newuidmap exists on this machine (Debian's uidmap) but uid 4711 has no
     # /etc/subuid range; either way the error names the way out.
     assert "/etc/subuid" in err, err
+
+
+def test_features_say_what_works_for_the_caller(rl, runtime):
+    rc, out, err = run_cmd([runtime, "features"])
+    assert rc == 0, err
+    mine = json.loads(out)["annotations"]
+    assert mine["io.agentsbx.caller"] == "root"
+    assert mine["io.agentsbx.cgroup.limits"] == "true"
+    rc, out, err = rl.rt("features")
+    assert rc == 0, err
+    theirs = json.loads(out)["annotations"]
+    assert theirs["io.agentsbx.caller"] == "rootless"
+    assert theirs["io.agentsbx.cgroup.mode"] == mine["io.agentsbx.cgroup.mode"]
+    if mine["io.agentsbx.cgroup.mode"] != "v2":
+        # v1 hierarchies are never delegated: no limits rootless here.
+        assert theirs["io.agentsbx.cgroup.limits"] == "false"
+    assert theirs["io.agentsbx.userns.idmaps"].startswith("own id")

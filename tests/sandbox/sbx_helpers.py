@@ -2,57 +2,29 @@
 """Helpers of the sandbox suite (see conftest.py): the runtime under test,
 image building, running `agentsbx sandbox`, and the leftovers check."""
 
-import fcntl
 import glob
 import json
 import os
 import shutil
 import subprocess
+import sys
 import time
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(REPO, "tests", "lib"))
+
+# debootstrap_image: the python and node images, cached (tests/lib/images.py)
+from images import debootstrap_image  # noqa: E402,F401
+
 RUNTIME = os.environ.get("AGENTSBX") or os.path.join(REPO, "build", "agentsbx")
-CACHE = os.environ.get("AGENTSBX_TEST_CACHE", "/var/cache/agentsbx-test")
 BUSYBOX = shutil.which("busybox", path="/bin:/usr/bin:/sbin:/usr/sbin") or "/bin/busybox"
-MIRROR = os.environ.get("AGENTSBX_TEST_MIRROR", "http://deb.debian.org/debian")
 WORK_DIR = "/run/agentsbx-sandbox"
 
 
 # --------------------------------------------------------------------------
 # Images
-
-def debootstrap_image(name, include):
-    """CACHE/name built by debootstrap (once, under a lock); None if it
-    cannot be built here."""
-    path = os.path.join(CACHE, name)
-    marker = os.path.join(path, ".agentsbx-complete")
-    os.makedirs(CACHE, exist_ok=True)
-    with open(os.path.join(CACHE, ".lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if os.path.exists(marker):
-            return path
-        if not shutil.which("debootstrap"):
-            subprocess.run(["apt-get", "install", "-y", "-qq", "debootstrap"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           env=dict(os.environ, DEBIAN_FRONTEND="noninteractive"))
-        if not shutil.which("debootstrap", path="/usr/sbin:/usr/bin:/sbin:/bin"):
-            return None
-        tmp = path + ".tmp"
-        shutil.rmtree(tmp, ignore_errors=True)
-        r = subprocess.run(["debootstrap", "--variant=minbase", "--include=" + include,
-                            "bookworm", tmp, MIRROR],
-                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=1200)
-        if r.returncode != 0:
-            shutil.rmtree(tmp, ignore_errors=True)
-            print(r.stdout.decode(errors="replace")[-2000:])
-            return None
-        shutil.rmtree(path, ignore_errors=True)
-        os.rename(tmp, path)
-        open(marker, "w").close()
-        return path
-
 
 def busybox_image(root):
     img = os.path.join(root, "busybox")

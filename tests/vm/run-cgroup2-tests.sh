@@ -10,10 +10,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(cd "$HERE/../.." && pwd)
-cd "$REPO"
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
+. "$HERE/lib.sh"
+vm_runner_setup
 
 if [ $# -gt 0 ]; then
 	tests=("$@")
@@ -27,7 +25,10 @@ fi
 AGENTSBX=$BUILD/agentsbx
 # The binaries run from the share (same path as here); their libraries
 # are copied into the guest.
-export VM_BINS="${tests[*]} $AGENTSBX"
+# setpriv and shadow's uid helpers for the rootless tests (the guest has
+# busybox only).
+ROOTLESS_BINS="/usr/bin/setpriv /usr/bin/newuidmap /usr/bin/newgidmap"
+export VM_BINS="${tests[*]} $AGENTSBX $ROOTLESS_BINS"
 export VM_TIMEOUT=${VM_TIMEOUT:-300}
 
 script='rc=0
@@ -40,6 +41,9 @@ for t in "$@"; do
 done
 echo "== containers on cgroup v2 (tests/vm/container-tests.sh)"
 sh "$CONTAINER_TESTS" "$AGENTSBX" || rc=1
+echo "== rootless with a delegated cgroup (tests/vm/rootless-tests.sh)"
+sh "$ROOTLESS_TESTS" "$AGENTSBX" $ROOTLESS_BINS || rc=1
 exit $rc'
-exec "$HERE/vmrun.sh" -- env CONTAINER_TESTS="$HERE/container-tests.sh" AGENTSBX="$AGENTSBX" \
+exec "$HERE/vmrun.sh" -- env CONTAINER_TESTS="$HERE/container-tests.sh" \
+	ROOTLESS_TESTS="$HERE/rootless-tests.sh" ROOTLESS_BINS="$ROOTLESS_BINS" AGENTSBX="$AGENTSBX" \
 	sh -c "$script" guest "${tests[@]}"

@@ -28,27 +28,14 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(cd "$HERE/../.." && pwd)
-QEMU=${QEMU:-qemu-system-x86_64}
+. "$HERE/lib.sh"
 MODULES="virtio_mmio 9pnet_virtio 9p overlay"
 
 [ "${1:-}" = -- ] && shift
 [ $# -ge 1 ] || { echo "usage: $0 [--] CMD [ARGS...]" >&2; exit 2; }
 
-if ! command -v "$QEMU" >/dev/null 2>&1; then
-	cat >&2 <<-EOF
-	########################################################################
-	# SKIPPED: $QEMU is not installed, the cgroup v2 guest cannot run.
-	# Install it with: apt-get install --no-install-recommends qemu-system-x86
-	########################################################################
-	EOF
-	exit 77
-fi
-
-kdir=${VM_KDIR:-$("$HERE/get-kernel.sh")}
-kernel=$kdir/vmlinux
-[ -f "$kernel" ] || kernel=$(ls "$kdir"/root/boot/vmlinuz-* | tail -1)
-moddir=$(ls -d "$kdir"/root/lib/modules/* | tail -1)
+vm_require_qemu "the cgroup v2 guest"
+vm_kernel
 
 T=$(mktemp -d /tmp/agentsbx-vm.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -57,42 +44,13 @@ mkdir -p "$I/bin" "$I/modules" "$I/payload/vm"
 cp /bin/busybox "$I/bin/busybox"
 cp "$HERE/init" "$I/init"
 chmod 755 "$I/init"
+vm_add_modules "$I" $MODULES
 
-# Modules with their dependencies (read from .modinfo: no depmod needed),
-# dependencies first.
-declare -A modpath=() modseen=()
-while read -r f; do
-	n=${f##*/}
-	n=${n%.ko}
-	modpath[${n//-/_}]=$f
-done < <(find "$moddir/kernel" -name '*.ko')
-add_module() {
-	local m=${1//-/_} d
-	[ -n "${modseen[$m]:-}" ] && return
-	modseen[$m]=1
-	[ -n "${modpath[$m]:-}" ] || return 0 # built in
-	for d in $(tr '\0' '\n' < "${modpath[$m]}" | sed -n 's/^depends=//p' | tr ',' ' '); do
-		add_module "$d"
-	done
-	cp "${modpath[$m]}" "$I/modules/$m.ko"
-	echo "$m" >> "$I/modules/order"
-}
-touch "$I/modules/order"
-for m in $MODULES; do add_module "$m"; done
-
-# The command, quoted for sh, and its surroundings.
-{ printf 'exec'; for a in "$@"; do printf " '%s'" "${a//\'/\'\\\'\'}"; done; echo; } > "$I/payload/vm/cmd"
-share=$(realpath "${VM_SHARE:-$REPO}")
-echo "$share" > "$I/payload/vm/share-path"
-case "$PWD/" in "$share"/*) echo "$PWD" ;; *) echo "$share" ;; esac > "$I/payload/vm/cwd"
+# The command and its surroundings; the programs of VM_BINS with their
+# libraries.
+vm_write_command "$I/payload/vm" "$@"
 echo "${VM_CGROUP_ENABLE:-}" > "$I/payload/vm/cgroup-enable"
-: > "$I/payload/vm/env"
-for kv in ${VM_ENV:-}; do printf "export '%s'\n" "${kv//\'/}" >> "$I/payload/vm/env"; done
-for b in ${VM_BINS:-}; do
-	for f in "$b" $(ldd "$b" 2>/dev/null | grep -o '/[^ ]*' || true); do
-		cp -L --parents "$f" "$I/payload/"
-	done
-done
+vm_copy_libs "$I/payload" self
 (cd "$I" && find . | cpio -o -H newc -R 0:0 --quiet) > "$T/initrd"
 [ "${VM_DEBUG:-0}" = 1 ] && echo "vm: initramfs $(du -k "$T/initrd" | cut -f1) KiB" >&2
 
@@ -106,41 +64,15 @@ else
 	accel=(-accel tcg -cpu max)
 fi
 append="console=ttyS0 reboot=t panic=-1 rdinit=/init"
-# Under TCG the guest's TSC is the host's.  Its calibration against the PIT
-# times out on a loaded host, and the guest then hangs in early boot: give
-# the frequency (tsc_early_khz skips the calibration).
-if [ "$VM_ACCEL" = tcg ]; then
-	khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
-	[ -n "$khz" ] && [ "$khz" -gt 0 ] && append+=" tsc_early_khz=$khz tsc=reliable"
-fi
+[ "$VM_ACCEL" = tcg ] && append+=$(vm_tsc_args)
 if [ "${VM_DEBUG:-0}" = 1 ]; then append+=" agentsbx.vmdebug"; else append+=" quiet loglevel=1"; fi
 timeout=${VM_TIMEOUT:-300}
 
-set +e
-timeout -k 5 "$timeout" "$QEMU" -M microvm "${accel[@]}" -smp 1 -m "${VM_MEM:-1024}" \
+vm_run_qemu "$timeout" -M microvm "${accel[@]}" -smp 1 -m "${VM_MEM:-1024}" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-chardev stdio,id=con,signal=off -serial chardev:con \
 	-fsdev "local,id=share,path=$share,security_model=none,multidevs=remap" \
 	-device virtio-9p-device,fsdev=share,mount_tag=share \
-	-kernel "$kernel" -initrd "$T/initrd" -append "$append" </dev/null 2>&1 |
-	awk -v status_file="$T/status" '
-		{ sub(/\r$/, "") }
-		!done && (i = index($0, "AGENTSBX-VM-EXIT=")) {
-			if (i > 1) print substr($0, 1, i - 1)
-			print substr($0, i + 17) + 0 > status_file
-			done = 1; next
-		}
-		!done { print; fflush() }'
-rcs=("${PIPESTATUS[@]}")
-set -e
-if [ -s "$T/status" ]; then
-	rc=$(cat "$T/status")
-elif [ "${rcs[0]}" = 124 ] || [ "${rcs[0]}" = 137 ]; then
-	echo "vm: timed out after ${timeout}s"
-	rc=124
-else
-	echo "vm: the guest stopped before the command finished (qemu status ${rcs[0]})"
-	rc=125
-fi
+	-kernel "$kernel" -initrd "$T/initrd" -append "$append"
 echo "vm: exit status $rc"
 exit "$rc"

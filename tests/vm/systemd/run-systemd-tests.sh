@@ -17,10 +17,8 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-REPO=$(cd "$HERE/../../.." && pwd)
-cd "$REPO"
-BUILD=${BUILD:-build}
-case "$BUILD" in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
+. "$HERE/../lib.sh"
+vm_runner_setup
 unit=$BUILD/tests/unit/test_cgroup_systemd
 AGENTSBX=$BUILD/agentsbx
 

@@ -32,29 +32,15 @@
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
-VMDIR=$(cd "$HERE/.." && pwd)
-REPO=$(cd "$HERE/../../.." && pwd)
-QEMU=${QEMU:-qemu-system-x86_64}
+. "$HERE/../lib.sh"
 # crc32c_generic: ext4 asks the crypto API for it (no modinfo dependency).
 MODULES="virtio_mmio virtio_blk crc32c_generic ext4 9pnet_virtio 9p overlay"
 
 [ "${1:-}" = -- ] && shift
 [ $# -ge 1 ] || { echo "usage: $0 [--] CMD [ARGS...]" >&2; exit 2; }
 
-if ! command -v "$QEMU" >/dev/null 2>&1; then
-	cat >&2 <<-EOF
-	########################################################################
-	# SKIPPED: $QEMU is not installed, the systemd guest cannot run.
-	# Install it with: apt-get install --no-install-recommends qemu-system-x86
-	########################################################################
-	EOF
-	exit 77
-fi
-
-kdir=${VM_KDIR:-$("$VMDIR/get-kernel.sh")}
-kernel=$kdir/vmlinux
-[ -f "$kernel" ] || kernel=$(ls "$kdir"/root/boot/vmlinuz-* | tail -1)
-moddir=$(ls -d "$kdir"/root/lib/modules/* | tail -1)
+vm_require_qemu "the systemd guest"
+vm_kernel
 image=${VM_IMAGE:-$("$HERE/build-image.sh")}
 
 T=$(mktemp -d /tmp/agentsbx-sdvm.XXXXXX)
@@ -65,47 +51,18 @@ mkdir -p "$I/bin" "$I/modules" "$I/newroot" "$C/root"
 cp /bin/busybox "$I/bin/busybox"
 cp "$HERE/init" "$I/init"
 chmod 755 "$I/init"
-
-# Modules with their dependencies (from .modinfo), dependencies first.
-declare -A modpath=() modseen=()
-while read -r f; do
-	n=${f##*/}
-	n=${n%.ko}
-	modpath[${n//-/_}]=$f
-done < <(find "$moddir/kernel" -name '*.ko')
-add_module() {
-	local m=${1//-/_} d
-	[ -n "${modseen[$m]:-}" ] && return
-	modseen[$m]=1
-	[ -n "${modpath[$m]:-}" ] || return 0 # built in
-	for d in $(tr '\0' '\n' < "${modpath[$m]}" | sed -n 's/^depends=//p' | tr ',' ' '); do
-		add_module "$d"
-	done
-	cp "${modpath[$m]}" "$I/modules/$m.ko"
-	echo "$m" >> "$I/modules/order"
-}
-touch "$I/modules/order"
-for m in $MODULES; do add_module "$m"; done
+vm_add_modules "$I" $MODULES
 (cd "$I" && find . | cpio -o -H newc -R 0:0 --quiet) > "$T/initrd"
 
-# The control share: the command, quoted for sh, and its surroundings.
-{ printf 'exec'; for a in "$@"; do printf " '%s'" "${a//\'/\'\\\'\'}"; done; echo; } > "$C/cmd"
-share=$(realpath "${VM_SHARE:-$REPO}")
-echo "$share" > "$C/share-path"
-case "$PWD/" in "$share"/*) echo "$PWD" ;; *) echo "$share" ;; esac > "$C/cwd"
-: > "$C/env"
-for kv in ${VM_ENV:-}; do printf "export '%s'\n" "${kv//\'/}" >> "$C/env"; done
-for b in ${VM_BINS:-}; do
-	for f in $(ldd "$b" 2>/dev/null | grep -o '/[^ ]*' || true); do
-		cp -L --parents "$f" "$C/root/"
-	done
-done
+# The control share: the command and its surroundings, the libraries of
+# VM_BINS the guest lacks.
+vm_write_command "$C" "$@"
+vm_copy_libs "$C/root"
 
 # TCG: this host's /dev/kvm is PVM, on which stock kernels crawl.  One vCPU
 # (two hung now and then under TCG).
 append="console=ttyS0 reboot=t panic=-1 rdinit=/init agentsbx.cmd"
-khz=$(awk -F: '/^cpu MHz/ { printf "%d", $2 * 1000; exit }' /proc/cpuinfo)
-[ -n "$khz" ] && [ "$khz" -gt 0 ] && append+=" tsc_early_khz=$khz tsc=reliable"
+append+=$(vm_tsc_args)
 if [ "${VM_DEBUG:-0}" = 1 ]; then
 	append+=" agentsbx.vmdebug systemd.show_status=1"
 else
@@ -114,9 +71,8 @@ fi
 append+=" ${VM_APPEND:-}"
 timeout=${VM_TIMEOUT:-600}
 
-set +e
 start=$(date +%s)
-timeout -k 5 "$timeout" "$QEMU" -M microvm -accel tcg -cpu max -smp 1 -m "${VM_MEM:-1024}" \
+vm_run_qemu "$timeout" -M microvm -accel tcg -cpu max -smp 1 -m "${VM_MEM:-1024}" \
 	-nodefaults -no-user-config -display none -no-reboot \
 	-chardev stdio,id=con,signal=off -serial chardev:con \
 	-drive "file=$image,if=none,id=root,format=raw,snapshot=on" \
@@ -125,26 +81,7 @@ timeout -k 5 "$timeout" "$QEMU" -M microvm -accel tcg -cpu max -smp 1 -m "${VM_M
 	-device virtio-9p-device,fsdev=ctl,mount_tag=vmctl \
 	-fsdev "local,id=share,path=$share,security_model=none,multidevs=remap" \
 	-device virtio-9p-device,fsdev=share,mount_tag=share \
-	-kernel "$kernel" -initrd "$T/initrd" -append "$append" </dev/null 2>&1 |
-	awk -v status_file="$T/status" '
-		{ sub(/\r$/, "") }
-		!done && (i = index($0, "AGENTSBX-VM-EXIT=")) {
-			if (i > 1) print substr($0, 1, i - 1)
-			print substr($0, i + 17) + 0 > status_file
-			done = 1; next
-		}
-		!done { print; fflush() }'
-rcs=("${PIPESTATUS[@]}")
-set -e
-if [ -s "$T/status" ]; then
-	rc=$(cat "$T/status")
-elif [ "${rcs[0]}" = 124 ] || [ "${rcs[0]}" = 137 ]; then
-	echo "vm: timed out after ${timeout}s"
-	rc=124
-else
-	echo "vm: the guest stopped before the command finished (qemu status ${rcs[0]})"
-	rc=125
-fi
+	-kernel "$kernel" -initrd "$T/initrd" -append "$append"
 echo "vm: $(( $(date +%s) - start )) s in the guest"
 echo "vm: exit status $rc"
 exit "$rc"

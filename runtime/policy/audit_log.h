@@ -26,8 +26,8 @@ const char *audit_log_path(const struct policy *p);
 
 /* What the decisions are about. */
 struct audit_subject {
-	const char *id;		/* the container */
-	const char *op;		/* "create", "exec", "update" */
+	const char *id;		     /* the container */
+	const char *op;		     /* "create", "exec", "update" */
 	const struct oci_spec *spec; /* its annotations and engine; may be NULL */
 };
 

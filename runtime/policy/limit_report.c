@@ -93,8 +93,7 @@ void audit_log_limit_hits(int state_dir_fd, const char *id, const char *cgroup_p
 	add_hit(&ch, "linux.resources.pids.limit", "pids.events max", keyed(pids, "max"),
 		"fork/clone call(s) refused by its pids limit (EAGAIN)");
 	if (ch.len) {
-		struct policy p = { .mode = POLICY_ENFORCE, .source = (char *)"(as at create)",
-				    .audit_log = log };
+		struct policy p = { .mode = POLICY_ENFORCE, .source = (char *)"(as at create)", .audit_log = log };
 		struct audit_subject subj = { id, "delete", NULL };
 		audit_log_changes(&p, &subj, &ch, "applied", true);
 	}

@@ -41,9 +41,21 @@
 
 /* Docker's default capability set (moby oci/caps), containerd's too. */
 static const char *const engine_default_caps[] = {
-	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FSETID", "CAP_FOWNER", "CAP_MKNOD",
-	"CAP_NET_RAW", "CAP_SETGID", "CAP_SETUID", "CAP_SETFCAP", "CAP_SETPCAP",
-	"CAP_NET_BIND_SERVICE", "CAP_SYS_CHROOT", "CAP_KILL", "CAP_AUDIT_WRITE", NULL,
+	"CAP_CHOWN",
+	"CAP_DAC_OVERRIDE",
+	"CAP_FSETID",
+	"CAP_FOWNER",
+	"CAP_MKNOD",
+	"CAP_NET_RAW",
+	"CAP_SETGID",
+	"CAP_SETUID",
+	"CAP_SETFCAP",
+	"CAP_SETPCAP",
+	"CAP_NET_BIND_SERVICE",
+	"CAP_SYS_CHROOT",
+	"CAP_KILL",
+	"CAP_AUDIT_WRITE",
+	NULL,
 };
 
 /* The /dev/shm size Docker and containerd give unasked. */
@@ -241,7 +253,9 @@ static void req_namespaces(const struct oci_spec *s, bool host_netns, bool eng,
 		enum ns_type t;
 		const char *flag;
 	} needed[] = {
-		{ NS_PID, "--pid=host" }, { NS_IPC, "--ipc=host" }, { NS_UTS, "--uts=host" },
+		{ NS_PID, "--pid=host" },
+		{ NS_IPC, "--ipc=host" },
+		{ NS_UTS, "--uts=host" },
 	};
 
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
@@ -365,8 +379,8 @@ static void req_tmpfs(const struct policy *p, const struct oci_spec *s, bool eng
 		{
 			_cleanup_free_ char *allow =
 				t ? xasprintf("\"tmpfs\": [{\"path\": \"%s\", \"size\": %llu}]",
-					      t->path, (unsigned long long)v)
-				  : xstrdup("\"limits\": {\"memory\": ...} (a tmpfs outside the policy's list is capped at the memory limit)");
+					      t->path, (unsigned long long)v) :
+				    xstrdup("\"limits\": {\"memory\": ...} (a tmpfs outside the policy's list is capped at the memory limit)");
 			add(r, "tmpfs", allow,
 			    xasprintf("a tmpfs of %llu bytes on %s%s, above its cap of %llu",
 				      (unsigned long long)v, m->destination,
@@ -417,7 +431,8 @@ int policy_requests_refuse(const struct policy *p, const struct policy_requests 
 			w = snprintf(buf + n, sizeof(buf) - n, "%s%s [rule %s; no policy field allows it%s]",
 				     i ? "; " : "", q->what, q->rule,
 				     !strcmp(q->rule, "network") ?
-					     " (\"networkAllowed\": true gives the container a network of its own)" : "");
+					     " (\"networkAllowed\": true gives the container a network of its own)" :
+					     "");
 		if (w < 0)
 			break;
 		n += (size_t)w;

@@ -16,13 +16,12 @@
 
 const char *audit_log_path(const struct policy *p)
 {
-	const char *env;
+	const char *env = getenv(AUDIT_LOG_ENV);
 
-	if (p->audit_log)
-		return p->audit_log[0] ? p->audit_log : NULL;
-	env = getenv(AUDIT_LOG_ENV);
 	if (env && env[0] == '/')
 		return env;
+	if (p->audit_log)
+		return p->audit_log[0] ? p->audit_log : NULL;
 	return POLICY_AUDIT_LOG_DEFAULT;
 }
 

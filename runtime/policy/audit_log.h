@@ -19,9 +19,10 @@
 
 #define AUDIT_LOG_ENV "AGENTSBX_POLICY_LOG"
 
-/* The file in force: auditLog of the policy file; when the file does not
- * set it, $AGENTSBX_POLICY_LOG (the test suites point it at a temp file),
- * else the default.  NULL: auditLog is "" (no audit log). */
+/* The file in force: $AGENTSBX_POLICY_LOG when set to an absolute path
+ * (the test suites point it at a temp file: no test writes /var/log, even
+ * with a policy file that names it, as policy.json.example does), else
+ * auditLog of the policy, else the default.  NULL: auditLog is "" (none). */
 const char *audit_log_path(const struct policy *p);
 
 /* What the decisions are about. */

@@ -53,8 +53,8 @@ struct policy {
 	char *source; /* the file it came from, or "built-in default" */
 	enum policy_on_request on_request; /* onRequestAboveFloor */
 	/* auditLog: the JSON-lines log of every decision; NULL: not set in
-	 * the file (POLICY_AUDIT_LOG_DEFAULT, or $AGENTSBX_POLICY_LOG, which
-	 * the test suites set); "": no audit log. */
+	 * the file (POLICY_AUDIT_LOG_DEFAULT); "": no audit log.  The runtime's
+	 * $AGENTSBX_POLICY_LOG wins over both (runtime/policy/audit_log.h). */
 	char *audit_log;
 
 	/* network */

@@ -196,7 +196,10 @@ def setup_policy(s):
     builtin = json.loads(run([RUNTIME, "--policy", empty, "policy", "show"]).ok().out)
     s.policy_default = os.path.join(s.tmp, "policy-default.json")
     with open(s.policy_default, "w") as f:
-        json.dump({"bindPrefixes": builtin["bindPrefixes"] + [s.tmp]}, f, indent=2)
+        # auditLog: the session's (dockerd does not pass its environment
+        # on to the runtime), never /var/log/agentsbx.
+        json.dump({"bindPrefixes": builtin["bindPrefixes"] + [s.tmp],
+                   "auditLog": os.environ["AGENTSBX_POLICY_LOG"]}, f, indent=2)
     s.policy = json.loads(run([RUNTIME, "--policy", s.policy_default,
                                "policy", "show"]).ok().out)
     for name, pol in (("agentsbx-off", s.policy_off), ("agentsbx-default", s.policy_default)):

@@ -93,6 +93,12 @@ def as_cri(env, spec, cid):
 ENGINES = {"docker": as_docker, "podman": as_podman, "cri": as_cri}
 
 
+def file_env():
+    """The environment without $AGENTSBX_POLICY_LOG (which wins over the
+    policy's auditLog): for the tests of auditLog itself."""
+    return {k: v for k, v in os.environ.items() if k != "AGENTSBX_POLICY_LOG"}
+
+
 def audit_lines(cid):
     path = os.environ["AGENTSBX_POLICY_LOG"]
     if not os.path.exists(path):
@@ -387,7 +393,7 @@ def test_audit_log_field_moves_it_and_empty_turns_it_off(penv):
     cid = penv.new_id()
     bundle = penv.make_bundle("b1", spec=make_spec(["true"]))
     run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run", "--bundle", bundle,
-             cid], check=True)
+             cid], check=True, env=file_env())
     recs = [json.loads(l) for l in open(log)]
     assert recs and all(r["container"] == cid for r in recs)
     assert oct(os.stat(log).st_mode & 0o777) == "0o640"
@@ -396,7 +402,7 @@ def test_audit_log_field_moves_it_and_empty_turns_it_off(penv):
     cid2 = penv.new_id()
     bundle = penv.make_bundle("b2", spec=make_spec(["true"]))
     run_cmd([penv.runtime, "--root", penv.root, "--policy", off, "run", "--bundle", bundle,
-             cid2], check=True)
+             cid2], check=True, env=file_env())
     assert audit_lines(cid2) == []
 
 
@@ -406,7 +412,7 @@ def test_an_unwritable_audit_log_never_blocks_create(penv):
     cid = penv.new_id()
     bundle = penv.make_bundle("b", spec=make_spec(["echo", "ran"]))
     rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run",
-                            "--bundle", bundle, cid])
+                            "--bundle", bundle, cid], env=file_env())
     assert rc == 0 and out.strip() == "ran", err
     assert "policy audit log %s: open" % log in err, err
 
@@ -422,7 +428,7 @@ def test_audit_log_is_rotation_safe(penv):
         ids.append(cid)
         bundle = penv.make_bundle("b%d" % i, spec=make_spec(["true"]))
         run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run", "--bundle",
-                 bundle, cid], check=True)
+                 bundle, cid], check=True, env=file_env())
         if i == 0:
             os.rename(log, log + ".1")
     old = {json.loads(l)["container"] for l in open(log + ".1")}
@@ -439,18 +445,18 @@ def test_policy_log_command_filters_and_follows(penv):
         ids.append(cid)
         bundle = penv.make_bundle("b%d" % i, spec=make_spec(["true"]))
         run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run", "--bundle",
-                 bundle, cid], check=True)
+                 bundle, cid], check=True, env=file_env())
     rc, out, err = run_cmd([penv.runtime, "--policy", pol, "policy", "log", "--container",
-                            ids[1]], check=True)
+                            ids[1]], check=True, env=file_env())
     recs = [json.loads(l) for l in out.splitlines()]
     assert recs and {r["container"] for r in recs} == {ids[1]}
-    rc, out, err = run_cmd([penv.runtime, "--policy", pol, "policy", "log"], check=True)
+    rc, out, err = run_cmd([penv.runtime, "--policy", pol, "policy", "log"], check=True, env=file_env())
     assert {json.loads(l)["container"] for l in out.splitlines()} == set(ids)
     # --follow: a line appended later is printed
     outpath = os.path.join(penv.tmp, "follow.out")
     with open(outpath, "wb") as outf:
         p = spawn([penv.runtime, "--policy", pol, "policy", "log", "--follow", "--container",
-                   "later"], stdout=outf)
+                   "later"], stdout=outf, env=file_env())
         time.sleep(0.5)
         os.rename(log, log + ".1")  # rotated while followed
         with open(log, "a") as f:
@@ -738,7 +744,7 @@ def test_an_audit_log_that_would_block_never_blocks_create(penv):
     pol = policy_file(penv, {"auditLog": fifo})
     bundle = penv.make_bundle("b", spec=make_spec(["echo", "ran"]))
     rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run",
-                            "--bundle", bundle, penv.new_id()], timeout=30)
+                            "--bundle", bundle, penv.new_id()], timeout=30, env=file_env())
     assert rc == 0 and out.strip() == "ran" and "policy audit log %s: open" % fifo in err, err
     rfd = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
     try:
@@ -750,7 +756,7 @@ def test_an_audit_log_that_would_block_never_blocks_create(penv):
             pass
         bundle = penv.make_bundle("b2", spec=make_spec(["echo", "ran"]))
         rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run",
-                                "--bundle", bundle, penv.new_id()], timeout=30)
+                                "--bundle", bundle, penv.new_id()], timeout=30, env=file_env())
         assert rc == 0 and out.strip() == "ran", err
         assert "policy audit log %s: write: Resource temporarily unavailable" % fifo in err, err
         os.close(wfd)
@@ -765,3 +771,17 @@ def test_update_decisions_are_in_the_audit_log(penv):
     assert rc != 0 and "above the cap limits.memory = 268435456" in err, err
     lines = [l for l in audit_lines(cid) if l["op"] == "update"]
     assert [l["action"] for l in lines] == ["refused"], lines
+
+
+def test_env_audit_log_wins_over_the_policy_file(penv):
+    """$AGENTSBX_POLICY_LOG (set by every test suite) wins over auditLog,
+    so that a policy file naming /var/log/agentsbx/policy.log (as
+    policy.json.example does) writes nothing there in a test."""
+    named = os.path.join(penv.tmp, "named.log")
+    pol = policy_file(penv, {"auditLog": named})
+    cid = penv.new_id()
+    bundle = penv.make_bundle("b", spec=make_spec(["true"]))
+    run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run", "--bundle", bundle, cid],
+            check=True)
+    assert not os.path.exists(named)
+    assert audit_lines(cid)

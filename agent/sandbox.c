@@ -54,21 +54,61 @@ static int open_std_fds(struct error *err)
 /* Our own mount namespace, receiving the host's mounts but sending none:
  * the workspaces and overlays are never seen on the host, and vanish
  * with this process whatever way it ends. */
+const char *sandbox_work_dir(void)
+{
+	static char *dir;
+	const char *xdg = getenv("XDG_RUNTIME_DIR");
+
+	if (!dir)
+		dir = geteuid() == 0 || !xdg || xdg[0] != '/' ?
+			      xstrdup(SANDBOX_WORK_DIR) :
+			      xasprintf("%s/agentsbx-sandbox", xdg);
+	return dir;
+}
+
+/* Rootless: a user namespace of our own, our ids mapped to themselves, so
+ * that the private mount namespace and its tmpfs and overlays are ours to
+ * make.  We stay who we are (the runtime stays rootless); the containers'
+ * user namespaces nest in this one. */
+static int own_user_namespace(struct error *err)
+{
+	unsigned uid = (unsigned)geteuid(), gid = (unsigned)getegid();
+	char map[64];
+
+	/* Read before: until the maps exist, we are the overflow id. */
+	if (unshare(CLONE_NEWUSER) < 0)
+		return error_sys(err, "sandbox: rootless: unshare a user namespace");
+	snprintf(map, sizeof(map), "%u %u 1", uid, uid);
+	if (write_file_at(AT_FDCWD, "/proc/self/uid_map", map, err) < 0)
+		return -1;
+	if (write_file_at(AT_FDCWD, "/proc/self/setgroups", "deny", err) < 0)
+		return -1;
+	snprintf(map, sizeof(map), "%u %u 1", gid, gid);
+	return write_file_at(AT_FDCWD, "/proc/self/gid_map", map, err);
+}
+
 static int private_mounts(struct error *err)
 {
+	const char *work = sandbox_work_dir();
 	struct stat st;
 
+	if (geteuid() != 0) {
+		if (!getenv("XDG_RUNTIME_DIR"))
+			return error_set(err, "sandbox: rootless: XDG_RUNTIME_DIR is not set (the workspace and the state go there)");
+		if (own_user_namespace(err) < 0)
+			return -1;
+	}
 	if (unshare(CLONE_NEWNS) < 0)
 		return error_sys(err, "sandbox: unshare the mount namespace");
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) < 0)
 		return error_sys(err, "sandbox: make / a slave mount");
-	if (mkdir(SANDBOX_WORK_DIR, 0700) < 0 && errno != EEXIST)
-		return error_sys(err, "sandbox: mkdir %s", SANDBOX_WORK_DIR);
-	if (lstat(SANDBOX_WORK_DIR, &st) < 0 || !S_ISDIR(st.st_mode))
-		return error_set(err, "sandbox: %s is not a directory", SANDBOX_WORK_DIR);
-	if (mount("agentsbx-sandbox", SANDBOX_WORK_DIR, "tmpfs",
+	if (mkdir(work, 0700) < 0 && errno != EEXIST)
+		return error_sys(err, "sandbox: mkdir %s", work);
+	if (lstat(work, &st) < 0 || !S_ISDIR(st.st_mode))
+		return error_set(err, "sandbox: %s is not a directory", work);
+	if (mount("agentsbx-sandbox", work, "tmpfs",
 		  MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=1m,nr_inodes=8192,mode=0700") < 0)
-		return error_sys(err, "sandbox: mount a tmpfs on %s", SANDBOX_WORK_DIR);
+		return error_sys(err, "sandbox: mount a tmpfs on %s", work);
 	return 0;
 }
 

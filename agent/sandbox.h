@@ -29,7 +29,7 @@
 #include "../lib/error.h"
 #include "../runtime/container.h"
 
-#define SANDBOX_WORK_DIR "/run/agentsbx-sandbox"
+#define SANDBOX_WORK_DIR "/run/agentsbx-sandbox" /* rootless: $XDG_RUNTIME_DIR/agentsbx-sandbox */
 #define SANDBOX_IMAGE_ROOT "/var/lib/agentsbx/images"
 #define SANDBOX_IMAGE_ROOT_ENV "AGENTSBX_IMAGE_ROOT"
 #define SANDBOX_CODE_DIR ".agentsbx" /* in the container's root */

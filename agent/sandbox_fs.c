@@ -80,13 +80,28 @@ static bool image_name_valid(const char *name)
 	return true;
 }
 
+/* A plain user's images: $XDG_DATA_HOME/agentsbx/images, by default
+ * ~/.local/share/agentsbx/images (NULL without either variable). */
+static char *user_image_root(void)
+{
+	const char *data = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+
+	if (data && data[0] == '/')
+		return xasprintf("%s/agentsbx/images", data);
+	if (home && home[0] == '/')
+		return xasprintf("%s/.local/share/agentsbx/images", home);
+	return NULL;
+}
+
 int sandbox_image_path(const char *root, const char *name, char **out,
 		       struct error *err)
 {
-	_cleanup_free_ char *path = NULL;
+	_cleanup_free_ char *path = NULL, *user_root = NULL;
 
 	if (!root || !*root)
 		root = getenv(SANDBOX_IMAGE_ROOT_ENV);
+	if ((!root || !*root) && geteuid() != 0)
+		root = user_root = user_image_root();
 	if (!root || !*root)
 		root = SANDBOX_IMAGE_ROOT;
 	if (!image_name_valid(name))
@@ -170,7 +185,11 @@ static int make_subdirs(int dirfd, uid_t uid, struct error *err)
 	/* Opaque: whatever the image has at /.agentsbx is hidden. */
 	code_dir = openat(dirfd, "upper/" SANDBOX_CODE_DIR, O_RDONLY | O_DIRECTORY |
 			  O_NOFOLLOW | O_CLOEXEC);
-	if (code_dir < 0 || fsetxattr(code_dir, "trusted.overlay.opaque", "y", 1, 0) < 0)
+	/* In a user namespace (rootless) overlayfs reads user.* xattrs
+	 * (userxattr, sandbox_overlay_mount): trusted.* is root's. */
+	if (code_dir < 0 || fsetxattr(code_dir, geteuid() == 0 ? "trusted.overlay.opaque"
+							      : "user.overlay.opaque",
+				      "y", 1, 0) < 0)
 		return error_sys(err, "sandbox workspace: make /%s opaque", SANDBOX_CODE_DIR);
 	return 0;
 }
@@ -182,7 +201,7 @@ int sandbox_workspace_make(struct sandbox *sb, uint64_t disk, uid_t uid,
 					      (unsigned long long)(disk ? disk : SANDBOX_DISK_DEFAULT));
 	_cleanup_close_ int dirfd = -1;
 
-	sb->dir = xasprintf("%s/%s", SANDBOX_WORK_DIR, sb->id);
+	sb->dir = xasprintf("%s/%s", sandbox_work_dir(), sb->id);
 	if (mkdir(sb->dir, 0700) < 0)
 		return error_sys(err, "sandbox workspace: mkdir %s", sb->dir);
 	sb->dir_made = true;
@@ -198,8 +217,9 @@ int sandbox_workspace_make(struct sandbox *sb, uint64_t disk, uid_t uid,
 int sandbox_overlay_mount(struct sandbox *sb, const char *image, struct error *err)
 {
 	_cleanup_free_ char *target = xasprintf("%s/rootfs", sb->dir);
-	_cleanup_free_ char *opts = xasprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work",
-					      image, sb->dir, sb->dir);
+	_cleanup_free_ char *opts = xasprintf("lowerdir=%s,upperdir=%s/upper,workdir=%s/work%s",
+					      image, sb->dir, sb->dir,
+					      geteuid() == 0 ? "" : ",userxattr");
 	_cleanup_close_ int rootfd = -1;
 
 	if (mount("overlay", target, "overlay", 0, opts) < 0)

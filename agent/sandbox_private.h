@@ -14,6 +14,9 @@
 
 /* ---- sandbox_fs.c: the workspace ------------------------------------------ */
 
+/* SANDBOX_WORK_DIR, or the rootless caller's under $XDG_RUNTIME_DIR. */
+const char *sandbox_work_dir(void);
+
 /* SANDBOX_WORK_DIR/ID on a tmpfs of its own, capped at disk bytes, with
  * upper/, upper/.agentsbx, work/ and rootfs/. */
 /* uid: the process's user once the policy is applied; the overlay's root

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <yajl/yajl_tree.h>
 
@@ -333,7 +334,10 @@ static void gen_spec(yajl_gen g, yajl_val def, const struct sandbox_config *cfg,
 char *sandbox_spec_json(const struct sandbox_config *cfg, const char *interpreter,
 			struct error *err)
 {
-	_cleanup_free_ char *def_json = spec_default_json(false, 0, 0);
+	/* Rootless: the default for an unprivileged caller, with a user
+	 * namespace that maps its own ids to 0 (spec --rootless). */
+	bool rootless = geteuid() != 0;
+	_cleanup_free_ char *def_json = spec_default_json(rootless, geteuid(), getegid());
 	char ebuf[256] = "";
 	yajl_val def = yajl_tree_parse(def_json, ebuf, sizeof(ebuf));
 	yajl_gen g;
@@ -369,8 +373,9 @@ int sandbox_process_uid(const struct global_opts *g, uid_t *out, struct error *e
 
 	if (policy_load(g->policy_path, &p, err) < 0)
 		return -1;
-	/* The spec says uid 0; the policy in force replaces it (policy_kernel.c). */
-	*out = p.mode == POLICY_ENFORCE && p.uid.set ? (uid_t)p.uid.v : 0;
+	/* The spec says uid 0; the policy in force replaces it (policy_kernel.c)
+	 * when that is host root -- not rootless, where 0 is the caller. */
+	*out = p.mode == POLICY_ENFORCE && p.uid.set && geteuid() == 0 ? (uid_t)p.uid.v : 0;
 	policy_free(&p);
 	return 0;
 }

@@ -38,6 +38,7 @@ static const char help_text[] =
 	"                      default: python)\n"
 	"  --rootfs DIR        an image directory by path (repeatable)\n"
 	"  --image-root DIR    default $" SANDBOX_IMAGE_ROOT_ENV " or " SANDBOX_IMAGE_ROOT "\n"
+	"                      (not root: $XDG_DATA_HOME/agentsbx/images)\n"
 	"  --timeout S         per call unless asked (default 30); --max-timeout S (300)\n"
 	"  --memory M, --cpus N, --pids N, --disk N, --output-limit N  as for sandbox\n"
 	"  --warm N            keep N created, never-used sandboxes per language ready\n"

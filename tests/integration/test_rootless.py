@@ -164,3 +164,22 @@ def test_features_say_what_works_for_the_caller(rl, runtime):
         # v1 hierarchies are never delegated: no limits rootless here.
         assert theirs["io.agentsbx.cgroup.limits"] == "false"
     assert theirs["io.agentsbx.userns.idmaps"].startswith("own id")
+
+
+def test_spec_rootless_writes_a_config_that_runs(rl):
+    rc, out, err = rl.rt("spec", "--rootless", "-b", rl.bundle)
+    assert rc == 0, err
+    path = os.path.join(rl.bundle, "config.json")
+    with open(path) as f:
+        spec = json.load(f)
+    assert spec["linux"]["uidMappings"] == [{"containerID": 0, "hostID": UID, "size": 1}]
+    # As written (terminal true, sh): only the command is changed, to run
+    # without a terminal here.
+    spec["process"]["terminal"] = False
+    spec["process"]["args"] = ["sh", "-c", "id -u; cat /proc/self/uid_map"]
+    with open(path, "w") as f:
+        json.dump(spec, f)
+    rc, out, err = rl.rt("run", "--bundle", rl.bundle, "rl-spec")
+    assert rc == 0, err
+    lines = out.split("\n")
+    assert lines[0] == "0" and lines[1].split() == ["0", str(UID), "1"]

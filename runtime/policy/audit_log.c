@@ -14,15 +14,34 @@
 #include "../../lib/util.h"
 #include "audit_log.h"
 
-const char *audit_log_path(const struct policy *p)
+static bool explicit_path(const struct policy *p)
 {
 	const char *env = getenv(AUDIT_LOG_ENV);
+
+	return (env && env[0] == '/') || p->audit_log;
+}
+
+const char *audit_log_path(const struct policy *p)
+{
+	static char user_path[4096];
+	const char *env = getenv(AUDIT_LOG_ENV), *state, *home;
+	int n = -1;
 
 	if (env && env[0] == '/')
 		return env;
 	if (p->audit_log)
 		return p->audit_log[0] ? p->audit_log : NULL;
-	return POLICY_AUDIT_LOG_DEFAULT;
+	if (geteuid() == 0)
+		return POLICY_AUDIT_LOG_DEFAULT;
+	/* A plain user cannot write /var/log: their own state directory. */
+	state = getenv("XDG_STATE_HOME");
+	home = getenv("HOME");
+	if (state && state[0] == '/')
+		n = snprintf(user_path, sizeof(user_path), "%s/agentsbx/policy.log", state);
+	else if (home && home[0] == '/')
+		n = snprintf(user_path, sizeof(user_path), "%s/.local/state/agentsbx/policy.log",
+			     strcmp(home, "/") ? home : "");
+	return n > 0 && (size_t)n < sizeof(user_path) ? user_path : NULL;
 }
 
 static void gstr(yajl_gen g, const char *s)
@@ -106,24 +125,37 @@ static void write_line(int fd, const char *path, yajl_gen g, bool *warned)
 	}
 }
 
-/* Opened anew for every batch (a rotated log is followed at once); made
- * with its directory when missing.  -1: a warning was logged. */
-static int open_log(const char *path)
+/* The directories of path, made when missing (0750: the log is root's
+ * or the user's own). */
+static void make_dirs(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0640);
+	_cleanup_free_ char *dir = xstrdup(path);
+
+	for (char *s = strchr(dir + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+			return;
+		*s = '/';
+	}
+}
+
+/* Opened anew for every batch (a rotated log is followed at once); made
+ * with its directories when missing.  -1: logged (a warning when the log
+ * was named by the policy or the environment; at info for the default, so
+ * that a plain user's runs without a writable state directory stay quiet). */
+static int open_log(const struct policy *p, const char *path)
+{
+	static const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	int fd = open(path, flags, 0640);
 
 	if (fd < 0 && errno == ENOENT) {
-		_cleanup_free_ char *dir = xstrdup(path);
-		char *slash = strrchr(dir, '/');
-		if (slash && slash != dir) {
-			*slash = '\0';
-			if (mkdir(dir, 0750) == 0 || errno == EEXIST)
-				fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0640);
-		}
+		make_dirs(path);
+		fd = open(path, flags, 0640);
 	}
 	if (fd < 0)
-		log_warn("policy audit log %s: open: %s (the decisions are in this log only)", path,
-			 strerror(errno));
+		log_msg(explicit_path(p) ? LOG_LVL_WARN : LOG_LVL_INFO,
+			"policy audit log %s: open: %s (the decisions are in this log only)", path,
+			strerror(errno));
 	return fd;
 }
 
@@ -145,7 +177,7 @@ void audit_log_changes(const struct policy *p, const struct audit_subject *s,
 	bool warned = false;
 	int fd;
 
-	if (!path || !ch->len || (fd = open_log(path)) < 0)
+	if (!path || !ch->len || (fd = open_log(p, path)) < 0)
 		return;
 	for (size_t i = 0; i < ch->len; i++) {
 		yajl_gen g = line_start(p, s, applied);
@@ -168,7 +200,7 @@ void audit_log_requests(const struct policy *p, const struct audit_subject *s,
 	bool warned = false;
 	int fd;
 
-	if (!path || !r->len || (fd = open_log(path)) < 0)
+	if (!path || !r->len || (fd = open_log(p, path)) < 0)
 		return;
 	for (size_t i = 0; i < r->len; i++) {
 		yajl_gen g = line_start(p, s, applied);

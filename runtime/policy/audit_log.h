@@ -22,7 +22,9 @@
 /* The file in force: $AGENTSBX_POLICY_LOG when set to an absolute path
  * (the test suites point it at a temp file: no test writes /var/log, even
  * with a policy file that names it, as policy.json.example does), else
- * auditLog of the policy, else the default.  NULL: auditLog is "" (none). */
+ * auditLog of the policy, else the default: /var/log/agentsbx/policy.log
+ * for root, $XDG_STATE_HOME/agentsbx/policy.log (~/.local/state/...) for a
+ * plain user.  NULL: auditLog is "" (none), or a user without HOME. */
 const char *audit_log_path(const struct policy *p);
 
 /* What the decisions are about. */

@@ -31,6 +31,10 @@ int parse_create_flags(const struct command *cmd, int argc, char **argv,
 int parse_id_only(const struct command *cmd, int argc, char **argv,
 		  const char **id);
 
+/* policy log [--follow] [--container ID] (policy_log.c); argv[0] is "log". */
+int policy_log_run(const struct global_opts *g, const struct command *cmd, int argc,
+		   char **argv);
+
 /* Log err (the json log's last "error" line is what callers show) and
  * return 1. */
 int cmd_fail(const struct error *err);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* policy show | policy explain [--bundle DIR] */
+/* policy show | policy explain [--bundle DIR] | policy log [--follow] [--container ID] */
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -56,10 +56,28 @@ static int policy_explain(const struct global_opts *g, const char *bundle)
 		policy_resolve_bind_sources(&spec, abs ? abs : bundle);
 		free(abs);
 	}
-	r = policy_apply(&p, &spec, &ch, &d, &err);
-	if (r < 0) {
+	{
+		/* Requests above the floor: the bundle directory's name is the
+		 * container id (Docker's, containerd's, podman's bundles). */
+		char *abs = realpath(bundle, NULL);
+		const char *slash = abs ? strrchr(abs, '/') : NULL;
+		struct policy_requests req;
+
+		policy_requests(&p, &spec, slash ? slash + 1 : bundle, false, &req);
+		if (req.len && p.on_request == ON_REQUEST_REFUSE) {
+			policy_requests_refuse(&p, &req, &err);
+			printf("refused: %s\n", err.msg);
+			r = -1;
+		}
+		for (size_t i = 0; i < req.len && p.on_request == ON_REQUEST_CLAMP; i++)
+			printf("asked for %s: clamped to the floor (onRequestAboveFloor: clamp)\n",
+			       req.items[i].what);
+		policy_requests_free(&req);
+		free(abs);
+	}
+	if (r == 0 && (r = policy_apply(&p, &spec, &ch, &d, &err)) < 0) {
 		printf("refused: %s\n", err.msg);
-	} else {
+	} else if (r == 0) {
 		printf("%-13s %-40s %-30s %s\n", "RULE", "FIELD", "FROM", "TO");
 		for (size_t i = 0; i < ch.len; i++)
 			printf("%-13s %-40s %-30s %s\n", ch.items[i].rule, ch.items[i].field,
@@ -90,8 +108,10 @@ static int run_policy(const struct global_opts *g, int argc, char **argv)
 			return cmd_usage(&cmd_policy, false);
 		return policy_show(g);
 	}
+	if (!strcmp(argv[1], "log"))
+		return policy_log_run(g, &cmd_policy, argc - 1, argv + 1);
 	if (strcmp(argv[1], "explain")) {
-		log_error("policy: unknown subcommand \"%s\" (show or explain)", argv[1]);
+		log_error("policy: unknown subcommand \"%s\" (show, explain or log)", argv[1]);
 		return 1;
 	}
 	optind = 1;
@@ -108,7 +128,7 @@ static int run_policy(const struct global_opts *g, int argc, char **argv)
 
 const struct command cmd_policy = {
 	.name = "policy",
-	.summary = "show the sandbox policy in force, or explain what it changes in a bundle",
-	.usage = "show | explain [--bundle|-b DIR]",
+	.summary = "show the sandbox policy in force, explain what it changes in a bundle, or read its audit log",
+	.usage = "show | explain [--bundle|-b DIR] | log [--follow|-f] [--container|-c ID]",
 	.run = run_policy,
 };

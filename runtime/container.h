@@ -114,6 +114,10 @@ int container_update(const struct global_opts *g, const char *id,
 
 /* events: stats every interval (once with stats_once) and OOM events, as
  * JSON lines, until the container stops. */
+/* policy log: the policy's audit log (its JSON lines, those of container
+ * if not NULL) on stdout; follow: and what comes next, across rotations. */
+int container_policy_log(const struct global_opts *g, bool follow, const char *container,
+			 struct error *err);
 int container_events(const struct global_opts *g, const char *id, bool stats_once,
 		     unsigned interval_ms, struct error *err);
 

@@ -125,6 +125,8 @@ int policy_add_engine_dirs(struct container_ctx *c, struct error *err);
 /* After the rootfs and the joined namespaces are open, before anything is
  * written: judge them (the host's namespaces, a host root) under enforce. */
 int policy_judge_objects(struct container_ctx *c, struct error *err);
+/* A refusal into the policy's audit log (policy/audit_log.h). */
+void policy_audit_refusal(struct container_ctx *c, const struct error *err);
 
 /* netfilter.c: the container's own egress table in the current netns:
  * no new outbound connection (inbound_only), or the policy's denyCidrs

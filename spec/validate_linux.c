@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../lib/util.h"
 #include "internal.h"
@@ -236,6 +237,12 @@ static int check_sysctls(const struct oci_spec *s, struct error *err)
 
 /* ---- devices, paths --------------------------------------------------- */
 
+/* The S_IFMT bits of a device type (c, u: char; b: block; p: fifo). */
+static uint64_t device_type_bits(char type)
+{
+	return type == 'b' ? S_IFBLK : type == 'p' ? S_IFIFO : S_IFCHR;
+}
+
 static int check_devices(const struct oci_linux *l, struct error *err)
 {
 	char q[QUOTE_MAX];
@@ -263,7 +270,10 @@ static int check_devices(const struct oci_linux *l, struct error *err)
 					  "linux.devices[%zu]: negative "
 					  "major or minor number",
 					  i);
-		if (d->file_mode.set && d->file_mode.v > 0777)
+		/* podman writes the whole st_mode (020644 for a char device):
+		 * the type bits of the device's own type are accepted. */
+		if (d->file_mode.set && d->file_mode.v > 0777 &&
+		    (d->file_mode.v & ~(uint64_t)0777) != device_type_bits(d->type))
 			return spec_vfail(
 				err, CFG,
 				"linux.devices[%zu].fileMode: "

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../lib/cleanup.h"
+#include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../../lib/weaken.h"
 #include "../../spec/policy/policy.h"
@@ -240,15 +241,23 @@ static int openat2_path(const char *path, uint64_t flags, uint64_t resolve)
 }
 
 /* Prefixes as written and as they really are (/var/run -> /run): the
- * operator's, trusted, so realpath() is fine here. */
-static bool under_prefixes(const struct str_array *prefixes, const char *where)
+ * operator's, trusted, so realpath() is fine here.  *by_link: where is
+ * allowed only as what a prefix that is a link to a file resolves to
+ * (Debian's /usr/bin/docker-init -> tini-static). */
+static bool under_prefixes(const struct str_array *prefixes, const char *where,
+			   bool *by_link)
 {
+	*by_link = false;
 	if (policy_bind_allowed(prefixes, where))
 		return true;
 	for (size_t i = 0; i < prefixes->len; i++) {
 		_cleanup_free_ char *real = realpath(prefixes->items[i], NULL);
-		if (real && policy_path_under(where, real))
-			return true;
+		struct stat st;
+		if (!real || !policy_path_under(where, real))
+			continue;
+		*by_link = strcmp(real, prefixes->items[i]) && stat(real, &st) == 0 &&
+			   S_ISREG(st.st_mode);
+		return true;
 	}
 	return false;
 }
@@ -282,17 +291,40 @@ static int fd_location(int fd, const struct stat *st, size_t idx, char *where,
 	return 0;
 }
 
-static int judge_prefixes(const struct mount_entry *e, size_t idx, int fd,
+static bool bind_writable(const struct mount_entry *e);
+
+/* Outside the prefixes: the error says which are allowed and what to add. */
+static int bind_refusal(const struct mount_entry *e, size_t idx, const char *where,
+			const struct mount_policy *pol, struct error *err)
+{
+	_cleanup_free_ char *advice = policy_bind_advice(
+		&(struct policy_bind_advice_in){ pol->bind_prefixes, pol->source, where });
+
+	return error_set(err, "policy: mounts[%zu]: bind source %s is %s, outside the %s",
+			 idx, e->source, where, advice);
+}
+
+static int judge_prefixes(struct mount_entry *e, size_t idx, int fd,
 			  const struct stat *st, const struct mount_policy *pol,
 			  struct error *err)
 {
 	char where[PATH_MAX];
+	bool by_link;
 
 	if (fd_location(fd, st, idx, where, sizeof(where), err) < 0)
 		return -1;
-	if (!under_prefixes(pol->bind_prefixes, where))
-		return error_set(err, "policy: mounts[%zu]: bind source %s is %s, outside the allowed prefixes (bindPrefixes of the policy %s)",
-				 idx, e->source, where, pol->source);
+	if (!under_prefixes(pol->bind_prefixes, where, &by_link))
+		return bind_refusal(e, idx, where, pol, err);
+	/* An engine's init binary named by its link (docker --init): the
+	 * host's tini-static itself, so never writable, whoever the
+	 * container runs as. */
+	if (by_link && !WEAKENED("init-rw")) {
+		if (bind_writable(e))
+			log_info("policy: mounts[%zu]: %s (%s) bound read-only: an engine-provided binary of the host",
+				 idx, e->source, where);
+		e->attr_set |= MOUNT_ATTR_RDONLY;
+		e->attr_clr &= ~(uint64_t)MOUNT_ATTR_RDONLY;
+	}
 	return 0;
 }
 
@@ -331,8 +363,7 @@ static int weak_check_by_name(const struct mount_entry *e, size_t idx,
 	if (!realpath(e->source, real))
 		return error_sys(err, "mounts[%zu].source %s", idx, e->source);
 	if (!policy_bind_allowed(pol->bind_prefixes, real))
-		return error_set(err, "policy: mounts[%zu]: bind source %s resolves to %s, outside the allowed prefixes",
-				 idx, e->source, real);
+		return bind_refusal(e, idx, real, pol, err);
 	return 0;
 }
 

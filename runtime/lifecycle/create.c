@@ -26,6 +26,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../internal.h"
+#include "../policy/audit_log.h"
 #include "../init/landlock.h"
 #include "../init/terminal.h"
 #include "../init/trampoline.h"
@@ -174,6 +175,8 @@ static int fill_state_dir(struct container_ctx *c, struct error *err)
 		     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (cfg < 0 || write_all(cfg, c->config_json, c->config_len) < 0)
 		return error_sys(err, "save config.json for %s", c->id);
+	if (c->policy_loaded && audit_log_note(c->state_dir_fd, &c->policy, c->id, err) < 0)
+		return -1;
 	if (mkfifoat(c->state_dir_fd, STATE_FIFO, 0600) < 0)
 		return error_sys(err, "create exec fifo for %s", c->id);
 	c->fifo_fd = openat(c->state_dir_fd, STATE_FIFO, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
@@ -393,9 +396,15 @@ static void create_abort(struct container_ctx *c)
 int create_container(struct container_ctx *c, struct error *err)
 {
 	if (container_id_validate(c->id, err) < 0 || load_spec(c, err) < 0 ||
-	    ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0 ||
-	    prepare(c, err) < 0)
+	    ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0)
 		return -1;
+	if (prepare(c, err) < 0) {
+		/* The kernel objects' and bind sources' refusals (judged on
+		 * their fds here), into the audit log as policy_enforce's are. */
+		if (c->policy.mode == POLICY_ENFORCE && strstr(err->msg, "policy: "))
+			policy_audit_refusal(c, err);
+		return -1;
+	}
 	hooks_set_cwd(c->bundle);
 	if (make_state_dir(c, err) < 0 || netfilter_note_joined_netns(c, err) < 0 ||
 	    spawn_init(c, err) < 0 || netfilter_check_joined_netns(c, err) < 0 ||

@@ -23,6 +23,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../internal.h"
+#include "../policy/audit_log.h"
 #include "lifecycle.h"
 
 /* From the start byte to the process's execve, beyond the startContainer
@@ -338,6 +339,7 @@ int container_kill(const struct global_opts *g, const char *id, int sig,
 int release_container(int dirfd, const char *id, const char *cgroup_path,
 		      enum cgroup_manager manager, struct error *err)
 {
+	audit_log_limit_hits(dirfd, id, cgroup_path); /* before the cgroup goes */
 	if (cgroup_path && cgroup_destroy(cgroup_path, manager, true, err) < 0)
 		return -1;
 	if (netfilter_remove_egress(dirfd, id, err) < 0)

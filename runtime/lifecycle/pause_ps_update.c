@@ -12,6 +12,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../../spec/policy/policy.h"
+#include "../policy/audit_log.h"
 #include "lifecycle.h"
 
 /* A rootless container whose cgroups were not delegated has none. */
@@ -43,16 +44,20 @@ int container_pause(const struct global_opts *g, const char *id, bool freeze,
 
 /* The policy in force judges an update as it judged the create: a new
  * limit no looser than the floor (policy_cap_update). */
-static int policy_cap(const struct global_opts *g, struct oci_resources *res,
+static int policy_cap(const struct global_opts *g, const char *id, struct oci_resources *res,
 		      struct error *err)
 {
 	struct policy p;
 	struct policy_changes ch = { 0 };
+	struct audit_subject subj = { id, "update", NULL };
 	int r;
 
 	if (policy_load(g->policy_path, &p, err) < 0)
 		return -1;
 	r = policy_cap_update(&p, res, &ch, err);
+	if (r < 0)
+		policy_change_add(&ch, "refusal", "update", err->msg, "(refused: nothing changed)");
+	audit_log_changes(&p, &subj, &ch, r < 0 ? "refused" : "applied", true);
 	for (size_t i = 0; i < ch.len; i++)
 		log_info("policy: %s: %s: %s -> %s", ch.items[i].rule, ch.items[i].field,
 			 ch.items[i].from, ch.items[i].to);
@@ -67,7 +72,7 @@ int container_update(const struct global_opts *g, const char *id,
 	struct container_handle h;
 	int r = -1;
 
-	if (policy_cap(g, res, err) < 0)
+	if (policy_cap(g, id, res, err) < 0)
 		return -1;
 	if (handle_open(g, id, true, &h, err) < 0)
 		return -1;

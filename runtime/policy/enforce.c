@@ -18,6 +18,7 @@
 #include "../../hooks/hooks.h"
 #include "../../lib/weaken.h"
 #include "../internal.h"
+#include "audit_log.h"
 
 static void log_changes(const struct policy_changes *ch, bool audit)
 {
@@ -26,6 +27,71 @@ static void log_changes(const struct policy_changes *ch, bool audit)
 		log_msg(audit ? LOG_LVL_WARN : LOG_LVL_INFO, "policy%s: %s: %s: %s -> %s",
 			audit ? " (audit, not applied)" : "", c->rule, c->field, c->from, c->to);
 	}
+}
+
+/* A refusal is a decision too: one line, the error as its "from". */
+void policy_audit_refusal(struct container_ctx *c, const struct error *err)
+{
+	struct policy_changes ch = { 0 };
+	struct audit_subject subj = { c->id, c->is_exec ? "exec" : "create", c->spec };
+
+	policy_change_add(&ch, "refusal", "config.json", err->msg, "(refused: nothing created)");
+	audit_log_changes(&c->policy, &subj, &ch, "refused", c->policy.mode == POLICY_ENFORCE);
+	policy_changes_free(&ch);
+}
+
+/* linux.namespaces[network].path is the host's (docker --network host),
+ * judged on the opened namespace.  Not there or not a namespace: false,
+ * and the later steps say why. */
+static bool host_netns_asked(struct container_ctx *c, const struct oci_spec *s)
+{
+	const struct oci_namespace *ns = spec_find_namespace(s, NS_NETWORK);
+	_cleanup_close_ int fd = -1, proc = -1;
+	struct error ignored;
+	bool host = false;
+
+	if (!ns || !ns->path)
+		return false;
+	proc = c->host_proc_fd >= 0 ? dup(c->host_proc_fd) :
+				      open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (proc < 0 || ns_open_file(ns->path, NS_NETWORK, &fd, &ignored) < 0 ||
+	    ns_fd_is_host(fd, proc, NS_NETWORK, &host, &ignored) < 0)
+		return false;
+	return host;
+}
+
+/*
+ * What the spec explicitly asks for above the floor (policy_requests.c):
+ * under enforce with onRequestAboveFloor refuse, one error naming it all;
+ * with clamp, tightened below like any default.  Audit: logged as what
+ * enforce would refuse.  Every one goes to the audit log.
+ */
+static int check_requests(struct container_ctx *c, const struct oci_spec *s,
+			  struct error *err)
+{
+	struct policy_requests r;
+	struct audit_subject subj = { c->id, c->is_exec ? "exec" : "create", s };
+	bool audit = c->policy.mode == POLICY_AUDIT;
+	bool refuse = c->policy.on_request == ON_REQUEST_REFUSE;
+	int rc = 0;
+
+	policy_requests(&c->policy, s, c->id, host_netns_asked(c, s), &r);
+	if (!r.len)
+		return 0;
+	audit_log_requests(&c->policy, &subj, &r, refuse ? "refused" : "clamped", !audit);
+	if (refuse) {
+		rc = policy_requests_refuse(&c->policy, &r, err);
+		if (audit) {
+			log_warn("policy (audit, not applied): would refuse: %s", err->msg);
+			rc = 0;
+		}
+	} else {
+		for (size_t i = 0; i < r.len; i++)
+			log_warn("policy%s: asked for %s: clamped to the floor (onRequestAboveFloor: clamp)",
+				 audit ? " (audit, not applied)" : "", r.items[i].what);
+	}
+	policy_requests_free(&r);
+	return rc;
 }
 
 /* Audit: the same transformation on a fresh parse, logged, then dropped. */
@@ -42,13 +108,23 @@ static int audit_spec(struct container_ctx *c, struct error *err)
 		return -1;
 	if (c->bundle)
 		policy_resolve_bind_sources(&copy, c->bundle);
+	if (check_requests(c, &copy, err) < 0) {
+		spec_free(&copy);
+		return -1;
+	}
 	r = policy_apply(&c->policy, &copy, &ch, &d, err);
-	if (r == 0)
+	if (r == 0) {
 		log_changes(&ch, true);
-	else
+		audit_log_changes(&c->policy, &(struct audit_subject){ c->id, "create", &copy },
+				  &ch, "applied", false);
+	} else {
 		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
-	if (hooks_judge_all(&c->policy, &copy, false, err) < 0)
+		policy_audit_refusal(c, err);
+	}
+	if (hooks_judge_all(&c->policy, &copy, false, err) < 0) {
 		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
+		policy_audit_refusal(c, err);
+	}
 	policy_changes_free(&ch);
 	spec_free(&copy);
 	return 0;
@@ -240,13 +316,15 @@ int policy_judge_objects(struct container_ctx *c, struct error *err)
 	case POLICY_OFF:
 		return 0;
 	case POLICY_AUDIT:
-		if (judge_objects(c, &would) < 0)
+		if (judge_objects(c, &would) < 0) {
 			log_warn("policy (audit, not applied): would refuse: %s", would.msg);
+			policy_audit_refusal(c, &would);
+		}
 		return 0;
 	case POLICY_ENFORCE:
 		break;
 	}
-	return judge_objects(c, err);
+	return judge_objects(c, err); /* a refusal: logged by create */
 }
 
 int policy_enforce(struct container_ctx *c, struct error *err)
@@ -269,14 +347,20 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	/* The front door's own workspace joins this container's bindPrefixes. */
 	if (c->own_bind_prefix)
 		policy_strv_add(&c->policy.bind_prefixes, c->own_bind_prefix);
-	if (policy_add_engine_dirs(c, err) < 0)
+	if (policy_add_engine_dirs(c, err) < 0 || check_requests(c, c->spec, err) < 0)
 		return -1;
-	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0)
+	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0) {
+		policy_audit_refusal(c, err);
 		return -1;
+	}
+	audit_log_changes(&c->policy, &(struct audit_subject){ c->id, c->is_exec ? "exec" : "create", c->spec },
+			  &ch, "applied", true);
 	/* create: every hook judged (and its file kept open) now. */
 	hooks_guard_set(&c->policy);
-	if (c->config_json && hooks_pin(c->spec, err) < 0)
+	if (c->config_json && hooks_pin(c->spec, err) < 0) {
+		policy_audit_refusal(c, err);
 		return -1;
+	}
 	log_changes(&ch, false);
 	policy_changes_free(&ch);
 	/* What the policy made must still be a valid spec. */

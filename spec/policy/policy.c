@@ -88,6 +88,7 @@ void policy_default(struct policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = POLICY_ENFORCE;
+	p->on_request = ON_REQUEST_REFUSE;
 	p->source = xstrdup("built-in default");
 	strv_set(&p->deny_cidrs, default_deny_cidrs);
 	strv_set(&p->allow_cidrs, no_strings);
@@ -111,7 +112,9 @@ void policy_default(struct policy *p)
 	p->pids = 128;
 	p->cpu_quota = 100000;
 	p->cpu_period = 100000;
-	p->rlimit_cpu = 120;
+	/* No RLIMIT_CPU: it kills a long-running service after its CPU
+	 * seconds (issue 17); the cgroup cpu quota bounds the rate. */
+	p->rlimit_cpu = 0;
 	p->rlimit_fsize = 32 * MiB;
 	p->rlimit_nofile = 1024;
 	p->ptys = 64;
@@ -131,6 +134,7 @@ static void strv_free(struct str_array *a)
 void policy_free(struct policy *p)
 {
 	free(p->source);
+	free(p->audit_log);
 	strv_free(&p->deny_cidrs);
 	strv_free(&p->allow_cidrs);
 	for (size_t i = 0; i < p->n_tmpfs; i++)
@@ -214,11 +218,19 @@ static int parse_u64_member(struct jctx *c, yajl_val obj, const char *key,
 /* ---- strictness: every key known ----------------------------------------- */
 
 static const char *const root_keys[] = {
-	"mode", "source", "networkAllowed", "denyCidrs", "allowCidrs", "readonlyRoot", "tmpfs",
+	"mode", "source", "onRequestAboveFloor", "auditLog", "networkAllowed", "denyCidrs",
+	"allowCidrs", "readonlyRoot", "tmpfs",
 	"maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
 	"writableBinds", "idmappedMounts", "capabilities", "noNewPrivileges", "strictSeccomp",
 	"defaultDevicesOnly", "realtimeScheduling", "uid", "limits", "relaxable",
-	NULL,
+	"extend", NULL,
+};
+/* The list fields: as a key of their own they replace the default list;
+ * under "extend" they add to it (issue 17: a bindPrefixes that adds one
+ * directory used to drop Docker's and containerd's). */
+static const char *const extend_keys[] = {
+	"denyCidrs", "maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
+	"capabilities", "tmpfs", "relaxable", NULL,
 };
 static const char *const limits_keys[] = {
 	"memory", "pids", "cpuQuota", "cpuPeriod", "rlimitCpu", "rlimitFsize",
@@ -303,7 +315,7 @@ static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 	    jopt_i64(c, l, "pids", 8, 1 << 22, &pids) < 0 ||
 	    parse_u64_member(c, l, "cpuQuota", 1000, 1ull << 40, &p->cpu_quota) < 0 ||
 	    parse_u64_member(c, l, "cpuPeriod", 1000, 1000000, &p->cpu_period) < 0 ||
-	    parse_u64_member(c, l, "rlimitCpu", 1, 1ull << 32, &p->rlimit_cpu) < 0 ||
+	    parse_u64_member(c, l, "rlimitCpu", 0, 1ull << 32, &p->rlimit_cpu) < 0 ||
 	    parse_u64_member(c, l, "rlimitFsize", 4096, 1ull << 50, &p->rlimit_fsize) < 0 ||
 	    parse_u64_member(c, l, "rlimitNofile", 16, 1 << 20, &p->rlimit_nofile) < 0 ||
 	    parse_u64_member(c, l, "ptys", 1, 1 << 20, &p->ptys) < 0)
@@ -379,12 +391,104 @@ static int parse_uid(struct jctx *c, yajl_val root, struct policy *p)
 	return 0;
 }
 
+/* onRequestAboveFloor: refuse | clamp; auditLog: an absolute path or "". */
+static int parse_speech(struct jctx *c, yajl_val root, struct policy *p)
+{
+	_cleanup_free_ char *on = NULL;
+	char q[QUOTE_MAX];
+
+	if (jstring(c, root, "onRequestAboveFloor", &on) < 0)
+		return -1;
+	if (on && !strcmp(on, "clamp"))
+		p->on_request = ON_REQUEST_CLAMP;
+	else if (on && strcmp(on, "refuse"))
+		return jfail(c, "onRequestAboveFloor: expected refuse or clamp, got %s",
+			     spec_quote(q, on));
+	if (jstring(c, root, "auditLog", &p->audit_log) < 0)
+		return -1;
+	if (!p->audit_log && jmember(root, "auditLog"))
+		p->audit_log = xstrdup(""); /* "": none (jstring leaves "" unset) */
+	if (p->audit_log && p->audit_log[0] &&
+	    (!spec_path_is_absolute(p->audit_log) || strstr(p->audit_log, "/..")))
+		return jfail(c, "auditLog: must be an absolute path without \"..\" (or \"\" for none), got %s",
+			     spec_quote(q, p->audit_log));
+	return 0;
+}
+
+static int extend_strv(struct jctx *c, yajl_val ext, const char *key, struct str_array *a)
+{
+	struct str_array add = { 0 };
+
+	if (!jmember(ext, key))
+		return 0;
+	if (jstr_array(c, ext, key, &add) < 0)
+		return -1;
+	for (size_t i = 0; i < add.len; i++)
+		if (!policy_strv_has(a, add.items[i]))
+			policy_strv_add(a, add.items[i]);
+	strv_free(&add);
+	return 0;
+}
+
+/* extend.tmpfs: each entry added, or replacing the one at the same path. */
+static int extend_tmpfs(struct jctx *c, yajl_val ext, struct policy *p)
+{
+	struct policy_tmpfs *add = NULL;
+	size_t n = 0;
+
+	if (!jmember(ext, "tmpfs"))
+		return 0;
+	if (JOBJECT_ARRAY(c, ext, "tmpfs", parse_tmpfs_entry, add, n) < 0) {
+		for (size_t i = 0; i < n; i++) /* zeroed past the bad one */
+			free(add[i].path);
+		free(add);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < p->n_tmpfs && strcmp(p->tmpfs[j].path, add[i].path))
+			j++;
+		if (j == p->n_tmpfs) {
+			p->tmpfs = xrealloc(p->tmpfs, (p->n_tmpfs + 1) * sizeof(*p->tmpfs));
+			p->tmpfs[p->n_tmpfs++] = add[i];
+			continue;
+		}
+		free(p->tmpfs[j].path);
+		p->tmpfs[j] = add[i];
+	}
+	free(add);
+	return 0;
+}
+
+/* "extend": {"bindPrefixes": [...], ...}: after the replacing keys, so
+ * that {"bindPrefixes": [A], "extend": {"bindPrefixes": [B]}} is [A, B]. */
+static int parse_extend(struct jctx *c, yajl_val root, struct policy *p)
+{
+	yajl_val ext = jmember(root, "extend");
+	size_t mark;
+
+	if (!ext)
+		return 0;
+	mark = jpush_key(c, "extend");
+	if (jcheck_object(c, ext) < 0 || check_known_keys(c, ext, extend_keys) < 0 ||
+	    extend_strv(c, ext, "denyCidrs", &p->deny_cidrs) < 0 ||
+	    extend_strv(c, ext, "maskedPaths", &p->masked_paths) < 0 ||
+	    extend_strv(c, ext, "readonlyPaths", &p->readonly_paths) < 0 ||
+	    extend_strv(c, ext, "bindPrefixes", &p->bind_prefixes) < 0 ||
+	    extend_strv(c, ext, "hookPrefixes", &p->hook_prefixes) < 0 ||
+	    extend_strv(c, ext, "capabilities", &p->capabilities) < 0 ||
+	    extend_tmpfs(c, ext, p) < 0 || parse_relaxable(c, ext, p) < 0)
+		return -1;
+	jpop(c, mark);
+	return 0;
+}
+
 static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 {
 	struct opt_bool b;
 
 	if (jcheck_object(c, root) < 0 || check_known_keys(c, root, root_keys) < 0 ||
-	    parse_mode(c, root, p) < 0)
+	    parse_mode(c, root, p) < 0 || parse_speech(c, root, p) < 0)
 		return -1;
 #define BOOL_MEMBER(key, field)                                                \
 	do {                                                                   \
@@ -409,16 +513,8 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	    replace_strv(c, root, "readonlyPaths", &p->readonly_paths) < 0 ||
 	    replace_strv(c, root, "bindPrefixes", &p->bind_prefixes) < 0 ||
 	    replace_strv(c, root, "capabilities", &p->capabilities) < 0 ||
-	    replace_strv(c, root, "hookPrefixes", &p->hook_prefixes) < 0 ||
-	    check_abs_paths(c, "hookPrefixes", &p->hook_prefixes) < 0 ||
-	    check_abs_paths(c, "maskedPaths", &p->masked_paths) < 0 ||
-	    check_abs_paths(c, "readonlyPaths", &p->readonly_paths) < 0 ||
-	    check_abs_paths(c, "bindPrefixes", &p->bind_prefixes) < 0)
+	    replace_strv(c, root, "hookPrefixes", &p->hook_prefixes) < 0)
 		return -1;
-	for (size_t i = 0; i < p->capabilities.len; i++)
-		if (capability_from_name(p->capabilities.items[i]) < 0)
-			return jfail(c, "capabilities[%zu]: unknown capability \"%s\"", i,
-				     p->capabilities.items[i]);
 	if (jmember(root, "tmpfs")) {
 		for (size_t i = 0; i < p->n_tmpfs; i++)
 			free(p->tmpfs[i].path);
@@ -428,9 +524,21 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 		if (JOBJECT_ARRAY(c, root, "tmpfs", parse_tmpfs_entry, p->tmpfs, p->n_tmpfs) < 0)
 			return -1;
 	}
+	if (parse_relaxable(c, root, p) < 0 || parse_extend(c, root, p) < 0)
+		return -1;
+	/* Checked on the lists in force, defaults and extensions included. */
+	if (check_abs_paths(c, "hookPrefixes", &p->hook_prefixes) < 0 ||
+	    check_abs_paths(c, "maskedPaths", &p->masked_paths) < 0 ||
+	    check_abs_paths(c, "readonlyPaths", &p->readonly_paths) < 0 ||
+	    check_abs_paths(c, "bindPrefixes", &p->bind_prefixes) < 0)
+		return -1;
+	for (size_t i = 0; i < p->capabilities.len; i++)
+		if (capability_from_name(p->capabilities.items[i]) < 0)
+			return jfail(c, "capabilities[%zu]: unknown capability \"%s\"", i,
+				     p->capabilities.items[i]);
 	if (parse_uid(c, root, p) < 0)
 		return -1;
-	if (parse_limits(c, root, p) < 0 || parse_relaxable(c, root, p) < 0)
+	if (parse_limits(c, root, p) < 0)
 		return -1;
 	return 0;
 }
@@ -566,6 +674,10 @@ char *policy_to_json(const struct policy *p)
 	jgen_str(g, p->source ? p->source : "");
 	jgen_str(g, "mode");
 	jgen_str(g, modes[p->mode]);
+	jgen_str(g, "onRequestAboveFloor");
+	jgen_str(g, p->on_request == ON_REQUEST_CLAMP ? "clamp" : "refuse");
+	jgen_str(g, "auditLog");
+	jgen_str(g, p->audit_log ? p->audit_log : POLICY_AUDIT_LOG_DEFAULT);
 	jgen_key_bool(g, "networkAllowed", p->network_allowed);
 	gkv_strv(g, "denyCidrs", &p->deny_cidrs);
 	gkv_strv(g, "allowCidrs", &p->allow_cidrs);

@@ -39,9 +39,23 @@ enum policy_relax {
 	RELAX_LIMITS = 1 << 3,	 /* agentsbx.memory=..., agentsbx.pids=... (within max) */
 };
 
+/* What the floor does with a spec that explicitly asks for more
+ * (policy_requests.c): refuse it at create, or tighten it and log. */
+enum policy_on_request {
+	ON_REQUEST_REFUSE, /* default */
+	ON_REQUEST_CLAMP,
+};
+
+#define POLICY_AUDIT_LOG_DEFAULT "/var/log/agentsbx/policy.log"
+
 struct policy {
 	enum policy_mode mode;
 	char *source; /* the file it came from, or "built-in default" */
+	enum policy_on_request on_request; /* onRequestAboveFloor */
+	/* auditLog: the JSON-lines log of every decision; NULL: not set in
+	 * the file (POLICY_AUDIT_LOG_DEFAULT); "": no audit log.  The runtime's
+	 * $AGENTSBX_POLICY_LOG wins over both (runtime/policy/audit_log.h). */
+	char *audit_log;
 
 	/* network */
 	bool network_allowed;	    /* keep the container's network namespace */
@@ -76,7 +90,7 @@ struct policy {
 	int64_t pids;
 	uint64_t cpu_quota; /* per cpu_period */
 	uint64_t cpu_period;
-	uint64_t rlimit_cpu;	/* seconds */
+	uint64_t rlimit_cpu;	/* seconds; 0: none (the default) */
 	uint64_t rlimit_fsize;	/* bytes */
 	uint64_t rlimit_nofile;
 	uint64_t ptys; /* devpts max= of every devpts mount */
@@ -109,6 +123,42 @@ struct policy_decision {
 	bool refuse_host_netns;	 /* the runtime's own netns may not be joined */
 	bool refuse_writable_dir_binds; /* rw bind of a directory not on tmpfs */
 };
+
+/*
+ * spec/policy/policy_requests.c: what a spec explicitly asks for above the
+ * floor (--cap-add, --privileged, --device, --memory above the cap...), told
+ * apart from what the engine filled in unasked.  Each request names what
+ * was asked, the rule, and the policy field that would allow it (NULL:
+ * none does).
+ */
+enum policy_engine { ENGINE_UNKNOWN, ENGINE_DOCKER, ENGINE_PODMAN, ENGINE_CRI };
+
+struct policy_request {
+	char *what;
+	char *rule;
+	char *allow;
+};
+
+struct policy_requests {
+	struct policy_request *items;
+	size_t len;
+};
+
+/* Which engine wrote the spec: podman and CRI by their annotations, Docker
+ * by its binds from <data-root>/containers/<id>/ (id: create's). */
+enum policy_engine policy_engine_of(const struct oci_spec *s, const char *id);
+const char *policy_engine_name(enum policy_engine e);
+const char *policy_annotation(const struct oci_spec *s, const char *key);
+/* host_netns: the runtime found linux.namespaces[network].path to be the
+ * host's network namespace (judged on the opened fd). */
+void policy_requests(const struct policy *p, const struct oci_spec *s, const char *id,
+		     bool host_netns, struct policy_requests *out);
+void policy_requests_free(struct policy_requests *r);
+/* The one error that refuses them all.  Returns -1. */
+int policy_requests_refuse(const struct policy *p, const struct policy_requests *r,
+			   struct error *err);
+/* One of the device nodes every container gets (null, zero, full, ...). */
+bool policy_device_is_default(const struct oci_device *d);
 
 /* The built-in default (enforce, everything at its strictest). */
 void policy_default(struct policy *p);
@@ -151,6 +201,18 @@ int policy_rule_scheduling(const struct policy *p, const struct oci_spec *s,
 /* policy_mounts.c.  source (absolute; cleaned here) is under one of
  * prefixes; a relative source is never allowed. */
 bool policy_bind_allowed(const struct str_array *prefixes, const char *source);
+/* policy_advice.c: what a bind refusal says to do.  where: the source
+ * (as judged); the text lists the prefixes and names the field, and the
+ * directory to add when where is in an engine's per-container directory
+ * (one component of 64 hex digits: <data-root>/containers/<id>/...). */
+struct policy_bind_advice_in {
+	const struct str_array *prefixes;
+	const char *source; /* the policy's */
+	const char *where;
+};
+char *policy_bind_advice(const struct policy_bind_advice_in *in);
+/* The directory holding where's engine container directory, or NULL. */
+char *policy_engine_dir_of(const char *path);
 /* "/a/./b/../c" -> "/a/c"; ".." never climbs above "/". */
 char *policy_clean_path(const char *path);
 /* clean is under prefix (or is it). */

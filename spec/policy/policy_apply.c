@@ -315,7 +315,7 @@ static const struct {
 	{ 'c', 1, 9 },	{ 'c', 5, 0 }, { 'c', 5, 2 },	{ 'c', 136, -1 },
 };
 
-static bool is_default_device(const struct oci_device *d)
+bool policy_device_is_default(const struct oci_device *d)
 {
 	return d->type == 'c' && ((d->major == 1 && (d->minor == 3 || d->minor == 5 ||
 						     d->minor == 7 || d->minor == 8 ||
@@ -332,7 +332,7 @@ static void rule_devices(struct apply *a)
 	if (!a->p->default_devices_only)
 		return;
 	for (size_t i = 0; i < l->n_devices; i++) {
-		if (is_default_device(&l->devices[i])) {
+		if (policy_device_is_default(&l->devices[i])) {
 			l->devices[kept++] = l->devices[i];
 			continue;
 		}
@@ -432,7 +432,8 @@ static void cap_rlimit(struct apply *a, int resource, const char *name, uint64_t
 
 static void rule_rlimits(struct apply *a)
 {
-	cap_rlimit(a, RLIMIT_CPU, "RLIMIT_CPU", a->p->rlimit_cpu);
+	if (a->p->rlimit_cpu) /* 0: no RLIMIT_CPU in the floor */
+		cap_rlimit(a, RLIMIT_CPU, "RLIMIT_CPU", a->p->rlimit_cpu);
 	cap_rlimit(a, RLIMIT_FSIZE, "RLIMIT_FSIZE", a->p->rlimit_fsize);
 	cap_rlimit(a, RLIMIT_NOFILE, "RLIMIT_NOFILE", a->p->rlimit_nofile);
 }

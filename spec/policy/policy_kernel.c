@@ -188,17 +188,24 @@ static void rule_unified(struct str_map *u, struct policy_changes *ch)
 
 /* ---- update -------------------------------------------------------------------------- */
 
-static void cap_value(struct policy_changes *ch, struct opt_i64 *o, int64_t max,
-		      const char *field)
+/* A value asked above the cap: refused naming the cap (onRequestAboveFloor
+ * refuse), else capped.  Unlimited (0, -1) is capped quietly, as at create. */
+static int cap_value(const struct policy *p, struct policy_changes *ch, struct opt_i64 *o,
+		     int64_t max, const char *field, const char *cap_field, struct error *err)
 {
 	char from[32], to[32];
 
 	if (!o->set || (o->v > 0 && o->v <= max))
-		return;
+		return 0;
+	if (o->v > max && p->on_request == ON_REQUEST_REFUSE)
+		return error_set(err, "policy: update asks for %s = %lld, above the cap limits.%s = %lld of the policy (%s): refused; raising \"limits\": {\"%s\"} in the policy allows it (with \"onRequestAboveFloor\": \"clamp\" the cap would be set instead)",
+				 field, (long long)o->v, cap_field, (long long)max,
+				 p->source, cap_field);
 	snprintf(from, sizeof(from), "%lld", (long long)o->v);
 	snprintf(to, sizeof(to), "%lld", (long long)max);
 	policy_change_add(ch, "limits", field, from, to);
 	o->v = max;
+	return 0;
 }
 
 int policy_cap_update(const struct policy *p, struct oci_resources *r,
@@ -212,14 +219,18 @@ int policy_cap_update(const struct policy *p, struct oci_resources *r,
 	if (r->has_memory) {
 		if (m->swap.set && !m->limit.set)
 			return error_set(err, "policy: update of linux.resources.memory.swap without memory.limit: not allowed under enforce (the policy keeps swap equal to the limit; limits.memory)");
-		cap_value(ch, &m->limit, (int64_t)p->memory, "linux.resources.memory.limit");
-		cap_value(ch, &m->kernel_tcp, (int64_t)p->memory, "linux.resources.memory.kernelTCP");
+		if (cap_value(p, ch, &m->limit, (int64_t)p->memory, "linux.resources.memory.limit",
+			      "memory", err) < 0 ||
+		    cap_value(p, ch, &m->kernel_tcp, (int64_t)p->memory,
+			      "linux.resources.memory.kernelTCP", "memory", err) < 0)
+			return -1;
 		if (m->limit.set) {
 			m->swap = (struct opt_i64){ true, m->limit.v };
 			m->kernel_tcp = (struct opt_i64){ true, m->limit.v };
 		}
 	}
-	cap_value(ch, &r->pids_limit, p->pids, "linux.resources.pids.limit");
+	if (cap_value(p, ch, &r->pids_limit, p->pids, "linux.resources.pids.limit", "pids", err) < 0)
+		return -1;
 	if (r->has_cpu) {
 		if (c->period.set && c->period.v != p->cpu_period) {
 			/* The share of a cpu, kept below the cap, over the policy's period. */
@@ -229,7 +240,9 @@ int policy_cap_update(const struct policy *p, struct oci_resources *r,
 			policy_change_add(ch, "limits", "linux.resources.cpu.period", NULL, "the policy's cpuPeriod");
 			c->period.v = p->cpu_period;
 		}
-		cap_value(ch, &c->quota, (int64_t)p->cpu_quota, "linux.resources.cpu.quota");
+		if (cap_value(p, ch, &c->quota, (int64_t)p->cpu_quota, "linux.resources.cpu.quota",
+			      "cpuQuota", err) < 0)
+			return -1;
 	}
 	if (p->default_devices_only && r->n_devices) {
 		policy_change_add(ch, "devices", "linux.resources.devices", "(update)", "(removed)");

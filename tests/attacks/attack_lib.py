@@ -494,11 +494,14 @@ class Env:
         builtin = json.loads(run([self.runtime, "--policy", empty, "policy", "show"]).ok().out)
         self.bind_prefix = os.path.join(self.tmp, "docker", "data", "containers")
         self.policy_default = os.path.join(self.tmp, "policy-default.json")
+        # The policy's audit log (issue 17): this run's, never /var/log.
+        audit = os.environ.get("AGENTSBX_POLICY_LOG") or os.path.join(self.tmp, "policy.log")
         with open(self.policy_default, "w") as f:
-            json.dump({"bindPrefixes": builtin["bindPrefixes"] + [self.bind_prefix]}, f, indent=2)
+            json.dump({"bindPrefixes": builtin["bindPrefixes"] + [self.bind_prefix],
+                       "auditLog": audit}, f, indent=2)
         self.policy_net = os.path.join(self.tmp, "policy-network-allowed.json")
         with open(self.policy_net, "w") as f:
-            json.dump({"networkAllowed": True,
+            json.dump({"networkAllowed": True, "auditLog": audit,
                        "bindPrefixes": builtin["bindPrefixes"] + [self.bind_prefix]}, f, indent=2)
         self.policy = json.loads(run([self.runtime, "--policy", self.policy_default,
                                       "policy", "show"]).ok().out)
@@ -1103,7 +1106,8 @@ def render(m):
     L.append("- The one deviation from agentsbx's built-in default policy: `bindPrefixes` also "
              "holds `<data-root>/containers` of the suite's private dockerd (the counterpart of "
              "the built-in `/var/lib/docker/containers`, where Docker keeps each container's "
-             "hosts, hostname, resolv.conf and /dev/shm). The host secret lives elsewhere.")
+             "hosts, hostname, resolv.conf and /dev/shm). The host secret lives elsewhere. "
+             "(`auditLog` names the run's own file, not /var/log/agentsbx: no decision changes.)")
     L.append("- `$SUITE_TMP` is the suite's temp dir (`/tmp/agentsbx-attacks-*`); the host "
              "secret is `$SUITE_TMP/host-secret/token` (mode 0600, a random token).")
     L.append("- The network: dockerd runs in a network namespace the suite makes, with "

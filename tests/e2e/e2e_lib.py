@@ -88,6 +88,17 @@ from procs import (KEEP, PtySession, cgroup_hierarchies, kill_pids,  # noqa: E40
                    only_empty_dirs, pids_with_arg, poll_until, proc_cmdline,
                    pytest_terminal_summary, run, spawn, state_entries, wait_clean)
 
+# The policy's audit log (issue 17): this session's decisions go to a temp
+# file of its own (removed at exit), never to /var/log/agentsbx.  dockerd,
+# containerd and podman pass it on to the runtime they run.
+if "AGENTSBX_POLICY_LOG" not in os.environ:
+    import atexit as _atexit
+    import shutil as _shutil
+    import tempfile as _tempfile
+    _policy_log_dir = _tempfile.mkdtemp(prefix="agentsbx-policylog-")
+    os.environ["AGENTSBX_POLICY_LOG"] = os.path.join(_policy_log_dir, "policy.log")
+    _atexit.register(_shutil.rmtree, _policy_log_dir, True)
+
 TRACE = os.environ.get("E2E_TRACE", "")
 IMAGE = "agentsbx-e2e:latest"
 
@@ -185,7 +196,10 @@ def setup_policy(s):
     builtin = json.loads(run([RUNTIME, "--policy", empty, "policy", "show"]).ok().out)
     s.policy_default = os.path.join(s.tmp, "policy-default.json")
     with open(s.policy_default, "w") as f:
-        json.dump({"bindPrefixes": builtin["bindPrefixes"] + [s.tmp]}, f, indent=2)
+        # auditLog: the session's (dockerd does not pass its environment
+        # on to the runtime), never /var/log/agentsbx.
+        json.dump({"bindPrefixes": builtin["bindPrefixes"] + [s.tmp],
+                   "auditLog": os.environ["AGENTSBX_POLICY_LOG"]}, f, indent=2)
     s.policy = json.loads(run([RUNTIME, "--policy", s.policy_default,
                                "policy", "show"]).ok().out)
     for name, pol in (("agentsbx-off", s.policy_off), ("agentsbx-default", s.policy_default)):

@@ -122,3 +122,19 @@ def test_cri_config_snippet_loads(ctr):
     section = r.out.split(table, 1)[1].split("\n\n      [", 1)[0]
     assert 'runtime_type = "io.containerd.runc.v2"' in section, section
     assert 'BinaryName = "%s"' % ctr.binary in section, section
+
+
+def test_ctr_requests_refused_and_defaults_tightened(ctr):
+    """Through containerd (issue 17): ctr's own defaults (containerd's
+    capability set, no seccomp profile: its default, as in CRI) run at the
+    floor; --cap-add and --privileged are requests, refused with the
+    policy's message."""
+    r = ctr.run_rt("--rm", ctr.image, unique("ctr-plain"), "sh", "-c",
+                   "grep -E 'CapEff|Seccomp:' /proc/self/status")
+    assert r.rc == 0 and "CapEff:\t0000000000000000" in r.out and "Seccomp:\t2" in r.out, str(r)
+    for flags, needle in ((["--cap-add", "CAP_NET_ADMIN"],
+                           "capabilities beyond the engine's default set: CAP_NET_ADMIN"),
+                          (["--privileged"], "every capability")):
+        r = ctr.run_rt("--rm", *flags, ctr.image, unique("ctr-req"), "true")
+        assert r.rc != 0 and "policy: refused: the container asks for" in r.err, str(r)
+        assert needle in r.err and "onRequestAboveFloor" in r.err, str(r)

@@ -82,6 +82,17 @@ import uuid
 
 import pytest
 
+# The policy's audit log (issue 17): this session's decisions go to a temp
+# file of its own (removed at exit), never to /var/log/agentsbx.
+if "AGENTSBX_POLICY_LOG" not in os.environ:
+    import atexit as _atexit
+    import shutil as _shutil
+    import tempfile as _tempfile
+    _policy_log_dir = _tempfile.mkdtemp(prefix="agentsbx-policylog-")
+    os.environ["AGENTSBX_POLICY_LOG"] = os.path.join(_policy_log_dir, "policy.log")
+    _atexit.register(_shutil.rmtree, _policy_log_dir, True)
+
+
 # --------------------------------------------------------------------------
 # The runtime, the probes
 

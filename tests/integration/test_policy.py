@@ -61,7 +61,7 @@ def test_default_policy_hardens_a_plain_spec(penv):
     assert "size=32768k" in tmp, tmp
     assert nets.split() == ["lo"]
     cpu, fsize = limits.split()
-    assert cpu == "120"
+    assert cpu == "unlimited"  # no RLIMIT_CPU in the floor (issue 17)
     assert int(fsize) * 512 == 32 * 1024 * 1024 or int(fsize) * 1024 == 32 * 1024 * 1024
 
 
@@ -126,12 +126,18 @@ def test_spec_cannot_loosen_the_floor(penv):
         spec["linux"]["resources"] = {"memory": {"limit": 8 << 30}, "pids": {"limit": 100000}}
         spec["linux"]["maskedPaths"] = []
         spec["linux"]["readonlyPaths"] = []
+    # Asked for explicitly (caps beyond the engine set, the host's pid and
+    # network, limits above the caps): refused by default...
+    rc, out, err = run_in(penv, ["true"], spec_changes=loosen, check=False)
+    assert rc != 0 and "policy: refused: the container asks for" in err, err
+    # ...and with onRequestAboveFloor clamp, run at the floor.
+    clamp = policy_file(penv, {"onRequestAboveFloor": "clamp"})
     rc, out, err = run_in(penv, ["sh", "-c",
                                  "grep -E 'CapEff|NoNewPrivs' /proc/self/status; "
                                  "echo x > /probe 2>/dev/null && echo root-writable; "
                                  "ls /sys/class/net; echo pid=$$; "
                                  "cat /proc/kcore | wc -c"],
-                          spec_changes=loosen)
+                          extra_global=("--policy", clamp), spec_changes=loosen)
     st = status_fields(out)
     assert int(st["CapEff"], 16) == 0
     assert st["NoNewPrivs"] == "1"

@@ -179,12 +179,16 @@ def _cg_file(pid, ctrl, name):
 @pytest.mark.skipif(not _cgroup_v1_memory(), reason="no cgroup v1 memory hierarchy")
 def test_update_cannot_lift_the_floor(penv):
     """`update` is judged by the policy as create is: a new limit above the
-    floor is capped (the same rule keeps unified keys out)."""
+    cap is refused naming the cap (onRequestAboveFloor refuse, the default),
+    or capped (clamp); the same rule keeps unified keys out."""
     cid = penv.create(make_spec(["sleep", "30"]), bundle=penv.make_bundle("b-upd"))
     pid = penv.state(cid)["pid"]
-    rc, out, err = penv.rt("update", "--memory", "1073741824", "--memory-swap", "1073741824",
-                           "--pids-limit", "100000",
-                           "--cpu-quota", "400000", cid, check=False)
+    rc0, out0, err0 = penv.rt("update", "--memory", "1073741824", cid, check=False)
+    mem0 = _cg_file(pid, "memory", "memory.limit_in_bytes")
+    clamp = policy_file(penv, {"onRequestAboveFloor": "clamp"})
+    rc, out, err = run_cmd(penv.argv("--policy", clamp, "update", "--memory", "1073741824",
+                                     "--memory-swap", "1073741824", "--pids-limit", "100000",
+                                     "--cpu-quota", "400000", cid))
     mem = _cg_file(pid, "memory", "memory.limit_in_bytes")
     pids = _cg_file(pid, "pids", "pids.max")
     quota = _cg_file(pid, "cpu", "cpu.cfs_quota_us")
@@ -192,6 +196,9 @@ def test_update_cannot_lift_the_floor(penv):
     rc2, out2, err2 = penv.rt("update", "--memory", "67108864", cid, check=False)
     low = _cg_file(pid, "memory", "memory.limit_in_bytes")
     penv.rt("delete", "--force", cid)
+    assert rc0 != 0 and mem0 == str(256 * MiB), (mem0, err0)
+    assert "linux.resources.memory.limit = 1073741824, above the cap limits.memory = 268435456" in err0, err0
+    assert '"limits": {"memory"}' in err0, err0
     assert rc == 0, err
     assert (mem, pids, quota) == (str(256 * MiB), "128", "100000"), (mem, pids, quota, err)
     assert rc2 == 0 and low == str(64 * MiB), (low, err2)

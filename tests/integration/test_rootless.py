@@ -183,3 +183,17 @@ def test_spec_rootless_writes_a_config_that_runs(rl):
     assert rc == 0, err
     lines = out.split("\n")
     assert lines[0] == "0" and lines[1].split() == ["0", str(UID), "1"]
+
+
+def test_rootless_audit_log_is_the_users_own(rl):
+    """Issue 17: a plain user cannot write /var/log/agentsbx: the policy's
+    audit log is $XDG_STATE_HOME/agentsbx/policy.log (~/.local/state/...),
+    and `policy log` reads it."""
+    rl.spec(["true"])
+    rc, out, err = rl.rt("run", "--bundle", rl.bundle, "rl-audit")
+    assert rc == 0, err
+    log = os.path.join(rl.home, ".local", "state", "agentsbx", "policy.log")
+    assert os.stat(log).st_uid == UID
+    rc, out, err = rl.rt("policy", "log", "--container", "rl-audit")
+    lines = [json.loads(l) for l in out.splitlines()]
+    assert rc == 0 and lines and all(l["container"] == "rl-audit" for l in lines), (out, err)

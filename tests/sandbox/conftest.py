@@ -27,6 +27,17 @@ import pytest
 
 from sbx_helpers import (Sandbox, busybox_image, debootstrap_image, wait_no_leftovers)
 
+# The policy's audit log (issue 17): this session's decisions go to a temp
+# file of its own (removed at exit), never to /var/log/agentsbx.
+if "AGENTSBX_POLICY_LOG" not in os.environ:
+    import atexit as _atexit
+    import shutil as _shutil
+    import tempfile as _tempfile
+    _policy_log_dir = _tempfile.mkdtemp(prefix="agentsbx-policylog-")
+    os.environ["AGENTSBX_POLICY_LOG"] = os.path.join(_policy_log_dir, "policy.log")
+    _atexit.register(_shutil.rmtree, _policy_log_dir, True)
+
+
 
 @pytest.fixture(scope="session")
 def image_root(tmp_path_factory):

@@ -325,6 +325,7 @@ static void test_update_capped(void **state)
 	(void)state;
 
 	policy_default(&p);
+	p.on_request = ON_REQUEST_CLAMP; /* capped, not refused */
 	r.memory.limit = (struct opt_i64){ true, -1 };
 	r.memory.swap = (struct opt_i64){ true, -1 };
 	r.pids_limit = (struct opt_i64){ true, 0 };
@@ -355,6 +356,27 @@ static void test_update_capped(void **state)
 	r.memory.swap = (struct opt_i64){ true, -1 };
 	assert_int_equal(policy_cap_update(&p, &r, &ch, &err), -1);
 	assert_non_null(strstr(err.msg, "memory.swap without memory.limit"));
+
+	/* refuse (the default): a value above the cap is refused naming the
+	 * cap; unlimited (-1) is still capped quietly. */
+	p.on_request = ON_REQUEST_REFUSE;
+	memset(&r, 0, sizeof(r));
+	r.present = r.has_memory = true;
+	r.memory.limit = (struct opt_i64){ true, 1ll << 30 };
+	assert_int_equal(policy_cap_update(&p, &r, &ch, &err), -1);
+	assert_non_null(strstr(err.msg, "above the cap limits.memory = 268435456"));
+	assert_non_null(strstr(err.msg, "\"limits\": {\"memory\"}"));
+	memset(&r, 0, sizeof(r));
+	r.present = true;
+	r.pids_limit = (struct opt_i64){ true, 1000 };
+	assert_int_equal(policy_cap_update(&p, &r, &ch, &err), -1);
+	assert_non_null(strstr(err.msg, "limits.pids = 128"));
+	memset(&r, 0, sizeof(r));
+	r.present = r.has_memory = true;
+	r.memory.limit = (struct opt_i64){ true, -1 };
+	assert_int_equal(policy_cap_update(&p, &r, &ch, &err), 0);
+	assert_int_equal(r.memory.limit.v, 256ll << 20);
+	policy_changes_free(&ch);
 
 	/* off: untouched. */
 	p.mode = POLICY_OFF;

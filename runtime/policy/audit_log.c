@@ -1,0 +1,217 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The policy's audit log: one JSON line per decision (audit_log.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <yajl/yajl_gen.h>
+
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "audit_log.h"
+
+static bool explicit_path(const struct policy *p)
+{
+	const char *env = getenv(AUDIT_LOG_ENV);
+
+	return (env && env[0] == '/') || p->audit_log;
+}
+
+const char *audit_log_path(const struct policy *p)
+{
+	static char user_path[4096];
+	const char *env = getenv(AUDIT_LOG_ENV), *state, *home;
+	int n = -1;
+
+	if (env && env[0] == '/')
+		return env;
+	if (p->audit_log)
+		return p->audit_log[0] ? p->audit_log : NULL;
+	if (geteuid() == 0)
+		return POLICY_AUDIT_LOG_DEFAULT;
+	/* A plain user cannot write /var/log: their own state directory. */
+	state = getenv("XDG_STATE_HOME");
+	home = getenv("HOME");
+	if (state && state[0] == '/')
+		n = snprintf(user_path, sizeof(user_path), "%s/agentsbx/policy.log", state);
+	else if (home && home[0] == '/')
+		n = snprintf(user_path, sizeof(user_path), "%s/.local/state/agentsbx/policy.log",
+			     strcmp(home, "/") ? home : "");
+	return n > 0 && (size_t)n < sizeof(user_path) ? user_path : NULL;
+}
+
+static void gstr(yajl_gen g, const char *s)
+{
+	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+
+static void gkv(yajl_gen g, const char *k, const char *v)
+{
+	gstr(g, k);
+	if (v)
+		gstr(g, v);
+	else
+		yajl_gen_null(g);
+}
+
+/* The annotations that name the container to a person: the pod's and
+ * container's names and namespaces (CRI), the engine (podman). */
+static bool naming_annotation(const char *key)
+{
+	size_t n = strlen(key);
+
+	return !strcmp(key, "io.container.manager") ||
+	       (n > 5 && (!strcmp(key + n - 5, ".name") || !strcmp(key + n - 5, "-name") ||
+			  !strcmp(key + n - 5, "/name") || !strcmp(key + n - 5, ".Name"))) ||
+	       (n > 10 && !strcmp(key + n - 10, ".namespace")) ||
+	       (n > 10 && !strcmp(key + n - 10, "-namespace"));
+}
+
+static void gen_subject(yajl_gen g, const struct policy *p, const struct audit_subject *s,
+			bool applied)
+{
+	static const char *const modes[] = { "enforce", "audit", "off" };
+	char when[64];
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%06ldZ", ts.tv_nsec / 1000);
+	gkv(g, "time", when);
+	gkv(g, "container", s->id);
+	gkv(g, "op", s->op);
+	if (s->spec) {
+		gkv(g, "engine", policy_engine_name(policy_engine_of(s->spec, s->id)));
+		if (s->spec->hostname)
+			gkv(g, "hostname", s->spec->hostname);
+		gstr(g, "annotations");
+		yajl_gen_map_open(g);
+		for (size_t i = 0; i < s->spec->annotations.len; i++)
+			if (naming_annotation(s->spec->annotations.keys[i]))
+				gkv(g, s->spec->annotations.keys[i], s->spec->annotations.values[i]);
+		yajl_gen_map_close(g);
+	}
+	gkv(g, "policy", p->source);
+	gkv(g, "mode", modes[p->mode]);
+	gstr(g, "applied");
+	yajl_gen_bool(g, applied);
+}
+
+/* One line, one write(): O_APPEND makes it land whole after whatever is
+ * there, whoever else is appending. */
+static void write_line(int fd, const char *path, yajl_gen g, bool *warned)
+{
+	const unsigned char *buf;
+	size_t len;
+	_cleanup_free_ char *line = NULL;
+	ssize_t n;
+
+	yajl_gen_get_buf(g, &buf, &len);
+	line = xasprintf("%.*s\n", (int)len, (const char *)buf);
+	n = write(fd, line, len + 1);
+	if (n != (ssize_t)(len + 1) && !*warned) {
+		*warned = true;
+		if (n < 0)
+			log_warn("policy audit log %s: write: %s (the decision stands; only its record is missing)",
+				 path, strerror(errno));
+		else
+			log_warn("policy audit log %s: short write (%zd of %zu bytes)", path, n, len + 1);
+	}
+}
+
+/* The directories of path, made when missing (0750: the log is root's
+ * or the user's own). */
+static void make_dirs(const char *path)
+{
+	_cleanup_free_ char *dir = xstrdup(path);
+
+	for (char *s = strchr(dir + 1, '/'); s; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(dir, 0750) < 0 && errno != EEXIST)
+			return;
+		*s = '/';
+	}
+}
+
+/* Opened anew for every batch (a rotated log is followed at once); made
+ * with its directories when missing.  -1: logged (a warning when the log
+ * was named by the policy or the environment; at info for the default, so
+ * that a plain user's runs without a writable state directory stay quiet). */
+static int open_log(const struct policy *p, const char *path)
+{
+	static const int flags = O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+	int fd = open(path, flags, 0640);
+
+	if (fd < 0 && errno == ENOENT) {
+		make_dirs(path);
+		fd = open(path, flags, 0640);
+	}
+	if (fd < 0)
+		log_msg(explicit_path(p) ? LOG_LVL_WARN : LOG_LVL_INFO,
+			"policy audit log %s: open: %s (the decisions are in this log only)", path,
+			strerror(errno));
+	return fd;
+}
+
+static yajl_gen line_start(const struct policy *p, const struct audit_subject *s, bool applied)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+
+	if (!g)
+		abort();
+	yajl_gen_map_open(g);
+	gen_subject(g, p, s, applied);
+	return g;
+}
+
+void audit_log_changes(const struct policy *p, const struct audit_subject *s,
+		       const struct policy_changes *ch, const char *action, bool applied)
+{
+	const char *path = audit_log_path(p);
+	bool warned = false;
+	int fd;
+
+	if (!path || !ch->len || (fd = open_log(p, path)) < 0)
+		return;
+	for (size_t i = 0; i < ch->len; i++) {
+		yajl_gen g = line_start(p, s, applied);
+		gkv(g, "action", action);
+		gkv(g, "rule", ch->items[i].rule);
+		gkv(g, "field", ch->items[i].field);
+		gkv(g, "from", ch->items[i].from);
+		gkv(g, "to", ch->items[i].to);
+		yajl_gen_map_close(g);
+		write_line(fd, path, g, &warned);
+		yajl_gen_free(g);
+	}
+	close(fd);
+}
+
+void audit_log_requests(const struct policy *p, const struct audit_subject *s,
+			const struct policy_requests *r, const char *action, bool applied)
+{
+	const char *path = audit_log_path(p);
+	bool warned = false;
+	int fd;
+
+	if (!path || !r->len || (fd = open_log(p, path)) < 0)
+		return;
+	for (size_t i = 0; i < r->len; i++) {
+		yajl_gen g = line_start(p, s, applied);
+		gkv(g, "action", action);
+		gkv(g, "rule", r->items[i].rule);
+		gkv(g, "from", r->items[i].what);
+		gkv(g, "to", !strcmp(action, "refused") ? "(refused: nothing created)" : "(the floor)");
+		gkv(g, "allowedBy", r->items[i].allow ? r->items[i].allow : "(no policy field)");
+		yajl_gen_map_close(g);
+		write_line(fd, path, g, &warned);
+		yajl_gen_free(g);
+	}
+	close(fd);
+}

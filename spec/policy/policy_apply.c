@@ -177,18 +177,24 @@ int policy_refuse_host_ns(const struct policy *p, enum ns_type t, const char *pa
 
 /* The host's network, pid, ipc and uts namespaces are judged by what
  * they are: an entry left out is the host's (docker --pid host, a
- * Kubernetes hostPID pod), refused like a path to the host's
- * (runtime/policy/enforce.c).  A missing mount or cgroup namespace is
- * added instead: engines leave those out without meaning the host's
- * (Docker on cgroup v1 gives no cgroup namespace by default). */
+ * Kubernetes hostPID pod).  Under onRequestAboveFloor refuse it was
+ * refused before (policy_requests.c, one message for every request);
+ * this is the backstop.  With clamp the container is tightened: a new
+ * namespace.  A missing mount or cgroup namespace is added in every
+ * case: engines leave those out without meaning the host's (Docker on
+ * cgroup v1 gives no cgroup namespace by default). */
 static int rule_namespaces(struct apply *a)
 {
 	static const enum ns_type refused[] = { NS_NETWORK, NS_PID, NS_IPC, NS_UTS };
 	static const enum ns_type added[] = { NS_MOUNT, NS_CGROUP };
 
-	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
-		if (!spec_find_namespace(a->s, refused[i]) && !WEAKENED("ns-absent"))
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		if (spec_find_namespace(a->s, refused[i]) || WEAKENED("ns-absent"))
+			continue;
+		if (a->p->on_request != ON_REQUEST_CLAMP)
 			return policy_refuse_host_ns(a->p, refused[i], NULL, a->err);
+		add_namespace(a, refused[i]);
+	}
 	for (size_t i = 0; i < sizeof(added) / sizeof(added[0]); i++)
 		if (!spec_find_namespace(a->s, added[i]))
 			add_namespace(a, added[i]);

@@ -17,7 +17,6 @@ import cri_lib as C
 from conftest import row
 
 HANDLERS = C.HANDLERS
-AGENTSBX = ("agentsbx", "agentsbx-net")
 
 # busybox: a server answering every connection with "pong" until killed
 SERVE = ["nc", "-ll", "-p", "8080", "-e", "echo", "pong"]
@@ -233,9 +232,7 @@ def test_oom(node, handler, cell):
 
 @row("long-running process: no per-process CPU-time limit")
 @pytest.mark.parametrize("handler", HANDLERS)
-def test_no_rlimit_cpu(node, handler, cell, request):
-    if handler in AGENTSBX:
-        request.applymarker(pytest.mark.xfail(reason="RLIMIT_CPU: issue 17 branch", strict=False))
+def test_no_rlimit_cpu(node, handler, cell):
     pod, pid = pod_with(node, handler, "rlim")
     cid = node.run_container(pid, pod, "c", SLEEP)
     out = exec_out(node, cid, "sh", "-c", "ulimit -t").ok().out.strip()
@@ -355,7 +352,7 @@ def host_ns_row(node, handler, cell, name, field, **ns):
         cell("runs")
         return r.out.strip(), pod
     assert r.rc != 0, "the policy let a %s pod run" % field
-    m = re.search(r"policy: %s \([^)]*\): no linux\.namespaces entry of type \w+"
+    m = re.search(r"the host's %s namespace \[rule \w+; no policy field allows it"
                   % re.escape(field), r.err)
     assert m and "no policy field allows it" in r.err, r.err
     cell("refused: `%s`" % m.group(0))
@@ -365,7 +362,7 @@ def host_ns_row(node, handler, cell, name, field, **ns):
 @row("hostNetwork pod")
 @pytest.mark.parametrize("handler", HANDLERS)
 def test_host_network(node, handler, cell):
-    pid, pod = host_ns_row(node, handler, cell, "hnet", "host network", network=2)
+    pid, pod = host_ns_row(node, handler, cell, "hnet", "network", network=2)
     if pid:  # runc: in the node's namespace, with the node's address
         cid = node.run_container(pid, pod, "c", ["ip", "addr"])
         node.wait_exited(cid)
@@ -375,10 +372,10 @@ def test_host_network(node, handler, cell):
 @row("hostPID pod")
 @pytest.mark.parametrize("handler", HANDLERS)
 def test_host_pid(node, handler, cell):
-    host_ns_row(node, handler, cell, "hpid", "host pid", pid=2)
+    host_ns_row(node, handler, cell, "hpid", "pid", pid=2)
 
 
 @row("hostIPC pod")
 @pytest.mark.parametrize("handler", HANDLERS)
 def test_host_ipc(node, handler, cell):
-    host_ns_row(node, handler, cell, "hipc", "host ipc", ipc=2)
+    host_ns_row(node, handler, cell, "hipc", "ipc", ipc=2)

@@ -13,8 +13,9 @@ containerd's CRI plugin):
   is refused (weak build ns-host: joined);
 - a spec without a network, pid, ipc or uts namespace (the host's: docker
   --network/--pid/--ipc/--uts host, Kubernetes hostNetwork/hostPID/
-  hostIPC) is refused with the same error as a path to the host's (weak
-  build ns-absent: it runs).
+  hostIPC) is refused as a request above the floor, with the same error
+  as a path to the host's (weak build ns-absent: it runs); with
+  onRequestAboveFloor clamp it runs in a namespace of its own.
 """
 
 import os
@@ -122,12 +123,8 @@ def test_netns_with_a_process_in_it_refused(penv, build):
 
 
 @pytest.mark.parametrize("build", BUILDS)
-@pytest.mark.parametrize("nstype,asked", [
-    ("network", "docker --network host, Kubernetes hostNetwork"),
-    ("pid", "docker --pid host, Kubernetes hostPID"),
-    ("ipc", "docker --ipc host, Kubernetes hostIPC"),
-    ("uts", "docker --uts host, Kubernetes hostNetwork")])
-def test_missing_namespace_is_the_hosts_refused(penv, build, nstype, asked):
+@pytest.mark.parametrize("nstype", ["network", "pid", "ipc", "uts"])
+def test_missing_namespace_is_the_hosts_refused(penv, build, nstype):
     rt = pick_runtime(build, "ns-absent")
     spec = make_spec(["true"])
     spec["linux"]["namespaces"] = [n for n in spec["linux"]["namespaces"]
@@ -137,9 +134,9 @@ def test_missing_namespace_is_the_hosts_refused(penv, build, nstype, asked):
     rc, out, err = run_spec(penv, rt, spec)
     if build == "real":
         assert rc != 0, "ran in the host's %s namespace" % nstype
-        assert ("policy: host %s (%s): no linux.namespaces entry of type %s"
-                % (nstype, asked, nstype)) in err, err
-        assert "no policy field allows it" in err
+        assert ("the container asks for the host's %s namespace [rule %s; no policy field "
+                "allows it" % (nstype, "network" if nstype == "network" else "namespaces")) \
+            in err, err
     else:
         assert rc == 0, err
 
@@ -149,9 +146,20 @@ def test_host_netns_by_path_same_error(penv):
     "host network" refusal as an entry left out (a hostNetwork pod)."""
     rc, out, err = run_spec(penv, penv.runtime, joined_spec(["true"], "/proc/self/ns/net"))
     assert rc != 0
-    assert ("policy: host network (docker --network host, Kubernetes hostNetwork): "
-            "linux.namespaces[network].path /proc/self/ns/net is the host's network "
-            "namespace") in err, err
+    assert ("the container asks for the host's network namespace [rule network; no policy "
+            "field allows it") in err, err
+
+
+def test_missing_namespace_clamped(penv):
+    """onRequestAboveFloor clamp: the host's pid namespace asked for by
+    leaving it out is tightened to one of the container's own."""
+    pol = policy_file(penv, {"onRequestAboveFloor": "clamp"})
+    spec = make_spec(["sh", "-c", "echo pid=$$"])
+    spec["linux"]["namespaces"] = [n for n in spec["linux"]["namespaces"]
+                                   if n["type"] != "pid"]
+    rc, out, err = run_spec(penv, penv.runtime, spec, "--policy", pol)
+    assert rc == 0, err
+    assert "pid=1" in out, out
 
 
 # ---- bind prefixes that follow the engine ------------------------------------------

@@ -652,7 +652,7 @@ def test_extend_replaces_a_tmpfs_at_the_same_path(penv):
 @pytest.mark.parametrize("content,needle", [
     ({"extend": {"bindprefixes": ["/srv"]}}, 'extend.bindprefixes: unknown key "bindprefixes" (did you mean "bindPrefixes"?)'),
     ({"extend": {"limits": {}}}, 'extend.limits: unknown key "limits"'),
-    ({"extend": {"bindPrefixes": ["relative"]}}, "bindPrefixes[13]: must be an absolute path"),
+    ({"extend": {"bindPrefixes": ["relative"]}}, "bindPrefixes[16]: must be an absolute path"),  # after the 16 defaults
     ({"extend": {"capabilities": ["CAP_NOPE"]}}, 'unknown capability "CAP_NOPE"'),
     ({"extend": []}, "extend"),
 ])

@@ -497,8 +497,9 @@ def test_policy_init_and_no_rlimit_cpu(docker, policy):
 
 
 def test_policy_update_capped(docker, policy):
-    """`docker update` above the floor (issue 16): capped to the policy's
-    limits, as at create (the runtime logs what it changed)."""
+    """`docker update` above the floor (issue 16): refused naming the cap
+    (capped with onRequestAboveFloor clamp); either way the cgroup stays
+    within the policy's limits."""
     lim = policy["limits"]
     cid = docker("run", "-d", *POL, "--memory", "64m", IMAGE, "sleep", "1000").ok().out.strip()
     try:

@@ -47,4 +47,11 @@ if [ -d "$root" ]; then
 		[ -e "$d" ] && report "container state $d"
 	done
 fi
+# The audit log is the operator's: a test writes its own (auditLog or
+# AGENTSBX_POLICY_LOG), never the default one.  A line naming a policy
+# file under /tmp came from a test.
+log=/var/log/agentsbx/policy.log
+if [ -f "$log" ] && grep -q '"policy":"/tmp/' "$log"; then
+	report "audit log lines from tests in $log"
+fi
 exit $status

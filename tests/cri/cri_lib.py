@@ -273,6 +273,9 @@ class Cri:
         self.binaries = {"runc": RUNC}
         for name, pol in self.policies.items():
             pfile = os.path.join(self.dir, "policy-%s.json" % name)
+            # The suite's own audit log, never /var/log/agentsbx (the
+            # shim does not pass AGENTSBX_POLICY_LOG on).
+            pol = dict(pol, auditLog=os.path.join(self.dir, "policy.log"))
             with open(pfile, "w") as f:
                 json.dump(pol, f)
             path = os.path.join(bindir, name)

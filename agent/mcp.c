@@ -30,7 +30,10 @@
 #define SESSION_CHECK_MS 1000 /* idle sessions are looked for while idle */
 
 static const char *const protocol_versions[] = {
-	MCP_PROTOCOL_VERSION, "2025-03-26", "2024-11-05", NULL,
+	MCP_PROTOCOL_VERSION,
+	"2025-03-26",
+	"2024-11-05",
+	NULL,
 };
 
 /* ---- replies ------------------------------------------------------------- */
@@ -344,8 +347,7 @@ static void reply_too_long(struct mcp_server *s)
  * over-long line is answered with one parse error and dropped. */
 static int next_line(struct mcp_server *s, struct line_reader *r, struct line *l)
 {
-	char *nl = r->scanned < r->len ? memchr(r->buf + r->scanned, '\n', r->len - r->scanned)
-				       : NULL;
+	char *nl = r->scanned < r->len ? memchr(r->buf + r->scanned, '\n', r->len - r->scanned) : NULL;
 
 	if (!nl) {
 		r->scanned = r->len;

@@ -19,9 +19,9 @@
 #include "../runtime/container.h"
 
 #define MCP_PROTOCOL_VERSION "2025-06-18" /* the latest we speak */
-#define MCP_LINE_MAX (16u * 1024 * 1024)   /* bytes of one message */
-#define MCP_WARM_MAX 16			   /* warm sandboxes per language */
-#define MCP_CONCURRENT_DEFAULT 8	   /* sandboxes running calls at once */
+#define MCP_LINE_MAX (16u * 1024 * 1024)  /* bytes of one message */
+#define MCP_WARM_MAX 16			  /* warm sandboxes per language */
+#define MCP_CONCURRENT_DEFAULT 8	  /* sandboxes running calls at once */
 #define MCP_CONCURRENT_MAX 256
 #define MCP_SESSIONS_DEFAULT 16
 #define MCP_SESSIONS_MAX 256
@@ -38,10 +38,10 @@ struct mcp_opts {
 	int64_t pids;
 	uint64_t disk;
 	size_t output_limit;
-	int warm; /* created, never-used sandboxes kept ready per language */
-	int max_concurrent; /* calls running at once; 0: MCP_CONCURRENT_DEFAULT */
-	char *setup_errors; /* images that could not be resolved, or NULL */
-	int max_sessions;   /* open at once; 0: MCP_SESSIONS_DEFAULT */
+	int warm;	     /* created, never-used sandboxes kept ready per language */
+	int max_concurrent;  /* calls running at once; 0: MCP_CONCURRENT_DEFAULT */
+	char *setup_errors;  /* images that could not be resolved, or NULL */
+	int max_sessions;    /* open at once; 0: MCP_SESSIONS_DEFAULT */
 	double session_idle; /* seconds before an unused session is closed */
 	uint64_t file_limit; /* bytes of a file in or out of a session */
 	const char *network; /* netns a session may ask to join; NULL: none */

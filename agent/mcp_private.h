@@ -94,9 +94,9 @@ struct mcp_call {
 	struct mcp_id id;
 	struct mcp_id progress_token; /* text NULL: no progress wanted */
 	struct call_args a;
-	int cancel_fd;	/* eventfd: written to kill the run */
-	bool cancelled; /* by the client: no reply at all */
-	bool replied;	/* the reply is out (or going): too late to cancel */
+	int cancel_fd;		/* eventfd: written to kill the run */
+	bool cancelled;		/* by the client: no reply at all */
+	bool replied;		/* the reply is out (or going): too late to cancel */
 	struct mcp_call *qnext; /* waiting for a slot: in mcp_server.queue */
 	bool queued;
 	/* progress, touched by the call's thread only */
@@ -112,7 +112,7 @@ struct mcp_server {
 	const struct mcp_opts *o;
 	int sigfd;
 	const char *image_for[SANDBOX_LANG_MAX]; /* NULL: language not offered */
-	char *setup_error; /* no language at all: why (each call says it) */
+	char *setup_error;			 /* no language at all: why (each call says it) */
 
 	pthread_mutex_t out_lock; /* stdout */
 	bool output_gone;	  /* stdout is closed: stop */
@@ -149,7 +149,6 @@ void mcp_reply_send(struct mcp_server *s, yajl_gen g);
  * (what SDKs show) and data is kept in error.data too. */
 void mcp_reply_error(struct mcp_server *s, const struct mcp_id *id, int code,
 		     const char *message, const char *data);
-
 
 /* ---- mcp_tools.c -------------------------------------------------------------- */
 

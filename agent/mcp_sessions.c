@@ -103,9 +103,7 @@ static void gen_limit_props(struct mcp_server *s, yajl_gen g)
 	jgen_str(g, "network");
 	yajl_gen_map_open(g);
 	jgen_key_str(g, "type", "boolean");
-	jgen_key_str(g, "description", s->o->network ?
-		     "Join the network this server offers (if the policy allows networking)." :
-		     "This server offers no network: false only.");
+	jgen_key_str(g, "description", s->o->network ? "Join the network this server offers (if the policy allows networking)." : "This server offers no network: false only.");
 	yajl_gen_map_close(g);
 }
 
@@ -141,7 +139,8 @@ void mcp_sessions_list_tools(struct mcp_server *s, yajl_gen g)
 
 	snprintf(desc, sizeof(desc),
 		 "Write a file into the session's /workspace (parent directories are made; "
-		 "at most %llu bytes).", (unsigned long long)s->o->file_limit);
+		 "at most %llu bytes).",
+		 (unsigned long long)s->o->file_limit);
 	gen_tool_head(g, "session_write_file", "Write a file into a session", desc);
 	gen_session_id(g);
 	gen_path(g, "/workspace/NAME, or NAME relative to /workspace.");
@@ -406,8 +405,7 @@ static void gen_session(yajl_gen g, void *arg)
 static int session_config(struct mcp_server *s, const struct call_args *a,
 			  struct sandbox_config *cfg, struct error *err)
 {
-	struct sandbox_config asked = { .memory = a->memory, .cpu_quota = a->cpu_quota,
-					.pids = a->pids };
+	struct sandbox_config asked = { .memory = a->memory, .cpu_quota = a->cpu_quota, .pids = a->pids };
 
 	if (a->memory)
 		cfg->memory = a->memory;
@@ -584,7 +582,7 @@ static void gen_listing(yajl_gen g, void *arg)
 	for (size_t i = 0; i < l->n; i++) {
 		size_t len;
 		_cleanup_free_ char *name = utf8_clean(l->e[i].name, strlen(l->e[i].name),
-							       &len);
+						       &len);
 		yajl_gen_map_open(g);
 		jgen_key_str(g, "name", name);
 		jgen_key_str(g, "type", l->e[i].type);

@@ -32,18 +32,18 @@
 #define SANDBOX_WORK_DIR "/run/agentsbx-sandbox" /* rootless: $XDG_RUNTIME_DIR/agentsbx-sandbox */
 #define SANDBOX_IMAGE_ROOT "/var/lib/agentsbx/images"
 #define SANDBOX_IMAGE_ROOT_ENV "AGENTSBX_IMAGE_ROOT"
-#define SANDBOX_CODE_DIR ".agentsbx" /* in the container's root */
-#define SANDBOX_INIT_FILE "init"      /* our PID 1 (runtime/sandbox_init/) in it */
-#define SANDBOX_SESSION_DIR "/workspace" /* a session's files, kept between runs */
-#define SANDBOX_FILES_DIR "files"	   /* ... in the workspace */
-#define SANDBOX_OUTPUTS_DIR "/outputs"	   /* files a run leaves for the caller */
-#define SANDBOX_OUTPUTS_NAME "outputs"	   /* ... in the workspace (a session's files/) */
-#define SANDBOX_META_DIR "meta"		   /* the workspace's, on /.agentsbx/meta */
-#define SANDBOX_OUTPUT_LIMIT (1024u * 1024)	     /* bytes kept per stream */
+#define SANDBOX_CODE_DIR ".agentsbx"		    /* in the container's root */
+#define SANDBOX_INIT_FILE "init"		    /* our PID 1 (runtime/sandbox_init/) in it */
+#define SANDBOX_SESSION_DIR "/workspace"	    /* a session's files, kept between runs */
+#define SANDBOX_FILES_DIR "files"		    /* ... in the workspace */
+#define SANDBOX_OUTPUTS_DIR "/outputs"		    /* files a run leaves for the caller */
+#define SANDBOX_OUTPUTS_NAME "outputs"		    /* ... in the workspace (a session's files/) */
+#define SANDBOX_META_DIR "meta"			    /* the workspace's, on /.agentsbx/meta */
+#define SANDBOX_OUTPUT_LIMIT (1024u * 1024)	    /* bytes kept per stream */
 #define SANDBOX_DISK_DEFAULT (256ull * 1024 * 1024) /* the writable layer */
-#define SANDBOX_TIMEOUT_DEFAULT 30.0		     /* seconds */
-#define SANDBOX_DRAIN_MS 2000 /* reading output after the init is gone */
-#define SANDBOX_TICK_MS 200   /* on_tick's period */
+#define SANDBOX_TIMEOUT_DEFAULT 30.0		    /* seconds */
+#define SANDBOX_DRAIN_MS 2000			    /* reading output after the init is gone */
+#define SANDBOX_TICK_MS 200			    /* on_tick's period */
 
 enum sandbox_lang {
 	SANDBOX_LANG_NONE, /* a command line */
@@ -133,9 +133,9 @@ void sandbox_pyerror_free(struct sandbox_pyerror *e);
 /* A created container waiting for its code (warm, or about to run). */
 struct sandbox {
 	char id[64];
-	char *dir;	 /* SANDBOX_WORK_DIR/ID: the bundle, on its own tmpfs */
+	char *dir; /* SANDBOX_WORK_DIR/ID: the bundle, on its own tmpfs */
 	bool dir_made, dir_mounted, overlay_mounted;
-	int code_dirfd;	 /* /.agentsbx in the overlay */
+	int code_dirfd; /* /.agentsbx in the overlay */
 	enum sandbox_lang lang;
 	int out_fd, err_fd; /* our read ends */
 	int in_fd;	    /* our write end of the stdin pipe, or -1 */
@@ -143,7 +143,7 @@ struct sandbox {
 	int pidfd;
 	bool created, reaped;
 	char *cgroup_path;
-	bool session; /* a session's: its outputs stay between runs */
+	bool session;		   /* a session's: its outputs stay between runs */
 	struct sandbox_seen *seen; /* ... as they were before this run */
 	size_t n_seen;
 };

@@ -143,8 +143,7 @@ static int recv_request(int sock, struct creator_request *req, int fds[4])
 {
 	char cbuf[CMSG_SPACE(4 * sizeof(int))];
 	struct iovec iov = { .iov_base = req, .iov_len = sizeof(*req) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
 	ssize_t n = recvmsg(sock, &m, MSG_CMSG_CLOEXEC);
 
@@ -238,8 +237,7 @@ static int send_request(const struct sandbox *sb, const int stdio[3], int reply_
 	int fds[4] = { stdio[0], stdio[1], stdio[2], reply_fd };
 	char cbuf[CMSG_SPACE(sizeof(fds))];
 	struct iovec iov = { .iov_base = &req, .iov_len = sizeof(req) };
-	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
 
 	memset(&req, 0, sizeof(req));

@@ -26,7 +26,13 @@
 #include "sandbox_private.h"
 
 static const char *const bin_dirs[] = {
-	"/usr/local/bin", "/usr/bin", "/bin", "/usr/local/sbin", "/usr/sbin", "/sbin", NULL,
+	"/usr/local/bin",
+	"/usr/bin",
+	"/bin",
+	"/usr/local/sbin",
+	"/usr/sbin",
+	"/sbin",
+	NULL,
 };
 
 static const char *const interpreters[SANDBOX_LANG_MAX][3] = {
@@ -183,12 +189,10 @@ static int make_subdirs(int dirfd, uid_t uid, struct error *err)
 	if (uid && fchownat(dirfd, "upper", uid, uid, AT_SYMLINK_NOFOLLOW) < 0)
 		return error_sys(err, "sandbox workspace: chown upper to %u", (unsigned)uid);
 	/* Opaque: whatever the image has at /.agentsbx is hidden. */
-	code_dir = openat(dirfd, "upper/" SANDBOX_CODE_DIR, O_RDONLY | O_DIRECTORY |
-			  O_NOFOLLOW | O_CLOEXEC);
+	code_dir = openat(dirfd, "upper/" SANDBOX_CODE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	/* In a user namespace (rootless) overlayfs reads user.* xattrs
 	 * (userxattr, sandbox_overlay_mount): trusted.* is root's. */
-	if (code_dir < 0 || fsetxattr(code_dir, geteuid() == 0 ? "trusted.overlay.opaque"
-							      : "user.overlay.opaque",
+	if (code_dir < 0 || fsetxattr(code_dir, geteuid() == 0 ? "trusted.overlay.opaque" : "user.overlay.opaque",
 				      "y", 1, 0) < 0)
 		return error_sys(err, "sandbox workspace: make /%s opaque", SANDBOX_CODE_DIR);
 	return 0;
@@ -257,8 +261,7 @@ int sandbox_write_bundle_config(struct sandbox *sb, const char *json,
 				struct error *err)
 {
 	_cleanup_free_ char *path = xasprintf("%s/config.json", sb->dir);
-	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-					      O_CLOEXEC, 0600);
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	if (fd < 0 || write_all(fd, json, strlen(json)) < 0)
 		return error_sys(err, "sandbox: write %s", path);

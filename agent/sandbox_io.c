@@ -28,7 +28,7 @@
 #include "sandbox_private.h"
 
 #define READ_CHUNK (64 * 1024)
-#define READS_PER_WAKEUP 16	  /* then let the other stream have a turn */
+#define READS_PER_WAKEUP 16		 /* then let the other stream have a turn */
 #define KILL_WAIT_NS (10ll * 1000000000) /* SIGKILL to reaped */
 #define NS_PER_MS 1000000ll
 
@@ -233,15 +233,16 @@ static void take_cancel(struct loop *l)
  * the end of the drain after the exit. */
 static int poll_timeout(const struct loop *l, long long now)
 {
-	long long until = l->exited ? l->exit_at + SANDBOX_DRAIN_MS * NS_PER_MS
-				    : l->killed ? l->kill_by : l->deadline;
+	long long until = l->exited ? l->exit_at + SANDBOX_DRAIN_MS * NS_PER_MS : l->killed ? l->kill_by :
+											      l->deadline;
 	long long ms;
 
 	if (l->w->on_tick && !l->exited && l->next_tick < until)
 		until = l->next_tick;
 	ms = (until - now + NS_PER_MS - 1) / NS_PER_MS;
 
-	return ms < 0 ? 0 : ms > 60000 ? 60000 : (int)ms;
+	return ms < 0 ? 0 : ms > 60000 ? 60000 :
+					 (int)ms;
 }
 
 /* 1: finished, 0: go on, -1: the container would not die. */

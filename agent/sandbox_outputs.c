@@ -70,7 +70,9 @@ const char sandbox_python_wrapper[] =
 	"    if value is not None:\n"
 	"        try:\n"
 	"            with open('/" SANDBOX_CODE_DIR "/" SANDBOX_META_DIR "/value', 'w') as f:\n"
-	"                f.write(repr(value)[:" "65536" "])\n"
+	"                f.write(repr(value)[:"
+	"65536"
+	"])\n"
 	"        except Exception:\n"
 	"            pass\n"
 	"_agentsbx_main()\n";
@@ -239,8 +241,7 @@ void sandbox_outputs_forget(struct sandbox *sb)
 void sandbox_collect_outputs(struct sandbox *sb, struct sandbox_result *res)
 {
 	_cleanup_close_ int ws = -1, outputs = open_outputs(sb, &ws);
-	struct walk w = { .res = res, .sb = sb, .content = !sb->session,
-			  .content_left = CONTENT_MAX };
+	struct walk w = { .res = res, .sb = sb, .content = !sb->session, .content_left = CONTENT_MAX };
 
 	if (ws >= 0 && sb->lang == SANDBOX_LANG_PYTHON)
 		take_value(ws, res);

@@ -43,7 +43,7 @@ struct sandbox_wait {
 	const char *in_data;
 	size_t in_len;
 	int sigfd;
-	int cancel_fd;	    /* -1: none */
+	int cancel_fd; /* -1: none */
 	double timeout;
 	size_t output_limit;
 	long long start_ns; /* when start was asked for: the clock's zero */
@@ -60,7 +60,6 @@ struct sandbox_wait {
  */
 int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 		 struct error *err);
-
 
 /* ---- sandbox.c, sandbox_creator.c, sandbox_watchdog.c ---------------------- */
 

@@ -65,14 +65,12 @@ int sandbox_session_open(const struct global_opts *g, const struct sandbox_confi
 		error_sys(err, "sandbox session: mkdir %s/%s", ss->sb.dir, SANDBOX_FILES_DIR);
 		goto fail;
 	}
-	ss->files_fd = openat(dirfd, SANDBOX_FILES_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-			      O_CLOEXEC);
+	ss->files_fd = openat(dirfd, SANDBOX_FILES_DIR, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ss->files_fd < 0) {
 		error_sys(err, "sandbox session: open %s/%s", ss->sb.dir, SANDBOX_FILES_DIR);
 		goto fail;
 	}
-	ss->outputs_fd = openat(dirfd, SANDBOX_OUTPUTS_NAME, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-				O_CLOEXEC);
+	ss->outputs_fd = openat(dirfd, SANDBOX_OUTPUTS_NAME, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (ss->outputs_fd < 0) {
 		error_sys(err, "sandbox session: open %s/%s", ss->sb.dir, SANDBOX_OUTPUTS_NAME);
 		goto fail;
@@ -284,8 +282,9 @@ int sandbox_session_list(struct sandbox_session *ss, const char *path,
 		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
 		e = &(*out)[(*n)++];
 		snprintf(e->name, sizeof(e->name), "%s", de->d_name);
-		e->type = S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory"
-			: S_ISLNK(st.st_mode) ? "symlink" : "other";
+		e->type = S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory" :
+						 S_ISLNK(st.st_mode)	     ? "symlink" :
+									       "other";
 		e->size = (unsigned long long)st.st_size;
 	}
 	closedir(d);

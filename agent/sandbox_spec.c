@@ -152,7 +152,8 @@ static void gen_process(yajl_gen g, const struct sandbox_config *cfg,
 	gen_args(g, cfg, interpreter);
 	gen_env(g, cfg);
 	jgen_str(g, "cwd");
-	jgen_str(g, cfg->cwd ? cfg->cwd : cfg->session ? SANDBOX_SESSION_DIR : "/tmp");
+	jgen_str(g, cfg->cwd ? cfg->cwd : cfg->session ? SANDBOX_SESSION_DIR :
+							 "/tmp");
 	gen_empty_caps(g);
 	jgen_str(g, "noNewPrivileges");
 	yajl_gen_bool(g, true);
@@ -397,9 +398,12 @@ int sandbox_parse_size(const char *s, uint64_t *out)
 	switch (*end) {
 	case '\0':
 		break;
-	case 'k': case 'K': shift = 10; break;
-	case 'm': case 'M': shift = 20; break;
-	case 'g': case 'G': shift = 30; break;
+	case 'k':
+	case 'K': shift = 10; break;
+	case 'm':
+	case 'M': shift = 20; break;
+	case 'g':
+	case 'G': shift = 30; break;
 	default:
 		return -1;
 	}

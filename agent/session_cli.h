@@ -37,16 +37,16 @@
 
 #define SESSION_STATE_DIR ".sessions" /* under the state root */
 #define SESSION_NAME_MAX 64
-#define SESSION_IDLE_DEFAULT 600.0	    /* seconds */
-#define SESSION_FILE_MAX (64u << 20)	    /* bytes of a file in or out */
-#define SESSION_HEADER_MAX (128u << 20)	    /* a reply header: the streams */
+#define SESSION_IDLE_DEFAULT 600.0	       /* seconds */
+#define SESSION_FILE_MAX (64u << 20)	       /* bytes of a file in or out */
+#define SESSION_HEADER_MAX (128u << 20)	       /* a reply header: the streams */
 #define SESSION_REQUEST_HEADER_MAX (64u << 10) /* a request header */
 
 struct session_create_opts {
-	const char *name;	/* NULL: one is made up */
+	const char *name;	   /* NULL: one is made up */
 	struct sandbox_config cfg; /* the image, limits, network of every run */
-	const char *image;	/* for `session list` */
-	double idle;		/* seconds unused before it closes itself */
+	const char *image;	   /* for `session list` */
+	double idle;		   /* seconds unused before it closes itself */
 };
 
 /* Record, fork the server, wait until it serves (or says why it cannot).

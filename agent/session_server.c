@@ -329,8 +329,7 @@ static void serve(struct server *s)
 
 static int write_file(int dirfd, const char *name, const char *data, struct error *err)
 {
-	_cleanup_close_ int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-					O_CLOEXEC, 0600);
+	_cleanup_close_ int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 
 	if (fd < 0 || write_all(fd, data, strlen(data)) < 0)
 		return error_sys(err, "session: write %s", name);
@@ -408,8 +407,14 @@ void session_server_main(const struct global_opts *g, const struct session_creat
 			 const char *name, int sessions_fd, int dirfd, int lock_fd, int ready_fd)
 {
 	struct server s = {
-		.g = g, .o = o, .name = name, .sfd = sessions_fd, .dirfd = dirfd,
-		.lock_fd = lock_fd, .listen_fd = -1, .sigfd = -1,
+		.g = g,
+		.o = o,
+		.name = name,
+		.sfd = sessions_fd,
+		.dirfd = dirfd,
+		.lock_fd = lock_fd,
+		.listen_fd = -1,
+		.sigfd = -1,
 	};
 	struct error err;
 

@@ -408,8 +408,7 @@ static void read_info(int dirfd, struct session_info *s)
 
 static void probe(int sfd, const char *name, struct session_info *s)
 {
-	_cleanup_close_ int dirfd = openat(sfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-					   O_CLOEXEC), lockfd = -1;
+	_cleanup_close_ int dirfd = openat(sfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), lockfd = -1;
 	struct stat st;
 	struct timespec now;
 

@@ -6,7 +6,11 @@
 #include "../lib/util.h"
 #include "cmd.h"
 
-enum { OPT_PID_FILE = 256, OPT_CONSOLE, OPT_NO_PIVOT, OPT_NO_KEYRING, OPT_PRESERVE };
+enum { OPT_PID_FILE = 256,
+       OPT_CONSOLE,
+       OPT_NO_PIVOT,
+       OPT_NO_KEYRING,
+       OPT_PRESERVE };
 
 /* create and run share their flags; run adds --detach. */
 int parse_create_flags(const struct command *cmd, int argc, char **argv,

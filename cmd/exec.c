@@ -7,8 +7,17 @@
 #include "../lib/util.h"
 #include "cmd.h"
 
-enum { OPT_PROCESS = 256, OPT_PID_FILE, OPT_CONSOLE, OPT_CWD, OPT_GIDS, OPT_CAP,
-       OPT_NNP, OPT_PRESERVE, OPT_LABEL, OPT_APPARMOR, OPT_IGNORE_PAUSED };
+enum { OPT_PROCESS = 256,
+       OPT_PID_FILE,
+       OPT_CONSOLE,
+       OPT_CWD,
+       OPT_GIDS,
+       OPT_CAP,
+       OPT_NNP,
+       OPT_PRESERVE,
+       OPT_LABEL,
+       OPT_APPARMOR,
+       OPT_IGNORE_PAUSED };
 
 static void push(char ***v, size_t *n, char *s)
 {

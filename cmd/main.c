@@ -15,9 +15,25 @@
 #include "cmd.h"
 
 static const struct command *const commands[] = {
-	&cmd_create, &cmd_start, &cmd_run,   &cmd_state, &cmd_kill, &cmd_delete,
-	&cmd_list,   &cmd_spec,  &cmd_features, &cmd_ps,  &cmd_pause, &cmd_resume, &cmd_exec, &cmd_update, &cmd_policy, &cmd_events,
-	&cmd_sandbox, &cmd_mcp, &cmd_session,
+	&cmd_create,
+	&cmd_start,
+	&cmd_run,
+	&cmd_state,
+	&cmd_kill,
+	&cmd_delete,
+	&cmd_list,
+	&cmd_spec,
+	&cmd_features,
+	&cmd_ps,
+	&cmd_pause,
+	&cmd_resume,
+	&cmd_exec,
+	&cmd_update,
+	&cmd_policy,
+	&cmd_events,
+	&cmd_sandbox,
+	&cmd_mcp,
+	&cmd_session,
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -48,8 +64,14 @@ static void print_help(FILE *f)
 }
 
 enum { OPT_POLICY = 300 };
-enum { OPT_ROOT = 256, OPT_LOG, OPT_LOG_FORMAT, OPT_DEBUG, OPT_SYSTEMD, OPT_LOG_LEVEL,
-       OPT_CRIU, OPT_ROOTLESS };
+enum { OPT_ROOT = 256,
+       OPT_LOG,
+       OPT_LOG_FORMAT,
+       OPT_DEBUG,
+       OPT_SYSTEMD,
+       OPT_LOG_LEVEL,
+       OPT_CRIU,
+       OPT_ROOTLESS };
 
 int main(int argc, char **argv)
 {

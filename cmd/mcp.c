@@ -11,9 +11,22 @@
 #include "../agent/sandbox.h"
 #include "cmd.h"
 
-enum { OPT_IMAGE = 256, OPT_ROOTFS, OPT_IMAGE_ROOT, OPT_TIMEOUT, OPT_MAX_TIMEOUT, OPT_MEMORY,
-       OPT_CPUS, OPT_PIDS, OPT_OUTPUT_LIMIT, OPT_DISK, OPT_WARM, OPT_MAX_CONCURRENT,
-       OPT_MAX_SESSIONS, OPT_SESSION_IDLE, OPT_FILE_LIMIT, OPT_NETWORK };
+enum { OPT_IMAGE = 256,
+       OPT_ROOTFS,
+       OPT_IMAGE_ROOT,
+       OPT_TIMEOUT,
+       OPT_MAX_TIMEOUT,
+       OPT_MEMORY,
+       OPT_CPUS,
+       OPT_PIDS,
+       OPT_OUTPUT_LIMIT,
+       OPT_DISK,
+       OPT_WARM,
+       OPT_MAX_CONCURRENT,
+       OPT_MAX_SESSIONS,
+       OPT_SESSION_IDLE,
+       OPT_FILE_LIMIT,
+       OPT_NETWORK };
 
 #define IMAGES_MAX 16
 
@@ -85,16 +98,20 @@ static int take_flag(struct mcp_flags *f, int c, char *arg)
 	case OPT_IMAGE_ROOT: f->image_root = arg; return 0;
 	case OPT_TIMEOUT:
 		return sandbox_parse_seconds(arg, &f->o.timeout) < 0 ?
-			       bad_flag("--timeout", arg, "expected seconds") : 0;
+			       bad_flag("--timeout", arg, "expected seconds") :
+			       0;
 	case OPT_MAX_TIMEOUT:
 		return sandbox_parse_seconds(arg, &f->o.max_timeout) < 0 ?
-			       bad_flag("--max-timeout", arg, "expected seconds") : 0;
+			       bad_flag("--max-timeout", arg, "expected seconds") :
+			       0;
 	case OPT_MEMORY:
 		return sandbox_parse_size(arg, &f->o.memory) < 0 || f->o.memory < (4u << 20) ?
-			       bad_flag("--memory", arg, "expected a size of at least 4m") : 0;
+			       bad_flag("--memory", arg, "expected a size of at least 4m") :
+			       0;
 	case OPT_CPUS:
 		return sandbox_parse_cpus(arg, &f->o.cpu_quota) < 0 ?
-			       bad_flag("--cpus", arg, "expected a number of CPUs") : 0;
+			       bad_flag("--cpus", arg, "expected a number of CPUs") :
+			       0;
 	case OPT_PIDS:
 		if (parse_u64(arg, &n) < 0 || n < 1 || n > (1u << 22))
 			return bad_flag("--pids", arg, "expected a number of processes");
@@ -102,7 +119,8 @@ static int take_flag(struct mcp_flags *f, int c, char *arg)
 		return 0;
 	case OPT_DISK:
 		return sandbox_parse_size(arg, &f->o.disk) < 0 || f->o.disk < (1u << 20) ?
-			       bad_flag("--disk", arg, "expected a size of at least 1m") : 0;
+			       bad_flag("--disk", arg, "expected a size of at least 1m") :
+			       0;
 	case OPT_OUTPUT_LIMIT:
 		if (sandbox_parse_size(arg, &size) < 0 || !size || size > (64u << 20))
 			return bad_flag("--output-limit", arg, "expected a size from 1 to 64m");
@@ -120,11 +138,13 @@ static int take_flag(struct mcp_flags *f, int c, char *arg)
 		return 0;
 	case OPT_SESSION_IDLE:
 		return sandbox_parse_seconds(arg, &f->o.session_idle) < 0 ?
-			       bad_flag("--session-idle", arg, "expected seconds") : 0;
+			       bad_flag("--session-idle", arg, "expected seconds") :
+			       0;
 	case OPT_FILE_LIMIT:
 		return sandbox_parse_size(arg, &f->o.file_limit) < 0 || !f->o.file_limit ||
 				       f->o.file_limit > (64u << 20) ?
-			       bad_flag("--file-limit", arg, "expected a size from 1 to 64m") : 0;
+			       bad_flag("--file-limit", arg, "expected a size from 1 to 64m") :
+			       0;
 	case OPT_NETWORK:
 		if (arg[0] != '/')
 			return bad_flag("--network", arg, "expected the path of a network namespace (/var/run/netns/NAME)");
@@ -196,9 +216,7 @@ static void resolve_images(struct mcp_flags *f)
 	for (size_t i = 0; i < f->n; i++) {
 		struct error err;
 		char *old = f->o.setup_errors;
-		int r = f->is_path[i] ? sandbox_rootfs_path(f->names[i], &f->o.images[i], &err)
-				      : sandbox_image_path(f->image_root, f->names[i],
-							   &f->o.images[i], &err);
+		int r = f->is_path[i] ? sandbox_rootfs_path(f->names[i], &f->o.images[i], &err) : sandbox_image_path(f->image_root, f->names[i], &f->o.images[i], &err);
 		if (r == 0)
 			continue;
 		log_warn("mcp: %s", err.msg);

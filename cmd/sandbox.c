@@ -20,9 +20,21 @@
 #define EXIT_SANDBOX_FAILED 125 /* as docker run: the runner, not the code */
 #define EXIT_TIMED_OUT 124	/* as timeout(1) */
 
-enum { OPT_ROOTFS = 256, OPT_IMAGE, OPT_IMAGE_ROOT, OPT_TIMEOUT, OPT_MEMORY, OPT_CPUS,
-       OPT_PIDS, OPT_NETWORK, OPT_JSON, OPT_STDIN, OPT_CODE, OPT_LANG, OPT_CWD,
-       OPT_OUTPUT_LIMIT, OPT_DISK };
+enum { OPT_ROOTFS = 256,
+       OPT_IMAGE,
+       OPT_IMAGE_ROOT,
+       OPT_TIMEOUT,
+       OPT_MEMORY,
+       OPT_CPUS,
+       OPT_PIDS,
+       OPT_NETWORK,
+       OPT_JSON,
+       OPT_STDIN,
+       OPT_CODE,
+       OPT_LANG,
+       OPT_CWD,
+       OPT_OUTPUT_LIMIT,
+       OPT_DISK };
 
 struct sandbox_flags {
 	const char *rootfs, *image, *image_root, *network, *stdin_path, *code_path, *lang;
@@ -104,13 +116,16 @@ static int take_flag(struct sandbox_flags *f, int c, char *arg)
 		return 0;
 	case OPT_TIMEOUT:
 		return sandbox_parse_seconds(arg, &f->in.timeout) < 0 ?
-			       bad_flag("--timeout", arg, "expected seconds (0 < S <= 86400)") : 0;
+			       bad_flag("--timeout", arg, "expected seconds (0 < S <= 86400)") :
+			       0;
 	case OPT_MEMORY:
 		return sandbox_parse_size(arg, &f->cfg.memory) < 0 || f->cfg.memory < (4u << 20) ?
-			       bad_flag("--memory", arg, "expected a size of at least 4m") : 0;
+			       bad_flag("--memory", arg, "expected a size of at least 4m") :
+			       0;
 	case OPT_CPUS:
 		return sandbox_parse_cpus(arg, &f->cfg.cpu_quota) < 0 ?
-			       bad_flag("--cpus", arg, "expected a number of CPUs (0.01 to 1024)") : 0;
+			       bad_flag("--cpus", arg, "expected a number of CPUs (0.01 to 1024)") :
+			       0;
 	case OPT_PIDS:
 		if (parse_u64(arg, &n) < 0 || n < 1 || n > (1u << 22))
 			return bad_flag("--pids", arg, "expected a number of processes");
@@ -123,7 +138,8 @@ static int take_flag(struct sandbox_flags *f, int c, char *arg)
 		return 0;
 	case OPT_DISK:
 		return sandbox_parse_size(arg, &f->cfg.disk) < 0 || f->cfg.disk < (1u << 20) ?
-			       bad_flag("--disk", arg, "expected a size of at least 1m") : 0;
+			       bad_flag("--disk", arg, "expected a size of at least 1m") :
+			       0;
 	}
 	return -1;
 }
@@ -182,9 +198,11 @@ static int read_code(const char *path, char **code, size_t *len, struct error *e
 {
 	if (!strcmp(path, "-"))
 		return read_all_fd(STDIN_FILENO, CODE_MAX, code, len, err) < 0 ?
-			       error_prefix(err, "sandbox: --code -") : 0;
+			       error_prefix(err, "sandbox: --code -") :
+			       0;
 	return read_file_at(AT_FDCWD, path, CODE_MAX, code, len, err) < 0 ?
-		       error_prefix(err, "sandbox: --code") : 0;
+		       error_prefix(err, "sandbox: --code") :
+		       0;
 }
 
 static int resolve_lang(struct sandbox_flags *f, char **code, struct error *err)

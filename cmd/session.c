@@ -27,9 +27,22 @@
 #define EXIT_TIMED_OUT 124
 #define CODE_MAX (16u * 1024 * 1024)
 
-enum { OPT_ROOTFS = 256, OPT_IMAGE, OPT_IMAGE_ROOT, OPT_MEMORY, OPT_CPUS, OPT_PIDS,
-       OPT_NETWORK, OPT_DISK, OPT_IDLE, OPT_LANG, OPT_JSON, OPT_CODE, OPT_STDIN, OPT_TIMEOUT,
-       OPT_OUTPUT_LIMIT, OPT_CWD };
+enum { OPT_ROOTFS = 256,
+       OPT_IMAGE,
+       OPT_IMAGE_ROOT,
+       OPT_MEMORY,
+       OPT_CPUS,
+       OPT_PIDS,
+       OPT_NETWORK,
+       OPT_DISK,
+       OPT_IDLE,
+       OPT_LANG,
+       OPT_JSON,
+       OPT_CODE,
+       OPT_STDIN,
+       OPT_TIMEOUT,
+       OPT_OUTPUT_LIMIT,
+       OPT_CWD };
 
 static const char help_text[] =
 	"  create [NAME] [--image NAME | --rootfs DIR] [--image-root DIR]\n"
@@ -90,10 +103,12 @@ static int take_flag(struct flags *f, int c, char *arg)
 		return 0;
 	case OPT_MEMORY:
 		return sandbox_parse_size(arg, &f->o.cfg.memory) < 0 || f->o.cfg.memory < (4u << 20) ?
-			       bad("--memory", arg, "expected a size of at least 4m") : 0;
+			       bad("--memory", arg, "expected a size of at least 4m") :
+			       0;
 	case OPT_CPUS:
 		return sandbox_parse_cpus(arg, &f->o.cfg.cpu_quota) < 0 ?
-			       bad("--cpus", arg, "expected a number of CPUs (0.01 to 1024)") : 0;
+			       bad("--cpus", arg, "expected a number of CPUs (0.01 to 1024)") :
+			       0;
 	case OPT_PIDS:
 		if (parse_u64(arg, &n) < 0 || n < 1 || n > (1u << 22))
 			return bad("--pids", arg, "expected a number of processes");
@@ -101,17 +116,21 @@ static int take_flag(struct flags *f, int c, char *arg)
 		return 0;
 	case OPT_DISK:
 		return sandbox_parse_size(arg, &f->o.cfg.disk) < 0 || f->o.cfg.disk < (1u << 20) ?
-			       bad("--disk", arg, "expected a size of at least 1m") : 0;
+			       bad("--disk", arg, "expected a size of at least 1m") :
+			       0;
 	case OPT_IDLE:
 		return sandbox_parse_seconds(arg, &f->o.idle) < 0 ?
-			       bad("--idle", arg, "expected seconds (0 < S <= 86400)") : 0;
+			       bad("--idle", arg, "expected seconds (0 < S <= 86400)") :
+			       0;
 	case OPT_TIMEOUT:
 		return sandbox_parse_seconds(arg, &f->timeout) < 0 ?
-			       bad("--timeout", arg, "expected seconds (0 < S <= 86400)") : 0;
+			       bad("--timeout", arg, "expected seconds (0 < S <= 86400)") :
+			       0;
 	case OPT_OUTPUT_LIMIT:
 		return sandbox_parse_size(arg, &f->output_limit) < 0 || !f->output_limit ||
 				       f->output_limit > (16u << 20) ?
-			       bad("--output-limit", arg, "expected a size from 1 to 16m") : 0;
+			       bad("--output-limit", arg, "expected a size from 1 to 16m") :
+			       0;
 	}
 	return -1;
 }
@@ -179,8 +198,7 @@ static int read_input(const char *path, size_t max, char **out, size_t *len, str
 {
 	if (!strcmp(path, "-"))
 		return read_all_fd(STDIN_FILENO, max, out, len, err) < 0 ? error_prefix(err, "stdin") : 0;
-	return read_file_at(AT_FDCWD, path, max, out, len, err) < 0 ? error_prefix(err, "%s", path)
-								     : 0;
+	return read_file_at(AT_FDCWD, path, max, out, len, err) < 0 ? error_prefix(err, "%s", path) : 0;
 }
 
 /* ---- the verbs ------------------------------------------------------------------- */
@@ -192,8 +210,7 @@ static int resolve_create(const struct global_opts *g, struct flags *f, char **r
 
 	if (!!f->rootfs == !!f->image)
 		return error_set(err, "session create: give exactly one of --rootfs DIR and --image NAME");
-	if ((f->rootfs ? sandbox_rootfs_path(f->rootfs, rootfs, err)
-		       : sandbox_image_path(f->image_root, f->image, rootfs, err)) < 0)
+	if ((f->rootfs ? sandbox_rootfs_path(f->rootfs, rootfs, err) : sandbox_image_path(f->image_root, f->image, rootfs, err)) < 0)
 		return -1;
 	if (lang < 0)
 		return error_set(err, "session create: --lang %s: expected python, sh or node", f->lang);

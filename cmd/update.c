@@ -16,9 +16,20 @@
 #include "cmd.h"
 
 enum {
-	OPT_RESOURCES = 256, OPT_MEMORY, OPT_MEMORY_SWAP, OPT_MEMORY_RES, OPT_KMEM,
-	OPT_KMEM_TCP, OPT_PIDS, OPT_CPU_QUOTA, OPT_CPU_PERIOD, OPT_CPU_SHARES,
-	OPT_CPU_RT_PERIOD, OPT_CPU_RT_RUNTIME, OPT_CPUSET_CPUS, OPT_CPUSET_MEMS,
+	OPT_RESOURCES = 256,
+	OPT_MEMORY,
+	OPT_MEMORY_SWAP,
+	OPT_MEMORY_RES,
+	OPT_KMEM,
+	OPT_KMEM_TCP,
+	OPT_PIDS,
+	OPT_CPU_QUOTA,
+	OPT_CPU_PERIOD,
+	OPT_CPU_SHARES,
+	OPT_CPU_RT_PERIOD,
+	OPT_CPU_RT_RUNTIME,
+	OPT_CPUSET_CPUS,
+	OPT_CPUSET_MEMS,
 	OPT_BLKIO_WEIGHT,
 };
 
@@ -170,7 +181,10 @@ static int run_update(const struct global_opts *g, int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	struct flag { int c; const char *arg; } flags[32];
+	struct flag {
+		int c;
+		const char *arg;
+	} flags[32];
 	size_t n_flags = 0;
 	const char *resources = NULL;
 	struct oci_resources res;

@@ -181,8 +181,7 @@ static void pin_add(const struct oci_hook *hook, enum hook_kind kind,
 		    size_t index, int fd)
 {
 	pins = xrealloc(pins, (n_pins + 1) * sizeof(*pins));
-	pins[n_pins++] = (struct pin){ .kind = kind, .index = index,
-				       .path = xstrdup(hook->path), .fd = fd };
+	pins[n_pins++] = (struct pin){ .kind = kind, .index = index, .path = xstrdup(hook->path), .fd = fd };
 }
 
 int hooks_judge_all(const struct policy *p, const struct oci_spec *spec,

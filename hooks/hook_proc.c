@@ -25,7 +25,7 @@
 #define HOOK_READ_ROUNDS 16	     /* reads per stream per poll round */
 #define HOOK_DRAIN_MAX (1024 * 1024) /* bytes read per stream after exit */
 #define HOOK_WRITE_CHUNK 65536
-#define HOOK_NOPIDFD_TICK_MS 10	     /* waitpid(WNOHANG) period without pidfd */
+#define HOOK_NOPIDFD_TICK_MS 10 /* waitpid(WNOHANG) period without pidfd */
 
 struct out_stream {
 	int fd;
@@ -60,9 +60,14 @@ struct hook_io {
 
 /* fd order handed to the child: stdin, stdout, stderr, exec report, and
  * the judged binary (-1 when the path is executed). */
-enum { CHILD_IN, CHILD_OUT, CHILD_ERR, CHILD_EXEC, CHILD_BIN, CHILD_NFDS };
+enum { CHILD_IN,
+       CHILD_OUT,
+       CHILD_ERR,
+       CHILD_EXEC,
+       CHILD_BIN,
+       CHILD_NFDS };
 #define CHILD_PIPES CHILD_BIN /* the pipes: every slot before CHILD_BIN */
-#define BIN_FD 4 /* where the binary's fd is executed from */
+#define BIN_FD 4	      /* where the binary's fd is executed from */
 
 static void child_close_from(int first)
 {

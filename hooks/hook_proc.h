@@ -19,9 +19,9 @@ struct hook_label {
 };
 
 struct hook_proc {
-	int status;	 /* waitpid() status */
-	int exec_errno;	 /* != 0: execve() (or the child's setup) failed */
-	bool timed_out;	 /* killed, with its process group, at the deadline */
+	int status;	/* waitpid() status */
+	int exec_errno; /* != 0: execve() (or the child's setup) failed */
+	bool timed_out; /* killed, with its process group, at the deadline */
 	/* Last lines of stderr, control bytes replaced, lines joined by "; ". */
 	char stderr_tail[2 * HOOK_STDERR_TAIL + 8];
 };

@@ -37,7 +37,8 @@ static int value(char c)
 		return c - 'a' + 26;
 	if (c >= '0' && c <= '9')
 		return c - '0' + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : -1;
+	return c == '+' ? 62 : c == '/' ? 63 :
+					  -1;
 }
 
 int base64_decode(const char *text, size_t n, char **out, size_t *out_len)

@@ -46,18 +46,18 @@ static inline void cleanup_strvp(char ***v)
 #define _cleanup_fclose_ __attribute__((cleanup(cleanup_fclosep)))
 #define _cleanup_strv_ __attribute__((cleanup(cleanup_strvp)))
 
-#define take_ptr(p)                                                            \
-	({                                                                     \
-		__typeof__(p) _tmp = (p);                                      \
-		(p) = NULL;                                                    \
-		_tmp;                                                          \
+#define take_ptr(p)                       \
+	({                                \
+		__typeof__(p) _tmp = (p); \
+		(p) = NULL;               \
+		_tmp;                     \
 	})
 
-#define take_fd(fd)                                                            \
-	({                                                                     \
-		int _tmp = (fd);                                               \
-		(fd) = -1;                                                     \
-		_tmp;                                                          \
+#define take_fd(fd)              \
+	({                       \
+		int _tmp = (fd); \
+		(fd) = -1;       \
+		_tmp;            \
 	})
 
 #endif

@@ -18,9 +18,8 @@ static void append_text(char *msg, size_t n, const char *sep, const char *text)
 		msg[n] = '\0';
 }
 
-__attribute__((format(printf, 3, 0)))
-static void error_vformat(struct error *err, int errnum, const char *fmt,
-			  va_list ap)
+__attribute__((format(printf, 3, 0))) static void error_vformat(struct error *err, int errnum, const char *fmt,
+								va_list ap)
 {
 	int n;
 

@@ -13,8 +13,8 @@
 #define ERROR_MSG_MAX 4096
 
 struct error {
-	int code;			/* errno value, 0 when not from a syscall */
-	char msg[ERROR_MSG_MAX];	/* "what was being done: strerror(code)" */
+	int code;		 /* errno value, 0 when not from a syscall */
+	char msg[ERROR_MSG_MAX]; /* "what was being done: strerror(code)" */
 };
 
 /* Fill err with a formatted message (no errno text).  Returns -1. */

@@ -46,7 +46,10 @@ static inline long sys4(long n, long a, long b, long c, long d)
 	register long x1 __asm__("x1") = b;
 	register long x2 __asm__("x2") = c;
 	register long x3 __asm__("x3") = d;
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3)
+			 : "memory");
 	return x0;
 }
 #else

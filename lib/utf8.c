@@ -14,7 +14,8 @@ size_t utf8_seq_len(const unsigned char *p, size_t n)
 		return 1;
 	if (b < 0xc2 || b > 0xf4)
 		return 0;
-	len = b < 0xe0 ? 2 : b < 0xf0 ? 3 : 4;
+	len = b < 0xe0 ? 2 : b < 0xf0 ? 3 :
+					4;
 	if (b == 0xe0)
 		lo = 0xa0; /* no overlong 3-byte forms */
 	else if (b == 0xed)

@@ -18,7 +18,7 @@
 #define CONTAINER_ID_MAX 255
 
 struct global_opts {
-	const char *root; /* --root, default DEFAULT_STATE_ROOT */
+	const char *root;	 /* --root, default DEFAULT_STATE_ROOT */
 	const char *policy_path; /* --policy; NULL: /etc/agentsbx/policy.json */
 	bool systemd_cgroup;
 	bool debug;

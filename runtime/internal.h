@@ -31,26 +31,26 @@ struct container_ctx {
 	char *bundle; /* absolute */
 	char *rootfs; /* absolute */
 
-	int rootfs_fd;	  /* O_PATH|O_DIRECTORY of the rootfs, opened by parent */
-	int host_proc_fd; /* the runtime's /proc, checked to be procfs */
-	int root_fd;	  /* --root, made if missing (ctx_open_root) */
+	int rootfs_fd;	     /* O_PATH|O_DIRECTORY of the rootfs, opened by parent */
+	int host_proc_fd;    /* the runtime's /proc, checked to be procfs */
+	int root_fd;	     /* --root, made if missing (ctx_open_root) */
 	char *seccomp_cache; /* --root/.seccomp-cache */
-	int state_dir_fd; /* --root/ID, locked */
-	int fifo_fd;	  /* exec.fifo, O_RDWR: init reads start's byte */
-	int done_fd;	  /* exec.done, O_RDWR: closed by init's execve */
-	int sync_parent;  /* the parent's end of the socketpair */
-	int sync_child;	  /* the child's end */
-	int console_sock; /* --console-socket, connected; -1 if none */
-	int console_peer; /* foreground run: our end of the console pair */
-	int trampoline_fd; /* the sealed exec trampoline (trampoline.h) */
-	int landlock_fd;   /* a ruleset to enter, or -1 (landlock.h) */
-	int own_pidns_fd;  /* our pid/time namespaces for children, when */
-	int own_timens_fd; /* ns_join_before_clone() changes them */
-	bool foreground;  /* run without --detach: we stay to proxy and wait */
+	int state_dir_fd;    /* --root/ID, locked */
+	int fifo_fd;	     /* exec.fifo, O_RDWR: init reads start's byte */
+	int done_fd;	     /* exec.done, O_RDWR: closed by init's execve */
+	int sync_parent;     /* the parent's end of the socketpair */
+	int sync_child;	     /* the child's end */
+	int console_sock;    /* --console-socket, connected; -1 if none */
+	int console_peer;    /* foreground run: our end of the console pair */
+	int trampoline_fd;   /* the sealed exec trampoline (trampoline.h) */
+	int landlock_fd;     /* a ruleset to enter, or -1 (landlock.h) */
+	int own_pidns_fd;    /* our pid/time namespaces for children, when */
+	int own_timens_fd;   /* ns_join_before_clone() changes them */
+	bool foreground;     /* run without --detach: we stay to proxy and wait */
 	bool state_dir_made;
-	int listen_fds; /* LISTEN_FDS passed through (socket activation) */
-	bool locked_down; /* credentials and seccomp already applied */
-	bool is_exec;	  /* exec: a process joining, not the init */
+	int listen_fds;	      /* LISTEN_FDS passed through (socket activation) */
+	bool locked_down;     /* credentials and seccomp already applied */
+	bool is_exec;	      /* exec: a process joining, not the init */
 	bool restore_sigmask; /* the child restores saved_sigmask (run) */
 	sigset_t saved_sigmask;
 	char *config_json; /* the bytes of config.json, saved in the state dir */
@@ -79,12 +79,12 @@ struct container_ctx {
 	 * -1 if none; and whether it is the host's (ours or PID 1's). */
 	int ns_fd[NS_TYPE_MAX];
 	bool ns_host[NS_TYPE_MAX];
-	char *exec_path; /* args[0] resolved in the container's PATH */
-	char *home;	 /* HOME from the container's /etc/passwd, if unset */
+	char *exec_path;       /* args[0] resolved in the container's PATH */
+	char *home;	       /* HOME from the container's /etc/passwd, if unset */
 	bool proc_fallback_ok; /* trampoline_proc_fallback_ok(), asked early */
 	bool cwd_open;	       /* cwd_fd: process.cwd resolved, not yet entered */
 	int cwd_fd;
-	bool fds_ready;	       /* process_prepare_fds() done */
+	bool fds_ready; /* process_prepare_fds() done */
 
 	char *cgroup_path;
 	enum cgroup_manager cgroup_manager;

@@ -14,7 +14,6 @@
 #include "../lib/util.h"
 #include "internal.h"
 
-
 struct gen {
 	yajl_gen g;
 	yajl_gen_status status; /* first failure */
@@ -99,21 +98,21 @@ static const char *const default_caps[] = {
 static const char *const opts_proc[] = { "nosuid", "noexec", "nodev", NULL };
 static const char *const opts_dev[] = { "nosuid", "strictatime", "mode=755",
 					"size=65536k", NULL };
-static const char *const opts_pts[] = { "nosuid",      "noexec",
+static const char *const opts_pts[] = { "nosuid", "noexec",
 					"newinstance", "ptmxmode=0666",
-					"mode=0620",   "gid=5",
+					"mode=0620", "gid=5",
 					NULL };
 /* gid 5 (tty) is not mapped in a rootless container: devpts would fail */
-static const char *const opts_pts_rootless[] = { "nosuid",	"noexec",
+static const char *const opts_pts_rootless[] = { "nosuid", "noexec",
 						 "newinstance", "ptmxmode=0666",
-						 "mode=0620",	NULL };
-static const char *const opts_shm[] = { "nosuid",    "noexec",	    "nodev",
+						 "mode=0620", NULL };
+static const char *const opts_shm[] = { "nosuid", "noexec", "nodev",
 					"mode=1777", "size=65536k", NULL };
 static const char *const opts_mqueue[] = { "nosuid", "noexec", "nodev", NULL };
 static const char *const opts_sys[] = { "nosuid", "noexec", "nodev", "ro",
 					NULL };
-static const char *const opts_cgroup[] = { "nosuid",   "noexec", "nodev",
-					   "relatime", "ro",	 NULL };
+static const char *const opts_cgroup[] = { "nosuid", "noexec", "nodev",
+					   "relatime", "ro", NULL };
 
 struct default_mount {
 	const char *destination;
@@ -149,12 +148,22 @@ static const char *const masked_paths[] = {
 };
 
 static const char *const readonly_paths[] = {
-	"/proc/bus",	       "/proc/fs", "/proc/irq", "/proc/sys",
-	"/proc/sysrq-trigger", NULL,
+	"/proc/bus",
+	"/proc/fs",
+	"/proc/irq",
+	"/proc/sys",
+	"/proc/sysrq-trigger",
+	NULL,
 };
 
 static const char *const namespaces[] = {
-	"pid", "network", "ipc", "uts", "mount", "cgroup", NULL,
+	"pid",
+	"network",
+	"ipc",
+	"uts",
+	"mount",
+	"cgroup",
+	NULL,
 };
 
 static void gen_process(struct gen *g)

@@ -86,9 +86,7 @@ static int scan_escape(struct scan *s)
 	if (cp >= 0xdc00 && cp <= 0xdfff)
 		return scan_fail(s, "unpaired UTF-16 surrogate in a string");
 	if (cp >= 0xd800 && cp <= 0xdbff) {
-		low = (left >= 12 && p[6] == '\\' && p[7] == 'u')
-			      ? hex4(p + 8, left - 8)
-			      : -1;
+		low = (left >= 12 && p[6] == '\\' && p[7] == 'u') ? hex4(p + 8, left - 8) : -1;
 		if (low < 0xdc00 || low > 0xdfff)
 			return scan_fail(
 				s, "unpaired UTF-16 surrogate in a string");

@@ -107,8 +107,8 @@ int jobject(struct jctx *c, yajl_val obj, const char *key, jparse_fn fn,
 int jobject_array(struct jctx *c, yajl_val obj, const char *key,
 		  size_t elem_size, jparse_fn fn, void **items, size_t *len);
 
-#define JOBJECT_ARRAY(c, obj, key, fn, arr, n)                                 \
-	jobject_array((c), (obj), (key), sizeof(*(arr)), (fn),                 \
+#define JOBJECT_ARRAY(c, obj, key, fn, arr, n)                 \
+	jobject_array((c), (obj), (key), sizeof(*(arr)), (fn), \
 		      (void **)&(arr), &(n))
 
 #endif

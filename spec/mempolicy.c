@@ -17,9 +17,12 @@ static const struct {
 	int mode;
 	int nodes; /* 0: none allowed, 1: at least one, 2: either */
 } modes[] = {
-	{ "MPOL_DEFAULT", 0, 0 },	  { "MPOL_PREFERRED", 1, 2 },
-	{ "MPOL_BIND", 2, 1 },		  { "MPOL_INTERLEAVE", 3, 1 },
-	{ "MPOL_LOCAL", 4, 0 },		  { "MPOL_PREFERRED_MANY", 5, 1 },
+	{ "MPOL_DEFAULT", 0, 0 },
+	{ "MPOL_PREFERRED", 1, 2 },
+	{ "MPOL_BIND", 2, 1 },
+	{ "MPOL_INTERLEAVE", 3, 1 },
+	{ "MPOL_LOCAL", 4, 0 },
+	{ "MPOL_PREFERRED_MANY", 5, 1 },
 	{ "MPOL_WEIGHTED_INTERLEAVE", 6, 1 },
 };
 

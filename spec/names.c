@@ -22,7 +22,10 @@ struct name_value {
 	long long value;
 };
 
-#define NV(x) { #x, (long long)(x) }
+#define NV(x)                      \
+	{                          \
+#x, (long long)(x) \
+	}
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct name_value *lookup(const struct name_value *t, size_t n,
@@ -41,9 +44,14 @@ static const struct name_value *lookup(const struct name_value *t, size_t n,
 /* ---- namespaces, hooks ------------------------------------------------ */
 
 static const char *const ns_names[NS_TYPE_MAX] = {
-	[NS_PID] = "pid",	[NS_NETWORK] = "network", [NS_MOUNT] = "mount",
-	[NS_IPC] = "ipc",	[NS_UTS] = "uts",	  [NS_USER] = "user",
-	[NS_CGROUP] = "cgroup", [NS_TIME] = "time",
+	[NS_PID] = "pid",
+	[NS_NETWORK] = "network",
+	[NS_MOUNT] = "mount",
+	[NS_IPC] = "ipc",
+	[NS_UTS] = "uts",
+	[NS_USER] = "user",
+	[NS_CGROUP] = "cgroup",
+	[NS_TIME] = "time",
 };
 
 const char *ns_type_name(enum ns_type t)
@@ -84,11 +92,21 @@ const char *const *hook_kind_names(void)
 /* ---- process ---------------------------------------------------------- */
 
 static const struct name_value rlimits[] = {
-	NV(RLIMIT_AS),	    NV(RLIMIT_CORE),	 NV(RLIMIT_CPU),
-	NV(RLIMIT_DATA),    NV(RLIMIT_FSIZE),	 NV(RLIMIT_LOCKS),
-	NV(RLIMIT_MEMLOCK), NV(RLIMIT_MSGQUEUE), NV(RLIMIT_NICE),
-	NV(RLIMIT_NOFILE),  NV(RLIMIT_NPROC),	 NV(RLIMIT_RSS),
-	NV(RLIMIT_RTPRIO),  NV(RLIMIT_RTTIME),	 NV(RLIMIT_SIGPENDING),
+	NV(RLIMIT_AS),
+	NV(RLIMIT_CORE),
+	NV(RLIMIT_CPU),
+	NV(RLIMIT_DATA),
+	NV(RLIMIT_FSIZE),
+	NV(RLIMIT_LOCKS),
+	NV(RLIMIT_MEMLOCK),
+	NV(RLIMIT_MSGQUEUE),
+	NV(RLIMIT_NICE),
+	NV(RLIMIT_NOFILE),
+	NV(RLIMIT_NPROC),
+	NV(RLIMIT_RSS),
+	NV(RLIMIT_RTPRIO),
+	NV(RLIMIT_RTTIME),
+	NV(RLIMIT_SIGPENDING),
 	NV(RLIMIT_STACK),
 };
 
@@ -111,8 +129,13 @@ int ioprio_class_from_name(const char *name)
 }
 
 static const struct name_value sched_policies[] = {
-	NV(SCHED_OTHER), NV(SCHED_FIFO), NV(SCHED_RR),	     NV(SCHED_BATCH),
-	NV(SCHED_ISO),	 NV(SCHED_IDLE), NV(SCHED_DEADLINE),
+	NV(SCHED_OTHER),
+	NV(SCHED_FIFO),
+	NV(SCHED_RR),
+	NV(SCHED_BATCH),
+	NV(SCHED_ISO),
+	NV(SCHED_IDLE),
+	NV(SCHED_DEADLINE),
 };
 
 int sched_policy_from_name(const char *name)
@@ -122,9 +145,12 @@ int sched_policy_from_name(const char *name)
 }
 
 static const struct name_value sched_flags[] = {
-	NV(SCHED_FLAG_RESET_ON_FORK),  NV(SCHED_FLAG_RECLAIM),
-	NV(SCHED_FLAG_DL_OVERRUN),     NV(SCHED_FLAG_KEEP_POLICY),
-	NV(SCHED_FLAG_KEEP_PARAMS),    NV(SCHED_FLAG_UTIL_CLAMP_MIN),
+	NV(SCHED_FLAG_RESET_ON_FORK),
+	NV(SCHED_FLAG_RECLAIM),
+	NV(SCHED_FLAG_DL_OVERRUN),
+	NV(SCHED_FLAG_KEEP_POLICY),
+	NV(SCHED_FLAG_KEEP_PARAMS),
+	NV(SCHED_FLAG_UTIL_CLAMP_MIN),
 	NV(SCHED_FLAG_UTIL_CLAMP_MAX),
 };
 
@@ -219,8 +245,12 @@ bool seccomp_action_takes_errno(const char *name)
 }
 
 static const struct name_value seccomp_ops[] = {
-	NV(SCMP_CMP_NE),	NV(SCMP_CMP_LT), NV(SCMP_CMP_LE),
-	NV(SCMP_CMP_EQ),	NV(SCMP_CMP_GE), NV(SCMP_CMP_GT),
+	NV(SCMP_CMP_NE),
+	NV(SCMP_CMP_LT),
+	NV(SCMP_CMP_LE),
+	NV(SCMP_CMP_EQ),
+	NV(SCMP_CMP_GE),
+	NV(SCMP_CMP_GT),
 	NV(SCMP_CMP_MASKED_EQ),
 };
 
@@ -245,17 +275,28 @@ int seccomp_op_from_name(const char *name)
 #endif
 
 static const struct name_value seccomp_archs[] = {
-	NV(SCMP_ARCH_X86),	   NV(SCMP_ARCH_X86_64),
-	NV(SCMP_ARCH_X32),	   NV(SCMP_ARCH_ARM),
-	NV(SCMP_ARCH_AARCH64),	   NV(SCMP_ARCH_LOONGARCH64),
-	NV(SCMP_ARCH_M68K),	   NV(SCMP_ARCH_MIPS),
-	NV(SCMP_ARCH_MIPS64),	   NV(SCMP_ARCH_MIPS64N32),
-	NV(SCMP_ARCH_MIPSEL),	   NV(SCMP_ARCH_MIPSEL64),
-	NV(SCMP_ARCH_MIPSEL64N32), NV(SCMP_ARCH_PPC),
-	NV(SCMP_ARCH_PPC64),	   NV(SCMP_ARCH_PPC64LE),
-	NV(SCMP_ARCH_S390),	   NV(SCMP_ARCH_S390X),
-	NV(SCMP_ARCH_SH),	   NV(SCMP_ARCH_SHEB),
-	NV(SCMP_ARCH_PARISC),	   NV(SCMP_ARCH_PARISC64),
+	NV(SCMP_ARCH_X86),
+	NV(SCMP_ARCH_X86_64),
+	NV(SCMP_ARCH_X32),
+	NV(SCMP_ARCH_ARM),
+	NV(SCMP_ARCH_AARCH64),
+	NV(SCMP_ARCH_LOONGARCH64),
+	NV(SCMP_ARCH_M68K),
+	NV(SCMP_ARCH_MIPS),
+	NV(SCMP_ARCH_MIPS64),
+	NV(SCMP_ARCH_MIPS64N32),
+	NV(SCMP_ARCH_MIPSEL),
+	NV(SCMP_ARCH_MIPSEL64),
+	NV(SCMP_ARCH_MIPSEL64N32),
+	NV(SCMP_ARCH_PPC),
+	NV(SCMP_ARCH_PPC64),
+	NV(SCMP_ARCH_PPC64LE),
+	NV(SCMP_ARCH_S390),
+	NV(SCMP_ARCH_S390X),
+	NV(SCMP_ARCH_SH),
+	NV(SCMP_ARCH_SHEB),
+	NV(SCMP_ARCH_PARISC),
+	NV(SCMP_ARCH_PARISC64),
 	NV(SCMP_ARCH_RISCV64),
 };
 

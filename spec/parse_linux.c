@@ -74,8 +74,7 @@ int jparse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
 	char q[QUOTE_MAX];
 	size_t mark;
 
-	if (required ? jreq_string(c, obj, "type", &type) < 0
-		     : jstring(c, obj, "type", &type) < 0)
+	if (required ? jreq_string(c, obj, "type", &type) < 0 : jstring(c, obj, "type", &type) < 0)
 		return -1;
 	if (!type)
 		return 0;

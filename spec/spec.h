@@ -31,7 +31,7 @@
 
 /* Upper bounds that protect the runtime against hostile configs. */
 #define SPEC_MAX_FILE_SIZE (16u * 1024 * 1024) /* bytes of config.json */
-#define SPEC_MAX_DEPTH 64			/* JSON nesting */
+#define SPEC_MAX_DEPTH 64		       /* JSON nesting */
 
 struct opt_u64 {
 	bool set;
@@ -210,8 +210,8 @@ struct oci_time_offset {
 };
 
 struct oci_device {
-	char *path;   /* absolute, inside the container */
-	char type;    /* 'c', 'b', 'u' or 'p' */
+	char *path;    /* absolute, inside the container */
+	char type;     /* 'c', 'b', 'u' or 'p' */
 	int64_t major; /* required for c/b/u */
 	int64_t minor;
 	struct opt_u64 file_mode;
@@ -223,10 +223,10 @@ struct oci_device {
 
 struct oci_device_cgroup {
 	bool allow;
-	char type;		/* 'a', 'c' or 'b'; 'a' when absent */
-	struct opt_i64 major;	/* unset = wildcard */
+	char type;	      /* 'a', 'c' or 'b'; 'a' when absent */
+	struct opt_i64 major; /* unset = wildcard */
 	struct opt_i64 minor;
-	char *access;		/* subset of "rwm"; NULL = "rwm" */
+	char *access; /* subset of "rwm"; NULL = "rwm" */
 };
 
 struct oci_memory {
@@ -399,7 +399,7 @@ struct oci_linux {
 	char *mount_label;
 	struct oci_personality personality;
 	struct oci_memory_policy memory_policy;
-	bool has_intel_rdt; /* present: refused as not supported */
+	bool has_intel_rdt;   /* present: refused as not supported */
 	bool has_net_devices; /* present: refused as not supported */
 };
 
@@ -455,8 +455,8 @@ void spec_free(struct oci_spec *spec);
 void process_free(struct oci_process *proc);
 
 /* Helpers shared by spec/ and runtime/. */
-const char *ns_type_name(enum ns_type t);   /* "pid", ...; NULL if invalid */
-int ns_type_from_name(const char *name);    /* -1 if unknown */
+const char *ns_type_name(enum ns_type t);     /* "pid", ...; NULL if invalid */
+int ns_type_from_name(const char *name);      /* -1 if unknown */
 const char *hook_kind_name(enum hook_kind k); /* "prestart", ...; or NULL */
 /* All six, in enum order, NULL-terminated (for `features`). */
 const char *const *hook_kind_names(void);
@@ -472,9 +472,9 @@ char *spec_default_json(bool rootless, uint32_t uid, uint32_t gid);
  * Name tables (names.c): config.json names of kernel and libseccomp
  * constants.  Each returns -1 for a name it does not know (or NULL).
  */
-int rlimit_from_name(const char *name);	      /* "RLIMIT_NOFILE" */
-int ioprio_class_from_name(const char *name); /* "IOPRIO_CLASS_BE" */
-int sched_policy_from_name(const char *name); /* "SCHED_FIFO" */
+int rlimit_from_name(const char *name);		/* "RLIMIT_NOFILE" */
+int ioprio_class_from_name(const char *name);	/* "IOPRIO_CLASS_BE" */
+int sched_policy_from_name(const char *name);	/* "SCHED_FIFO" */
 int64_t sched_flag_from_name(const char *name); /* "SCHED_FLAG_RECLAIM" */
 /* "CAP_KILL" -> CAP_KILL: upper case with the "CAP_" prefix only, and a
  * name libcap knows (which may be above the running kernel's last cap). */
@@ -486,7 +486,7 @@ int rootfs_propagation_from_name(const char *name, unsigned long *flags);
  * the errno (SCMP_ACT_ERRNO(x) == SCMP_ACT_ERRNO(0) | (x & 0xffff)). */
 int seccomp_action_from_name(const char *name, uint32_t *action);
 bool seccomp_action_takes_errno(const char *name); /* ERRNO, TRACE */
-int seccomp_op_from_name(const char *name);	  /* enum scmp_compare */
+int seccomp_op_from_name(const char *name);	   /* enum scmp_compare */
 /* SCMP_ARCH_* token; 0 for a name the spec lists but this build's
  * libseccomp does not know (skip it, with a warning). */
 int seccomp_arch_from_name(const char *name, uint32_t *arch);

@@ -91,16 +91,14 @@ static int check_user_mappings(const struct oci_spec *s, struct error *err)
 		return spec_vfail(err, CFG,
 				  "linux.%s: set without a user "
 				  "namespace",
-				  l->n_uid_mappings ? "uidMappings"
-						    : "gidMappings");
+				  l->n_uid_mappings ? "uidMappings" : "gidMappings");
 	/* A new user namespace without a map runs everything as nobody. */
 	if (userns && !userns->path &&
 	    (l->n_uid_mappings == 0 || l->n_gid_mappings == 0))
 		return spec_vfail(err, CFG,
 				  "linux.%s: required with a new user "
 				  "namespace",
-				  l->n_uid_mappings ? "gidMappings"
-						    : "uidMappings");
+				  l->n_uid_mappings ? "gidMappings" : "uidMappings");
 	if (spec_check_id_mappings(l->uid_mappings, l->n_uid_mappings,
 				   "linux.uidMappings", err) < 0 ||
 	    spec_check_id_mappings(l->gid_mappings, l->n_gid_mappings,
@@ -150,8 +148,10 @@ static const struct {
 	const char *prefix;
 	enum ns_type ns;
 } namespaced_sysctls[] = {
-	{ "net.", NS_NETWORK },	  { "kernel.msg", NS_IPC },
-	{ "kernel.sem", NS_IPC }, { "kernel.shm", NS_IPC },
+	{ "net.", NS_NETWORK },
+	{ "kernel.msg", NS_IPC },
+	{ "kernel.sem", NS_IPC },
+	{ "kernel.shm", NS_IPC },
 	{ "fs.mqueue.", NS_IPC },
 	/* no field of its own before domainname: runc and crun take it */
 	{ "kernel.domainname", NS_UTS },
@@ -240,7 +240,8 @@ static int check_sysctls(const struct oci_spec *s, struct error *err)
 /* The S_IFMT bits of a device type (c, u: char; b: block; p: fifo). */
 static uint64_t device_type_bits(char type)
 {
-	return type == 'b' ? S_IFBLK : type == 'p' ? S_IFIFO : S_IFCHR;
+	return type == 'b' ? S_IFBLK : type == 'p' ? S_IFIFO :
+						     S_IFCHR;
 }
 
 static int check_devices(const struct oci_linux *l, struct error *err)

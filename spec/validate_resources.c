@@ -238,8 +238,12 @@ static int check_hugepages_net_rdma(const struct oci_resources *r,
 
 /* Files the runtime itself drives: a config must not write them. */
 static const char *const cgroup_control_files[] = {
-	"cgroup.procs", "cgroup.threads", "cgroup.subtree_control",
-	"cgroup.type",	"cgroup.freeze",  "cgroup.kill",
+	"cgroup.procs",
+	"cgroup.threads",
+	"cgroup.subtree_control",
+	"cgroup.type",
+	"cgroup.freeze",
+	"cgroup.kill",
 };
 
 static int check_unified(const struct str_map *u, struct error *err)

@@ -98,9 +98,8 @@ __attribute__((noreturn)) static void run(char **argv, char **envp)
 	}
 	nolibc_say("agentsbx: exec \"");
 	nolibc_say(argv[0]);
-	nolibc_say(r == -EACCES_ ? "\": permission denied\n"
-	    : r == -ENOENT_ ? "\": executable file not found in $PATH\n"
-			    : "\": failed\n");
+	nolibc_say(r == -EACCES_ ? "\": permission denied\n" : r == -ENOENT_ ? "\": executable file not found in $PATH\n" :
+									       "\": failed\n");
 	leave(r == -EACCES_ ? 126 : 127);
 }
 
@@ -108,7 +107,7 @@ static int status_code(int status)
 {
 	if ((status & 0x7f) == 0)
 		return (status >> 8) & 0xff; /* exited */
-	return 128 + (status & 0x7f);	 /* killed by a signal */
+	return 128 + (status & 0x7f);	     /* killed by a signal */
 }
 
 __attribute__((noreturn, used)) void init_main(long *sp)

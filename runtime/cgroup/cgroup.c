@@ -115,21 +115,23 @@ static int check_path(const char *path, struct error *err)
 
 /* ---- device rules ------------------------------------------------------------ */
 
-#define RULE(t, maj, min, acc)                                                 \
-	{ .allow = true, .type = (t), .major = { (maj) >= 0, (maj) },          \
-	  .minor = { (min) >= 0, (min) }, .access = (char *)(acc) }
+#define RULE(t, maj, min, acc)                                              \
+	{                                                                   \
+		.allow = true, .type = (t), .major = { (maj) >= 0, (maj) }, \
+		.minor = { (min) >= 0, (min) }, .access = (char *)(acc)     \
+	}
 
 /* The nodes every container gets (runtime/init/devices.c), the terminal ones,
  * and mknod of any node (opening it stays denied), as runc allows them. */
 static const struct oci_device_cgroup default_rules[] = {
-	RULE('c', -1, -1, "m"),	    RULE('b', -1, -1, "m"),
-	RULE('c', 1, 3, "rwm"),	    /* null */
-	RULE('c', 1, 5, "rwm"),	    /* zero */
-	RULE('c', 1, 7, "rwm"),	    /* full */
-	RULE('c', 1, 8, "rwm"),	    /* random */
-	RULE('c', 1, 9, "rwm"),	    /* urandom */
-	RULE('c', 5, 0, "rwm"),	    /* tty */
-	RULE('c', 5, 2, "rwm"),	    /* ptmx */
+	RULE('c', -1, -1, "m"), RULE('b', -1, -1, "m"),
+	RULE('c', 1, 3, "rwm"),	   /* null */
+	RULE('c', 1, 5, "rwm"),	   /* zero */
+	RULE('c', 1, 7, "rwm"),	   /* full */
+	RULE('c', 1, 8, "rwm"),	   /* random */
+	RULE('c', 1, 9, "rwm"),	   /* urandom */
+	RULE('c', 5, 0, "rwm"),	   /* tty */
+	RULE('c', 5, 2, "rwm"),	   /* ptmx */
 	RULE('c', 136, -1, "rwm"), /* pts/N, the console */
 };
 
@@ -169,8 +171,10 @@ void cgroup_resources_for_spec(const struct oci_spec *spec,
 		if (d->type == 'p')
 			continue; /* a FIFO is no device to the cgroup */
 		out->devices[n++] = (struct oci_device_cgroup){
-			.allow = true, .type = type,
-			.major = { true, d->major }, .minor = { true, d->minor },
+			.allow = true,
+			.type = type,
+			.major = { true, d->major },
+			.minor = { true, d->minor },
 			.access = (char *)"rwm",
 		};
 	}

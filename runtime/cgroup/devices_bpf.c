@@ -35,7 +35,13 @@
 #define CG_DEV_MAX_ATTACHED 64
 #define ACC_ALL (BPF_DEVCG_ACC_READ | BPF_DEVCG_ACC_WRITE | BPF_DEVCG_ACC_MKNOD)
 
-enum { R0, R1, R2, R3, R4, R5, R6 };
+enum { R0,
+       R1,
+       R2,
+       R3,
+       R4,
+       R5,
+       R6 };
 
 struct prog {
 	struct bpf_insn *v;
@@ -49,9 +55,7 @@ static void emit(struct prog *p, uint8_t code, uint8_t dst, uint8_t src,
 		p->cap = p->cap ? p->cap * 2 : 64;
 		p->v = xrealloc(p->v, p->cap * sizeof(*p->v));
 	}
-	p->v[p->n++] = (struct bpf_insn){ .code = code, .dst_reg = dst,
-					  .src_reg = src, .off = off,
-					  .imm = imm };
+	p->v[p->n++] = (struct bpf_insn){ .code = code, .dst_reg = dst, .src_reg = src, .off = off, .imm = imm };
 }
 
 static void emit_return(struct prog *p, int32_t v)
@@ -270,7 +274,7 @@ static int detach(const struct cg_dir *d, uint32_t id, struct error *err)
 
 	if (fd < 0)
 		return errno == ENOENT ? 0 :
-			error_sys(err, "device filter %u of %s", id, d->path);
+					 error_sys(err, "device filter %u of %s", id, d->path);
 	memset(&a, 0, sizeof(a));
 	a.target_fd = (uint32_t)d->fd;
 	a.attach_bpf_fd = (uint32_t)fd;

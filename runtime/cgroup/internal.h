@@ -24,8 +24,8 @@
 #define CGROUP_HYBRID_UNIFIED "/sys/fs/cgroup/unified"
 #define CGROUP_DEFAULT_PARENT "/agentsbx"
 
-#define CG_MAX_DEPTH 64		/* components in a container cgroup path */
-#define CG_READ_MAX (1u << 20)	/* largest control file we read */
+#define CG_MAX_DEPTH 64	       /* components in a container cgroup path */
+#define CG_READ_MAX (1u << 20) /* largest control file we read */
 #define CG_FREEZE_TIMEOUT_MS 10000
 #define CG_EMPTY_TIMEOUT_MS 10000 /* destroy --force: wait for the exit */
 #define CG_RMDIR_TIMEOUT_MS 5000  /* EBUSY retries */
@@ -91,7 +91,10 @@ struct cg_dir {
 	char *path;
 };
 
-#define CG_DIR_INIT { .fd = -1, .path = NULL }
+#define CG_DIR_INIT                    \
+	{                              \
+		.fd = -1, .path = NULL \
+	}
 
 void cg_dir_close(struct cg_dir *d);
 #define _cleanup_cg_dir_ __attribute__((cleanup(cg_dir_close)))
@@ -120,8 +123,8 @@ typedef int (*cg_level_fn)(const struct cg_dir *parent,
 /* v1_rt.c: a realtime budget for the parents agentsbx made, given
  * top-down from a cg_walk level function (cgroup v1 cpu hierarchy). */
 struct cg1_rt {
-	int64_t runtime;  /* requested cpu.rt_runtime_us, <= 0: none */
-	uint64_t period;  /* requested cpu.rt_period_us, 0: the default */
+	int64_t runtime; /* requested cpu.rt_runtime_us, <= 0: none */
+	uint64_t period; /* requested cpu.rt_period_us, 0: the default */
 	int depth;
 };
 int cg1_rt_level(const struct cg_dir *parent, const struct cg_dir *dir, bool made,
@@ -180,12 +183,12 @@ long long cg_now_ms(void);
 /* ---- settings: what to write where ------------------------------------ */
 
 enum {
-	CG_SET_OPTIONAL = 1u << 0,  /* file may be absent: skip it */
-	CG_SET_RETRY = 1u << 1,	    /* EINVAL: retry after the others */
+	CG_SET_OPTIONAL = 1u << 0,   /* file may be absent: skip it */
+	CG_SET_RETRY = 1u << 1,	     /* EINVAL: retry after the others */
 	CG_SET_KEEP_QUOTA = 1u << 2, /* v2 cpu.max: value is the period only */
-	CG_SET_MULTILINE = 1u << 3, /* write each line separately */
-	CG_SET_ALT = 1u << 4, /* only if the previous one's file was absent */
-	CG_SET_WARN = 1u << 5, /* any failure: a warning, not an error */
+	CG_SET_MULTILINE = 1u << 3,  /* write each line separately */
+	CG_SET_ALT = 1u << 4,	     /* only if the previous one's file was absent */
+	CG_SET_WARN = 1u << 5,	     /* any failure: a warning, not an error */
 };
 
 struct cg_setting {

@@ -73,7 +73,10 @@ static void *sdl_handle;
 
 static int sd_load(struct error *err)
 {
-#define SYM(f) { #f, (void **)&sdl.f }
+#define SYM(f)                      \
+	{                           \
+#f, (void **)&sdl.f \
+	}
 	const struct dynlib_sym syms[] = {
 		SYM(sd_bus_call),
 		SYM(sd_bus_call_method),
@@ -206,7 +209,7 @@ static int read_version(struct sd_conn *c, struct error *err)
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_free_ char *v = NULL;
 	int r = sdl.sd_bus_get_property_string(c->bus, SD_DEST, SD_PATH,
-					   SD_MANAGER, "Version", &e, &v);
+					       SD_MANAGER, "Version", &e, &v);
 
 	if (r < 0)
 		return bus_fail(err, r, &e, "Get", "Manager.Version");
@@ -276,14 +279,14 @@ static int append_prop(sd_bus_message *m, const struct cgsd_prop *p)
 	switch (p->type) {
 	case CGSD_BOOL:
 		return sdl.sd_bus_message_append(m, "(sv)", p->name, "b",
-					     (int)(p->u != 0));
+						 (int)(p->u != 0));
 	case CGSD_U64:
 		return sdl.sd_bus_message_append(m, "(sv)", p->name, "t", p->u);
 	case CGSD_STR:
 		return sdl.sd_bus_message_append(m, "(sv)", p->name, "s", p->s);
 	case CGSD_PIDS:
 		return sdl.sd_bus_message_append(m, "(sv)", p->name, "au", 1,
-					     (uint32_t)p->u);
+						 (uint32_t)p->u);
 	case CGSD_STRV:
 	case CGSD_BYTES:
 		return append_variant(m, p);
@@ -319,7 +322,7 @@ static int on_job_removed(sd_bus_message *m, void *data, sd_bus_error *ret)
 
 	(void)ret;
 	if (!w->job || sdl.sd_bus_message_read(m, "uoss", &id, &job, &unit,
-					   &result) < 0)
+					       &result) < 0)
 		return 0;
 	if (strcmp(job, w->job) == 0) {
 		free(w->result);
@@ -335,13 +338,13 @@ static int watch_jobs(struct sd_conn *c, struct job_wait *w,
 {
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r = sdl.sd_bus_match_signal(c->bus, slot, SD_DEST, SD_PATH, SD_MANAGER,
-				    "JobRemoved", on_job_removed, w);
+					"JobRemoved", on_job_removed, w);
 
 	if (r < 0)
 		return bus_fail(err, r, NULL, "AddMatch JobRemoved for",
 				c->unit.name);
 	r = sdl.sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER,
-			       "Subscribe", &e, NULL, "");
+				   "Subscribe", &e, NULL, "");
 	if (r < 0)
 		log_debug("systemd cgroup manager: Subscribe: %s",
 			  e.message ? e.message : strerror(-r));
@@ -354,7 +357,7 @@ static bool job_gone(struct sd_conn *c, const char *job)
 	uint32_t id;
 
 	return sdl.sd_bus_get_property_trivial(c->bus, SD_DEST, job, SD_JOB_IFACE,
-					   "Id", &e, 'u', &id) < 0 &&
+					       "Id", &e, 'u', &id) < 0 &&
 	       sdl.sd_bus_error_is_set(&e);
 }
 
@@ -420,7 +423,7 @@ static int unit_property(struct sd_conn *c, const char *iface,
 {
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r = sdl.sd_bus_get_property_string(c->bus, SD_DEST, c->unit_path, iface,
-					   name, &e, out);
+					       name, &e, out);
 
 	if (r < 0) {
 		_cleanup_free_ char *what = xasprintf("Get %s of", name);
@@ -444,7 +447,7 @@ static int start_scope(struct sd_conn *c, const struct cgsd_props *props,
 	if (watch_jobs(c, &w, &slot, err) < 0)
 		return -1;
 	r = sdl.sd_bus_message_new_method_call(c->bus, &m, SD_DEST, SD_PATH,
-					   SD_MANAGER, "StartTransientUnit");
+					       SD_MANAGER, "StartTransientUnit");
 	if (r >= 0)
 		r = sdl.sd_bus_message_append(m, "ss", c->unit.name, "fail");
 	if (r >= 0)
@@ -455,7 +458,7 @@ static int start_scope(struct sd_conn *c, const struct cgsd_props *props,
 		r = bus_fail(err, r, NULL, "build StartTransientUnit for",
 			     c->unit.name);
 	else if ((r = sdl.sd_bus_call(c->bus, m, CGSD_JOB_TIMEOUT_MS * 1000ULL, &e,
-				  &reply)) < 0)
+				      &reply)) < 0)
 		r = bus_fail(err, r, &e, "StartTransientUnit", c->unit.name);
 	else
 		r = follow_job(c, reply, &w, "StartTransientUnit", err);
@@ -483,7 +486,7 @@ static int stop_unit(struct sd_conn *c, struct error *err)
 	if (watch_jobs(c, &w, &slot, err) < 0)
 		return -1;
 	r = sdl.sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER, "StopUnit",
-			       &e, &reply, "ss", c->unit.name, "replace");
+				   &e, &reply, "ss", c->unit.name, "replace");
 	if (r < 0 && sdl.sd_bus_error_has_name(&e, SD_NO_SUCH_UNIT))
 		r = 0; /* gone already (it stops by itself when empty) */
 	else if (r < 0)
@@ -499,8 +502,8 @@ static void reset_failed(struct sd_conn *c)
 {
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
 	int r = sdl.sd_bus_call_method(c->bus, SD_DEST, SD_PATH, SD_MANAGER,
-				   "ResetFailedUnit", &e, NULL, "s",
-				   c->unit.name);
+				       "ResetFailedUnit", &e, NULL, "s",
+				       c->unit.name);
 
 	if (r < 0 && !sdl.sd_bus_error_has_name(&e, SD_NO_SUCH_UNIT))
 		log_debug("systemd cgroup manager: ResetFailedUnit %s: %s",
@@ -513,7 +516,7 @@ static int set_properties(struct sd_conn *c, const struct cgsd_props *props,
 	_cleanup_bus_error_ sd_bus_error e = SD_BUS_ERROR_NULL;
 	_cleanup_bus_msg_ sd_bus_message *m = NULL;
 	int r = sdl.sd_bus_message_new_method_call(c->bus, &m, SD_DEST, SD_PATH,
-					       SD_MANAGER, "SetUnitProperties");
+						   SD_MANAGER, "SetUnitProperties");
 
 	if (r >= 0)
 		r = sdl.sd_bus_message_append(m, "sb", c->unit.name, 1);
@@ -580,8 +583,7 @@ static int read_u64_file(const struct cg_host *h, const char *path,
 	const char *mnt = mount_for(h, ctrl);
 	struct error ignored;
 
-	if (!mnt || open_leaf(mnt, h->mode == CGROUP_MODE_V2, path, &root,
-			      &leaf, &ignored) < 0 ||
+	if (!mnt || open_leaf(mnt, h->mode == CGROUP_MODE_V2, path, &root, &leaf, &ignored) < 0 ||
 	    cg_read(&leaf, file, out, &ignored) < 0)
 		return -1;
 	(*out)[strcspn(*out, "\n")] = '\0';

@@ -26,10 +26,10 @@
 
 #define CGSD_DEFAULT_SLICE "system.slice"
 #define CGSD_DEFAULT_PREFIX "agentsbx"
-#define CGSD_RUN_DIR "/run/systemd/system"	/* present iff systemd is PID 1 */
+#define CGSD_RUN_DIR "/run/systemd/system" /* present iff systemd is PID 1 */
 #define CGSD_JOB_TIMEOUT_MS 30000
 #define CGSD_UNIT_NAME_MAX 255
-#define CGSD_CPU_MAX 8192	/* highest CPU / NUMA node in a mask, + 1 */
+#define CGSD_CPU_MAX 8192	   /* highest CPU / NUMA node in a mask, + 1 */
 #define CGSD_DEFAULT_PERIOD 100000 /* us, the kernel's and systemd's */
 /* systemd keeps CPUQuotaPerSecUSec as a whole percent in the transient
  * unit file (CPUQuota=N%), so that is what a daemon-reload brings back. */
@@ -75,10 +75,10 @@ enum cgsd_type {
 struct cgsd_prop {
 	const char *name; /* systemd's name (static) */
 	enum cgsd_type type;
-	uint64_t u;	  /* BOOL, U64, PIDS */
-	char *s;	  /* STR */
-	char **strv;	  /* STRV, PAIRS; NULL-terminated */
-	uint8_t *bytes;	  /* BYTES */
+	uint64_t u;	/* BOOL, U64, PIDS */
+	char *s;	/* STR */
+	char **strv;	/* STRV, PAIRS; NULL-terminated */
+	uint8_t *bytes; /* BYTES */
 	size_t n_bytes;
 	const char *field; /* the spec field it comes from, or NULL */
 };

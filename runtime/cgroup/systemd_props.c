@@ -25,9 +25,18 @@
 /* Controller names systemd knows: a unit named after one gets a '_' in
  * front of its cgroup directory.  Such names are refused. */
 static const char *const sd_controller_names[] = {
-	"cpu",	   "cpuacct",	   "cpuset",	  "io",
-	"blkio",   "memory",	   "devices",	  "pids",
-	"bpf-firewall", "bpf-devices", "bpf-foreign", "bpf-socket-bind",
+	"cpu",
+	"cpuacct",
+	"cpuset",
+	"io",
+	"blkio",
+	"memory",
+	"devices",
+	"pids",
+	"bpf-firewall",
+	"bpf-devices",
+	"bpf-foreign",
+	"bpf-socket-bind",
 	"bpf-restrict-network-interfaces",
 };
 
@@ -138,7 +147,7 @@ static int check_unit_body(const char *body, const char *what,
 	bool renamed = body[0] == '.' || body[0] == '_';
 
 	for (size_t i = 0; i < sizeof(sd_controller_names) /
-				   sizeof(*sd_controller_names);
+				       sizeof(*sd_controller_names);
 	     i++)
 		renamed |= strcmp(body, sd_controller_names[i]) == 0;
 	if (renamed)
@@ -460,8 +469,7 @@ static void dev_allow(struct dev_list *d, const struct oci_device_cgroup *r,
 		dev_list_add(d, xasprintf("%s-%s", kind, name), acc);
 		free(name);
 	} else {
-		dev_list_add(d, xasprintf("/dev/%s/%" PRId64 ":%" PRId64, kind,
-					  r->major.v, r->minor.v),
+		dev_list_add(d, xasprintf("/dev/%s/%" PRId64 ":%" PRId64, kind, r->major.v, r->minor.v),
 			     acc);
 	}
 }
@@ -758,8 +766,7 @@ int cgsd_split_settings(const struct cg_settings *in,
 {
 	static const struct cgsd_cpu_now defaults = { UINT64_MAX,
 						      CGSD_DEFAULT_PERIOD };
-	struct split_ctx s = { .in = in, .caps = caps,
-			       .now = now ? now : &defaults, .props = props };
+	struct split_ctx s = { .in = in, .caps = caps, .now = now ? now : &defaults, .props = props };
 
 	for (size_t i = 0; in && i < in->n;) {
 		size_t end = i + 1;

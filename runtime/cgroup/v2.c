@@ -23,7 +23,14 @@
 /* Every controller a pure v2 container cgroup gets, whether limited or not
  * (stats, a later update). */
 static const char *const v2_known_ctrls[] = {
-	"cpuset", "cpu", "io", "memory", "hugetlb", "pids", "rdma", "misc",
+	"cpuset",
+	"cpu",
+	"io",
+	"memory",
+	"hugetlb",
+	"pids",
+	"rdma",
+	"misc",
 };
 
 /* Core files a "unified" key may set; the others (cgroup.procs,
@@ -479,7 +486,7 @@ static char *enable_list(const char *avail, const struct enable_ctx *c)
 			bool known = false;
 
 			for (size_t i = 0; c->all && i < sizeof(v2_known_ctrls) /
-							 sizeof(*v2_known_ctrls);
+								     sizeof(*v2_known_ctrls);
 			     i++)
 				known |= strcmp(word, v2_known_ctrls[i]) == 0;
 			if (!known)

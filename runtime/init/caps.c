@@ -130,7 +130,7 @@ static int apply_ambient(const struct caps_plan *p, struct error *err)
 		if (!(p->permitted & bit) || !(p->inheritable & bit)) {
 			char *name = cap_to_name(cap);
 			log_debug("ambient capability %s not raised: not in permitted and inheritable",
-				 name ? name : "?");
+				  name ? name : "?");
 			cap_free(name);
 			continue;
 		}

@@ -50,17 +50,70 @@ static const struct rec_option rec_options[] = {
 };
 
 static const char *const supported_options[] = {
-	"acl", "async", "atime", "bind", "defaults", "dev", "diratime",
-	"dirsync", "exec", "idmap", "iversion", "lazytime", "loud", "mand", "noacl",
-	"noatime", "nodev", "nodiratime", "noexec", "noiversion", "nolazytime",
-	"nomand", "norelatime", "nostrictatime", "nosuid", "nosymfollow",
-	"private", "ratime", "rbind", "rdev", "rdiratime", "relatime",
-	"remount", "rexec", "ridmap", "rnoatime", "rnodev", "rnodiratime", "rnoexec",
-	"rnorelatime", "rnostrictatime", "rnosuid", "rnosymfollow", "ro",
-	"rprivate", "rrelatime", "rro", "rrw", "rshared", "rslave",
-	"rstrictatime", "rsuid", "rsymfollow", "runbindable", "rw", "shared",
-	"silent", "slave", "strictatime", "suid", "symfollow", "sync",
-	"unbindable", NULL,
+	"acl",
+	"async",
+	"atime",
+	"bind",
+	"defaults",
+	"dev",
+	"diratime",
+	"dirsync",
+	"exec",
+	"idmap",
+	"iversion",
+	"lazytime",
+	"loud",
+	"mand",
+	"noacl",
+	"noatime",
+	"nodev",
+	"nodiratime",
+	"noexec",
+	"noiversion",
+	"nolazytime",
+	"nomand",
+	"norelatime",
+	"nostrictatime",
+	"nosuid",
+	"nosymfollow",
+	"private",
+	"ratime",
+	"rbind",
+	"rdev",
+	"rdiratime",
+	"relatime",
+	"remount",
+	"rexec",
+	"ridmap",
+	"rnoatime",
+	"rnodev",
+	"rnodiratime",
+	"rnoexec",
+	"rnorelatime",
+	"rnostrictatime",
+	"rnosuid",
+	"rnosymfollow",
+	"ro",
+	"rprivate",
+	"rrelatime",
+	"rro",
+	"rrw",
+	"rshared",
+	"rslave",
+	"rstrictatime",
+	"rsuid",
+	"rsymfollow",
+	"runbindable",
+	"rw",
+	"shared",
+	"silent",
+	"slave",
+	"strictatime",
+	"suid",
+	"symfollow",
+	"sync",
+	"unbindable",
+	NULL,
 };
 
 const char *const *mount_options_supported(void)
@@ -216,10 +269,14 @@ static unsigned long rootfs_propagation_flags(const char *name)
 		const char *name;
 		unsigned long flags;
 	} table[] = {
-		{ "shared", MS_SHARED },	{ "rshared", MS_SHARED | MS_REC },
-		{ "slave", MS_SLAVE },		{ "rslave", MS_SLAVE | MS_REC },
-		{ "private", MS_PRIVATE },	{ "rprivate", MS_PRIVATE | MS_REC },
-		{ "unbindable", MS_UNBINDABLE }, { "runbindable", MS_UNBINDABLE | MS_REC },
+		{ "shared", MS_SHARED },
+		{ "rshared", MS_SHARED | MS_REC },
+		{ "slave", MS_SLAVE },
+		{ "rslave", MS_SLAVE | MS_REC },
+		{ "private", MS_PRIVATE },
+		{ "rprivate", MS_PRIVATE | MS_REC },
+		{ "unbindable", MS_UNBINDABLE },
+		{ "runbindable", MS_UNBINDABLE | MS_REC },
 	};
 
 	/* Default: rprivate, so that no mount event crosses the boundary. */
@@ -426,8 +483,7 @@ static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long roo
 	if (judge && (judge_prefixes(e, idx, fd, &st, pol, err) < 0 ||
 		      judge_writable(e, idx, fd, pol, err) < 0))
 		return -1;
-	e->tree = (int)open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-				 AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
+	e->tree = (int)open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
 	if (e->tree < 0)
 		return error_sys(err, "mounts[%zu]: clone bind mount source %s", idx, e->source);
 	if (e->idmap && apply_idmap(e, idx, spec, err) < 0)

@@ -24,21 +24,21 @@ enum mount_kind {
 struct mount_entry {
 	const struct oci_mount *spec;
 	enum mount_kind kind;
-	char *source;		 /* binds: absolute host path, lexically clean */
-	int tree;		 /* binds: the detached clone of the judged source
+	char *source;		   /* binds: absolute host path, lexically clean */
+	int tree;		   /* binds: the detached clone of the judged source
 				  * (open_tree in the parent), attached by the
 				  * child with move_mount; -1 once closed */
-	bool source_is_dir;	 /* binds: what the judged source is */
-	bool relative;		 /* binds: config.json gave a relative source */
-	bool no_sysfs_target;	 /* a policy in force: nothing onto a sysfs */
-	unsigned long flags;	 /* MS_* other than propagation and bind */
+	bool source_is_dir;	   /* binds: what the judged source is */
+	bool relative;		   /* binds: config.json gave a relative source */
+	bool no_sysfs_target;	   /* a policy in force: nothing onto a sysfs */
+	unsigned long flags;	   /* MS_* other than propagation and bind */
 	unsigned long propagation; /* MS_SHARED|MS_SLAVE|... (| MS_REC) */
-	uint64_t attr_set;	 /* MOUNT_ATTR_* applied recursively (rro, ...) */
+	uint64_t attr_set;	   /* MOUNT_ATTR_* applied recursively (rro, ...) */
 	uint64_t attr_clr;
-	bool recursive;		 /* rbind */
-	bool idmap;		 /* binds: "idmap" or "ridmap" */
-	bool idmap_recursive;	 /* "ridmap": every mount of the tree */
-	char *data;		 /* filesystem-specific options */
+	bool recursive;	      /* rbind */
+	bool idmap;	      /* binds: "idmap" or "ridmap" */
+	bool idmap_recursive; /* "ridmap": every mount of the tree */
+	char *data;	      /* filesystem-specific options */
 };
 
 struct mount_plan {
@@ -49,9 +49,9 @@ struct mount_plan {
 
 /* What the policy in force (enforce) asks of the mounts; NULL: none. */
 struct mount_policy {
-	const char *source;		 /* the policy's name, for errors */
+	const char *source;		       /* the policy's name, for errors */
 	const struct str_array *bind_prefixes; /* where bind sources may be */
-	bool refuse_writable_dir_binds;	 /* rw directory binds not on tmpfs */
+	bool refuse_writable_dir_binds;	       /* rw directory binds not on tmpfs */
 };
 
 /* Every bind source is opened once, here in the parent, judged on that fd

@@ -39,16 +39,25 @@
 #endif
 
 static const int ns_flags[NS_TYPE_MAX] = {
-	[NS_PID] = CLONE_NEWPID,       [NS_NETWORK] = CLONE_NEWNET,
-	[NS_MOUNT] = CLONE_NEWNS,      [NS_IPC] = CLONE_NEWIPC,
-	[NS_UTS] = CLONE_NEWUTS,       [NS_USER] = CLONE_NEWUSER,
-	[NS_CGROUP] = CLONE_NEWCGROUP, [NS_TIME] = CLONE_NEWTIME,
+	[NS_PID] = CLONE_NEWPID,
+	[NS_NETWORK] = CLONE_NEWNET,
+	[NS_MOUNT] = CLONE_NEWNS,
+	[NS_IPC] = CLONE_NEWIPC,
+	[NS_UTS] = CLONE_NEWUTS,
+	[NS_USER] = CLONE_NEWUSER,
+	[NS_CGROUP] = CLONE_NEWCGROUP,
+	[NS_TIME] = CLONE_NEWTIME,
 };
 
 /* The order the child joins namespaces in: user first (it changes what
  * we may join next), mount last (it changes how paths resolve). */
 static const enum ns_type join_order[] = {
-	NS_USER, NS_NETWORK, NS_IPC, NS_UTS, NS_CGROUP, NS_MOUNT,
+	NS_USER,
+	NS_NETWORK,
+	NS_IPC,
+	NS_UTS,
+	NS_CGROUP,
+	NS_MOUNT,
 };
 
 int ns_prepare(struct container_ctx *c, struct error *err)

@@ -37,10 +37,14 @@ static const struct {
 	const char *file; /* under /proc/PID/ns/ */
 	int flag;	  /* CLONE_NEW*, as NS_GET_NSTYPE reports it */
 } ns_kinds[NS_TYPE_MAX] = {
-	[NS_PID] = { "pid", CLONE_NEWPID },	  [NS_NETWORK] = { "net", CLONE_NEWNET },
-	[NS_MOUNT] = { "mnt", CLONE_NEWNS },	  [NS_IPC] = { "ipc", CLONE_NEWIPC },
-	[NS_UTS] = { "uts", CLONE_NEWUTS },	  [NS_USER] = { "user", CLONE_NEWUSER },
-	[NS_CGROUP] = { "cgroup", CLONE_NEWCGROUP }, [NS_TIME] = { "time", CLONE_NEWTIME },
+	[NS_PID] = { "pid", CLONE_NEWPID },
+	[NS_NETWORK] = { "net", CLONE_NEWNET },
+	[NS_MOUNT] = { "mnt", CLONE_NEWNS },
+	[NS_IPC] = { "ipc", CLONE_NEWIPC },
+	[NS_UTS] = { "uts", CLONE_NEWUTS },
+	[NS_USER] = { "user", CLONE_NEWUSER },
+	[NS_CGROUP] = { "cgroup", CLONE_NEWCGROUP },
+	[NS_TIME] = { "time", CLONE_NEWTIME },
 };
 
 static bool same_object(const struct stat *a, const struct stat *b)

@@ -65,8 +65,7 @@ static int set_personality(const struct oci_personality *pers, struct error *err
 
 	if (!pers->set)
 		return 0;
-	persona = pers->domain && !strcmp(pers->domain, "LINUX32") ? PER_LINUX32
-								   : PER_LINUX;
+	persona = pers->domain && !strcmp(pers->domain, "LINUX32") ? PER_LINUX32 : PER_LINUX;
 	if (personality(persona) < 0)
 		return error_sys(err, "set personality %s", pers->domain);
 	return 0;
@@ -87,9 +86,12 @@ static const struct {
 	const char *name;
 	int policy;
 } sched_policies[] = {
-	{ "SCHED_OTHER", SCHED_OTHER },	  { "SCHED_FIFO", SCHED_FIFO },
-	{ "SCHED_RR", SCHED_RR },	  { "SCHED_BATCH", SCHED_BATCH },
-	{ "SCHED_ISO", 4 },		  { "SCHED_IDLE", SCHED_IDLE },
+	{ "SCHED_OTHER", SCHED_OTHER },
+	{ "SCHED_FIFO", SCHED_FIFO },
+	{ "SCHED_RR", SCHED_RR },
+	{ "SCHED_BATCH", SCHED_BATCH },
+	{ "SCHED_ISO", 4 },
+	{ "SCHED_IDLE", SCHED_IDLE },
 	{ "SCHED_DEADLINE", SCHED_DEADLINE },
 };
 
@@ -97,9 +99,12 @@ static const struct {
 	const char *name;
 	uint64_t flag;
 } sched_flags[] = {
-	{ "SCHED_FLAG_RESET_ON_FORK", 0x01 }, { "SCHED_FLAG_RECLAIM", 0x02 },
-	{ "SCHED_FLAG_DL_OVERRUN", 0x04 },    { "SCHED_FLAG_KEEP_POLICY", 0x08 },
-	{ "SCHED_FLAG_KEEP_PARAMS", 0x10 },   { "SCHED_FLAG_UTIL_CLAMP_MIN", 0x20 },
+	{ "SCHED_FLAG_RESET_ON_FORK", 0x01 },
+	{ "SCHED_FLAG_RECLAIM", 0x02 },
+	{ "SCHED_FLAG_DL_OVERRUN", 0x04 },
+	{ "SCHED_FLAG_KEEP_POLICY", 0x08 },
+	{ "SCHED_FLAG_KEEP_PARAMS", 0x10 },
+	{ "SCHED_FLAG_UTIL_CLAMP_MIN", 0x20 },
 	{ "SCHED_FLAG_UTIL_CLAMP_MAX", 0x40 },
 };
 

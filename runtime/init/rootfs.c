@@ -106,12 +106,11 @@ static int weak_clone_by_name(const struct mount_entry *e, int *tree,
 
 	if (src < 0)
 		return error_sys(err, "bind mount source %s", e->source);
-	*tree = (int)open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-			       AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
+	*tree = (int)open_tree(src, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
 	if (*tree < 0)
 		return error_sys(err, "clone mount %s", e->source);
 	if (mounts_setattr(*tree, false, ms_flags_to_attr(e->flags), 0, 0,
-		       e->spec->destination, err) < 0 ||
+			   e->spec->destination, err) < 0 ||
 	    mounts_setattr(*tree, true, e->attr_set, e->attr_clr, 0, e->spec->destination, err) < 0)
 		return -1;
 	return 0;
@@ -138,14 +137,14 @@ static int mount_bind(int rootfd, const struct mount_entry *e,
 	if (target_in_pseudo_fs(dst, e, err) < 0)
 		return -1;
 	if (move_mount(tree, "", dst, "",
-			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return error_sys(err, "bind mount %s on %s", e->source, dest);
 	if (!e->propagation)
 		return 0;
 	if (reopen_target(rootfd, dest, &top, err) < 0)
 		return -1;
 	return mounts_setattr(top, e->propagation & MS_REC, 0, 0,
-			  e->propagation & ~MS_REC, dest, err);
+			      e->propagation & ~MS_REC, dest, err);
 }
 
 static int mount_fresh(int rootfd, const struct mount_entry *e, bool strict,
@@ -167,7 +166,7 @@ static int mount_fresh(int rootfd, const struct mount_entry *e, bool strict,
 	if (mounts_setattr(top, true, e->attr_set, e->attr_clr, 0, dest, err) < 0)
 		return -1;
 	return mounts_setattr(top, e->propagation & MS_REC, 0, 0,
-			  e->propagation & ~MS_REC, dest, err);
+			      e->propagation & ~MS_REC, dest, err);
 }
 
 static int mount_entry(struct container_ctx *c, int rootfd,
@@ -213,10 +212,10 @@ static bool in_host_mount_ns(const struct container_ctx *c)
 static int check_host_mount_ns(struct container_ctx *c, struct error *err)
 {
 	const struct oci_linux *l = &c->spec->linux;
-	const char *what = c->mounts.len ? "mounts"
-			   : l->masked_paths.len ? "linux.maskedPaths"
-			   : l->readonly_paths.len ? "linux.readonlyPaths"
-			   : c->spec->root.readonly ? "root.readonly" : NULL;
+	const char *what = c->mounts.len ? "mounts" : l->masked_paths.len ? "linux.maskedPaths" :
+					      l->readonly_paths.len	  ? "linux.readonlyPaths" :
+					      c->spec->root.readonly	  ? "root.readonly" :
+									    NULL;
 
 	if (what)
 		return error_set(err, "%s: without a mount namespace of its own (linux.namespaces has no new \"mount\") it would change the host's mount table: not supported",
@@ -313,12 +312,11 @@ static int mask_path(int rootfd, int nullfd, const char *path,
 			return error_sys(err, "mask %s with an empty tmpfs", path);
 		return 0;
 	}
-	tree = (int)open_tree(nullfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-				  AT_EMPTY_PATH);
+	tree = (int)open_tree(nullfd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
 	if (tree < 0)
 		return error_sys(err, "mask %s: clone /dev/null", path);
 	if (move_mount(tree, "", dst, "",
-			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return error_sys(err, "mask %s with /dev/null", path);
 	return 0;
 }
@@ -332,15 +330,14 @@ static int readonly_path(int rootfd, const char *path, struct error *err)
 			return 0;
 		return error_prefix(err, "make %s read-only", path);
 	}
-	tree = (int)open_tree(dst, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-				  AT_EMPTY_PATH | AT_RECURSIVE);
+	tree = (int)open_tree(dst, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE);
 	if (tree < 0)
 		return error_sys(err, "make %s read-only: clone", path);
 	/* Only read-only, as runc: nosuid/nodev/noexec are the spec's to ask. */
 	if (mounts_setattr(tree, true, MOUNT_ATTR_RDONLY, 0, 0, path, err) < 0)
 		return -1;
 	if (move_mount(tree, "", dst, "",
-			   MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return error_sys(err, "make %s read-only", path);
 	return 0;
 }
@@ -421,8 +418,7 @@ int rootfs_finalize(struct container_ctx *c, struct error *err)
 	}
 	if (apply_masks(c, err) < 0)
 		return -1;
-	if (c->opts->no_pivot ? do_move_root(c->rootfs_fd, err) < 0
-			      : do_pivot_root(c->rootfs_fd, err) < 0)
+	if (c->opts->no_pivot ? do_move_root(c->rootfs_fd, err) < 0 : do_pivot_root(c->rootfs_fd, err) < 0)
 		return -1;
 	/* The runtime's procfs is not needed past here; keep no handle to
 	 * the host's mount tree inside the container. */

@@ -52,8 +52,7 @@ static int bind_dir_fd(const char *host_dir, int dstfd, uint64_t attr,
 	_cleanup_close_ int tree = -1;
 	struct mount_attr a = { .attr_set = attr };
 
-	tree = open_tree(AT_FDCWD, host_dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC |
-			 AT_RECURSIVE);
+	tree = open_tree(AT_FDCWD, host_dir, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
 	if (tree < 0)
 		return error_sys(err, "clone cgroup mount %s", host_dir);
 	if (attr && mount_setattr(tree, "", AT_EMPTY_PATH | AT_RECURSIVE, &a,
@@ -83,8 +82,7 @@ static int mount_v2(struct container_ctx *c, int dstfd,
 
 static bool is_cgroup_fs(int dirfd, const char *name)
 {
-	_cleanup_close_ int fd = openat(dirfd, name, O_PATH | O_DIRECTORY |
-					O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	struct statfs sfs;
 
 	if (fd < 0 || fstatfs(fd, &sfs) < 0)

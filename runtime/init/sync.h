@@ -11,13 +11,13 @@
 #include "../../lib/error.h"
 
 enum sync_msg_type {
-	SYNC_GO = 1,	    /* parent -> child: maps written, cgroup joined */
-	SYNC_RUN_HOOKS,	    /* child -> parent: rootfs ready, run prestart/createRuntime */
-	SYNC_HOOKS_DONE,    /* parent -> child */
-	SYNC_READY,	    /* child -> parent: set up, about to wait for start */
-	SYNC_ERROR,	    /* either way: err holds why */
-	SYNC_SECCOMP_FD,    /* child -> parent: the notify listener, SCM_RIGHTS */
-	SYNC_INIT_PID,	    /* child -> parent: the init it forked (value: host pid) */
+	SYNC_GO = 1,	 /* parent -> child: maps written, cgroup joined */
+	SYNC_RUN_HOOKS,	 /* child -> parent: rootfs ready, run prestart/createRuntime */
+	SYNC_HOOKS_DONE, /* parent -> child */
+	SYNC_READY,	 /* child -> parent: set up, about to wait for start */
+	SYNC_ERROR,	 /* either way: err holds why */
+	SYNC_SECCOMP_FD, /* child -> parent: the notify listener, SCM_RIGHTS */
+	SYNC_INIT_PID,	 /* child -> parent: the init it forked (value: host pid) */
 };
 
 struct sync_msg {

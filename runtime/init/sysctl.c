@@ -87,9 +87,12 @@ static bool sysctl_in_ns(const char *key, enum ns_type *ns)
 		const char *prefix;
 		enum ns_type ns;
 	} map[] = {
-		{ "net.", NS_NETWORK },	  { "kernel.msg", NS_IPC },
-		{ "kernel.sem", NS_IPC }, { "kernel.shm", NS_IPC },
-		{ "fs.mqueue.", NS_IPC },   { "kernel.domainname", NS_UTS },
+		{ "net.", NS_NETWORK },
+		{ "kernel.msg", NS_IPC },
+		{ "kernel.sem", NS_IPC },
+		{ "kernel.shm", NS_IPC },
+		{ "fs.mqueue.", NS_IPC },
+		{ "kernel.domainname", NS_UTS },
 	};
 
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)

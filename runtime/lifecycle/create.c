@@ -138,8 +138,7 @@ static int prepare(struct container_ctx *c, struct error *err)
 		.refuse_writable_dir_binds = c->decision.refuse_writable_dir_binds,
 	};
 
-	c->cgroup_manager = c->g->systemd_cgroup ? CGROUP_MANAGER_SYSTEMD
-						 : CGROUP_MANAGER_FS;
+	c->cgroup_manager = c->g->systemd_cgroup ? CGROUP_MANAGER_SYSTEMD : CGROUP_MANAGER_FS;
 	/* The kernel objects first (the rootfs, the joined namespaces), each
 	 * opened once and judged, then every check of the spec: the child
 	 * creates nothing on the rootfs unless all of this passed. */

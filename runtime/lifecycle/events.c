@@ -107,8 +107,7 @@ static void gen_cpu(yajl_gen g, const struct cg_files *f)
 	yajl_gen_map_open(g);
 	gnum(g, "periods", cg_keyed(f, "cpu", "cpu.stat", "nr_periods"));
 	gnum(g, "throttledPeriods", cg_keyed(f, "cpu", "cpu.stat", "nr_throttled"));
-	gnum(g, "throttledTime", v2 ? cg_keyed(f, "", "cpu.stat", "throttled_usec") * 1000
-				    : cg_keyed(f, "cpu", "cpu.stat", "throttled_time"));
+	gnum(g, "throttledTime", v2 ? cg_keyed(f, "", "cpu.stat", "throttled_usec") * 1000 : cg_keyed(f, "cpu", "cpu.stat", "throttled_time"));
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 }
@@ -135,12 +134,9 @@ static void gen_memory(yajl_gen g, const struct cg_files *f)
 	yajl_gen_map_close(g);
 	jgen_str(g, "raw");
 	yajl_gen_map_open(g);
-	gnum(g, "cache", v2 ? cg_keyed(f, "", "memory.stat", "file")
-			    : cg_keyed(f, "memory", "memory.stat", "cache"));
-	gnum(g, "rss", v2 ? cg_keyed(f, "", "memory.stat", "anon")
-			  : cg_keyed(f, "memory", "memory.stat", "rss"));
-	gnum(g, "oom_kill", v2 ? cg_keyed(f, "", "memory.events", "oom_kill")
-			       : cg_keyed(f, "memory", "memory.oom_control", "oom_kill"));
+	gnum(g, "cache", v2 ? cg_keyed(f, "", "memory.stat", "file") : cg_keyed(f, "memory", "memory.stat", "cache"));
+	gnum(g, "rss", v2 ? cg_keyed(f, "", "memory.stat", "anon") : cg_keyed(f, "memory", "memory.stat", "rss"));
+	gnum(g, "oom_kill", v2 ? cg_keyed(f, "", "memory.events", "oom_kill") : cg_keyed(f, "memory", "memory.oom_control", "oom_kill"));
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 }

@@ -40,8 +40,12 @@ static const struct {
 	const char *name;
 	int flag;
 } ns_files[] = {
-	{ "user", CLONE_NEWUSER }, { "mnt", CLONE_NEWNS },   { "net", CLONE_NEWNET },
-	{ "ipc", CLONE_NEWIPC },   { "uts", CLONE_NEWUTS },  { "cgroup", CLONE_NEWCGROUP },
+	{ "user", CLONE_NEWUSER },
+	{ "mnt", CLONE_NEWNS },
+	{ "net", CLONE_NEWNET },
+	{ "ipc", CLONE_NEWIPC },
+	{ "uts", CLONE_NEWUTS },
+	{ "cgroup", CLONE_NEWCGROUP },
 	{ "time", CLONE_NEWTIME },
 };
 
@@ -199,9 +203,9 @@ static int load_exec_process(const struct exec_opts *o, struct oci_spec *spec,
 struct exec_child {
 	struct container_ctx *c;
 	struct container_handle *h;
-	int pidfd;    /* the init's */
-	int ns_flags; /* namespaces to join */
-	int own_pidns; /* ours, to return to after the clone */
+	int pidfd;	  /* the init's */
+	int ns_flags;	  /* namespaces to join */
+	int own_pidns;	  /* ours, to return to after the clone */
 	bool fork_inside; /* the child joins the pid namespace and forks */
 };
 
@@ -446,8 +450,7 @@ int container_exec(const struct global_opts *g, const struct exec_opts *o,
 {
 	struct container_handle h;
 	struct container_ctx c;
-	struct create_opts copts = { .id = o->id, .preserve_fds = o->preserve_fds,
-				     .detach = o->detach, .console_socket = o->console_socket };
+	struct create_opts copts = { .id = o->id, .preserve_fds = o->preserve_fds, .detach = o->detach, .console_socket = o->console_socket };
 	pid_t pid = -1;
 	int r = -1;
 

@@ -14,51 +14,119 @@
 #include "../init/mounts.h"
 
 static const char *const namespaces[] = {
-	"cgroup", "ipc", "mount", "network", "pid", "user", "uts", "time", NULL,
+	"cgroup",
+	"ipc",
+	"mount",
+	"network",
+	"pid",
+	"user",
+	"uts",
+	"time",
+	NULL,
 };
 
 static const char *const capabilities[] = {
-	"CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER",
-	"CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP",
-	"CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST",
-	"CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK", "CAP_IPC_OWNER",
-	"CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
-	"CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
-	"CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD",
-	"CAP_LEASE", "CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP",
-	"CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM",
-	"CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
-	"CAP_CHECKPOINT_RESTORE", NULL,
+	"CAP_CHOWN",
+	"CAP_DAC_OVERRIDE",
+	"CAP_DAC_READ_SEARCH",
+	"CAP_FOWNER",
+	"CAP_FSETID",
+	"CAP_KILL",
+	"CAP_SETGID",
+	"CAP_SETUID",
+	"CAP_SETPCAP",
+	"CAP_LINUX_IMMUTABLE",
+	"CAP_NET_BIND_SERVICE",
+	"CAP_NET_BROADCAST",
+	"CAP_NET_ADMIN",
+	"CAP_NET_RAW",
+	"CAP_IPC_LOCK",
+	"CAP_IPC_OWNER",
+	"CAP_SYS_MODULE",
+	"CAP_SYS_RAWIO",
+	"CAP_SYS_CHROOT",
+	"CAP_SYS_PTRACE",
+	"CAP_SYS_PACCT",
+	"CAP_SYS_ADMIN",
+	"CAP_SYS_BOOT",
+	"CAP_SYS_NICE",
+	"CAP_SYS_RESOURCE",
+	"CAP_SYS_TIME",
+	"CAP_SYS_TTY_CONFIG",
+	"CAP_MKNOD",
+	"CAP_LEASE",
+	"CAP_AUDIT_WRITE",
+	"CAP_AUDIT_CONTROL",
+	"CAP_SETFCAP",
+	"CAP_MAC_OVERRIDE",
+	"CAP_MAC_ADMIN",
+	"CAP_SYSLOG",
+	"CAP_WAKE_ALARM",
+	"CAP_BLOCK_SUSPEND",
+	"CAP_AUDIT_READ",
+	"CAP_PERFMON",
+	"CAP_BPF",
+	"CAP_CHECKPOINT_RESTORE",
+	NULL,
 };
 
 static const char *const seccomp_actions[] = {
-	"SCMP_ACT_ALLOW", "SCMP_ACT_ERRNO", "SCMP_ACT_KILL", "SCMP_ACT_KILL_PROCESS",
-	"SCMP_ACT_KILL_THREAD", "SCMP_ACT_LOG", "SCMP_ACT_NOTIFY", "SCMP_ACT_TRACE",
-	"SCMP_ACT_TRAP", NULL,
+	"SCMP_ACT_ALLOW",
+	"SCMP_ACT_ERRNO",
+	"SCMP_ACT_KILL",
+	"SCMP_ACT_KILL_PROCESS",
+	"SCMP_ACT_KILL_THREAD",
+	"SCMP_ACT_LOG",
+	"SCMP_ACT_NOTIFY",
+	"SCMP_ACT_TRACE",
+	"SCMP_ACT_TRAP",
+	NULL,
 };
 
 static const char *const seccomp_ops[] = {
-	"SCMP_CMP_EQ", "SCMP_CMP_GE", "SCMP_CMP_GT", "SCMP_CMP_LE",
-	"SCMP_CMP_LT", "SCMP_CMP_MASKED_EQ", "SCMP_CMP_NE", NULL,
+	"SCMP_CMP_EQ",
+	"SCMP_CMP_GE",
+	"SCMP_CMP_GT",
+	"SCMP_CMP_LE",
+	"SCMP_CMP_LT",
+	"SCMP_CMP_MASKED_EQ",
+	"SCMP_CMP_NE",
+	NULL,
 };
 
 static const char *const seccomp_archs[] = {
-	"SCMP_ARCH_X86", "SCMP_ARCH_X86_64", "SCMP_ARCH_X32", "SCMP_ARCH_ARM",
-	"SCMP_ARCH_AARCH64", NULL,
+	"SCMP_ARCH_X86",
+	"SCMP_ARCH_X86_64",
+	"SCMP_ARCH_X32",
+	"SCMP_ARCH_ARM",
+	"SCMP_ARCH_AARCH64",
+	NULL,
 };
 
 static const char *const seccomp_flags[] = {
-	"SECCOMP_FILTER_FLAG_LOG", "SECCOMP_FILTER_FLAG_SPEC_ALLOW",
-	"SECCOMP_FILTER_FLAG_TSYNC", "SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV", NULL,
+	"SECCOMP_FILTER_FLAG_LOG",
+	"SECCOMP_FILTER_FLAG_SPEC_ALLOW",
+	"SECCOMP_FILTER_FLAG_TSYNC",
+	"SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV",
+	NULL,
 };
 
 static const char *const mempolicy_modes[] = {
-	"MPOL_DEFAULT", "MPOL_BIND", "MPOL_INTERLEAVE", "MPOL_WEIGHTED_INTERLEAVE",
-	"MPOL_PREFERRED", "MPOL_PREFERRED_MANY", "MPOL_LOCAL", NULL,
+	"MPOL_DEFAULT",
+	"MPOL_BIND",
+	"MPOL_INTERLEAVE",
+	"MPOL_WEIGHTED_INTERLEAVE",
+	"MPOL_PREFERRED",
+	"MPOL_PREFERRED_MANY",
+	"MPOL_LOCAL",
+	NULL,
 };
 
 static const char *const mempolicy_flags[] = {
-	"MPOL_F_NUMA_BALANCING", "MPOL_F_RELATIVE_NODES", "MPOL_F_STATIC_NODES", NULL,
+	"MPOL_F_NUMA_BALANCING",
+	"MPOL_F_RELATIVE_NODES",
+	"MPOL_F_STATIC_NODES",
+	NULL,
 };
 
 static void gen_enabled(yajl_gen g, const char *key, bool on)
@@ -123,9 +191,9 @@ static void gen_caller(yajl_gen g)
 	jgen_key_str(g, "io.agentsbx.cgroup.limits",
 		     cgroup_caller_can_create() ? "true" : "false");
 	jgen_key_str(g, "io.agentsbx.userns.idmaps",
-		     !rootless ? "any" :
+		     !rootless				     ? "any" :
 		     access("/usr/bin/newuidmap", X_OK) == 0 ? "own id; others through newuidmap (/etc/subuid)" :
-		     "own id only (no newuidmap)");
+							       "own id only (no newuidmap)");
 }
 
 int runtime_features(struct error *err)

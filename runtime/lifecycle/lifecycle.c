@@ -65,10 +65,7 @@ static int handle_open_as(const struct global_opts *g, const char *id,
 			error_set(err, "container \"%s\" does not exist", id);
 		return -1;
 	}
-	if ((lock == HANDLE_UNLOCKED
-		     ? state_dir_open_unlocked(h->rootfd, id, &h->dirfd, err)
-		     : state_dir_open(h->rootfd, id, lock == HANDLE_EXCLUSIVE,
-				      &h->dirfd, err)) < 0)
+	if ((lock == HANDLE_UNLOCKED ? state_dir_open_unlocked(h->rootfd, id, &h->dirfd, err) : state_dir_open(h->rootfd, id, lock == HANDLE_EXCLUSIVE, &h->dirfd, err)) < 0)
 		goto fail;
 	if (state_read(h->dirfd, &h->st, err) == 0)
 		return 0;
@@ -156,7 +153,8 @@ static int ms_until(const struct timespec *end)
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	ms = (long long)(end->tv_sec - now.tv_sec) * 1000 +
 	     (end->tv_nsec - now.tv_nsec) / 1000000;
-	return ms < 0 ? 0 : ms > INT32_MAX ? INT32_MAX : (int)ms;
+	return ms < 0 ? 0 : ms > INT32_MAX ? INT32_MAX :
+					     (int)ms;
 }
 
 /* How long the init may take from the start byte to its execve: the

@@ -16,7 +16,9 @@ struct container_handle {
 	bool no_record; /* no readable state.json: st is a "stopped" stub */
 };
 
-enum handle_lock { HANDLE_UNLOCKED, HANDLE_SHARED, HANDLE_EXCLUSIVE };
+enum handle_lock { HANDLE_UNLOCKED,
+		   HANDLE_SHARED,
+		   HANDLE_EXCLUSIVE };
 
 int handle_open(const struct global_opts *g, const char *id, bool exclusive,
 		struct container_handle *h, struct error *err);

@@ -23,8 +23,19 @@
 
 /* Signals a foreground run passes on to the container, as runc does. */
 static const int forwarded[] = {
-	SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGWINCH,
-	SIGCONT, SIGTSTP, SIGTTIN, SIGTTOU, SIGALRM, SIGPIPE,
+	SIGHUP,
+	SIGINT,
+	SIGQUIT,
+	SIGTERM,
+	SIGUSR1,
+	SIGUSR2,
+	SIGWINCH,
+	SIGCONT,
+	SIGTSTP,
+	SIGTTIN,
+	SIGTTOU,
+	SIGALRM,
+	SIGPIPE,
 };
 
 void forwarded_signals_mask(sigset_t *mask)
@@ -95,8 +106,8 @@ static int delete_after_run(const struct global_opts *g, const char *id)
 struct run_known {
 	char *cgroup_path;
 	enum cgroup_manager manager;
-	bool poststop;	   /* poststop hooks: the full delete (their state) */
-	dev_t dir_dev;	   /* the state directory it made */
+	bool poststop; /* poststop hooks: the full delete (their state) */
+	dev_t dir_dev; /* the state directory it made */
 	ino_t dir_ino;
 };
 

@@ -26,8 +26,10 @@
 #define STATE_MAX_SIZE (4u * 1024 * 1024)
 
 static const char *const status_names[] = {
-	[STATUS_CREATING] = "creating", [STATUS_CREATED] = "created",
-	[STATUS_RUNNING] = "running",	[STATUS_PAUSED] = "paused",
+	[STATUS_CREATING] = "creating",
+	[STATUS_CREATED] = "created",
+	[STATUS_RUNNING] = "running",
+	[STATUS_PAUSED] = "paused",
 	[STATUS_STOPPED] = "stopped",
 };
 
@@ -556,8 +558,7 @@ void state_refresh(int dirfd, struct container_state *st)
 	/* A create in progress, or a killed one (whatever it left is for
 	 * delete, even a live init: it was never handed over). */
 	if (st->creating) {
-		st->status = proc_is_same(st->creator_pid, st->creator_start_time)
-				     ? STATUS_CREATING : STATUS_STOPPED;
+		st->status = proc_is_same(st->creator_pid, st->creator_start_time) ? STATUS_CREATING : STATUS_STOPPED;
 		return;
 	}
 	if (!proc_is_same(st->pid, st->start_time)) {

@@ -165,8 +165,13 @@ static int prepare_agent_seccomp(struct container_ctx *c, struct error *err)
  * pid (its processes), ipc (its shared memory), uts (its hostname), mount
  * (pivot_root would replace its root), cgroup, user and time namespaces. */
 static const bool host_ns_refused[NS_TYPE_MAX] = {
-	[NS_PID] = true,  [NS_IPC] = true,    [NS_UTS] = true,	[NS_MOUNT] = true,
-	[NS_CGROUP] = true, [NS_USER] = true, [NS_TIME] = true,
+	[NS_PID] = true,
+	[NS_IPC] = true,
+	[NS_UTS] = true,
+	[NS_MOUNT] = true,
+	[NS_CGROUP] = true,
+	[NS_USER] = true,
+	[NS_TIME] = true,
 };
 
 /* A kept network namespace (runtime/../spec/policy/policy_apply.c, the

@@ -345,8 +345,7 @@ static int delete_link(int nl, unsigned index, const char *name, struct error *e
 		struct nlmsghdr h;
 		struct ifinfomsg i;
 	} req = {
-		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_DELLINK,
-		       .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK, .nlmsg_seq = index },
+		.h = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_DELLINK, .nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK, .nlmsg_seq = index },
 		.i = { .ifi_family = AF_UNSPEC, .ifi_index = (int)index },
 	};
 	char buf[1024];

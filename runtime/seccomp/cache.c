@@ -69,17 +69,70 @@ struct cache_header {
 /* ---- SHA-256 (FIPS 180-4) ------------------------------------------------ */
 
 static const uint32_t sha256_k[64] = {
-	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1,
-	0x923f82a4, 0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3,
-	0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
-	0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147,
-	0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13,
-	0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-	0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a,
-	0x5b9cca4f, 0x682e6ff3, 0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208,
-	0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+	0x428a2f98,
+	0x71374491,
+	0xb5c0fbcf,
+	0xe9b5dba5,
+	0x3956c25b,
+	0x59f111f1,
+	0x923f82a4,
+	0xab1c5ed5,
+	0xd807aa98,
+	0x12835b01,
+	0x243185be,
+	0x550c7dc3,
+	0x72be5d74,
+	0x80deb1fe,
+	0x9bdc06a7,
+	0xc19bf174,
+	0xe49b69c1,
+	0xefbe4786,
+	0x0fc19dc6,
+	0x240ca1cc,
+	0x2de92c6f,
+	0x4a7484aa,
+	0x5cb0a9dc,
+	0x76f988da,
+	0x983e5152,
+	0xa831c66d,
+	0xb00327c8,
+	0xbf597fc7,
+	0xc6e00bf3,
+	0xd5a79147,
+	0x06ca6351,
+	0x14292967,
+	0x27b70a85,
+	0x2e1b2138,
+	0x4d2c6dfc,
+	0x53380d13,
+	0x650a7354,
+	0x766a0abb,
+	0x81c2c92e,
+	0x92722c85,
+	0xa2bfe8a1,
+	0xa81a664b,
+	0xc24b8b70,
+	0xc76c51a3,
+	0xd192e819,
+	0xd6990624,
+	0xf40e3585,
+	0x106aa070,
+	0x19a4c116,
+	0x1e376c08,
+	0x2748774c,
+	0x34b0bcb5,
+	0x391c0cb3,
+	0x4ed8aa4a,
+	0x5b9cca4f,
+	0x682e6ff3,
+	0x748f82ee,
+	0x78a5636f,
+	0x84c87814,
+	0x8cc70208,
+	0x90befffa,
+	0xa4506ceb,
+	0xbef9a3f7,
+	0xc67178f2,
 };
 
 static inline uint32_t ror32(uint32_t x, unsigned n)
@@ -119,8 +172,8 @@ static void sha256_block(struct sha256_ctx *c, const uint8_t *p)
 void sha256_init(struct sha256_ctx *c)
 {
 	static const uint32_t iv[8] = { 0x6a09e667, 0xbb67ae85, 0x3c6ef372,
-					 0xa54ff53a, 0x510e527f, 0x9b05688c,
-					 0x1f83d9ab, 0x5be0cd19 };
+					0xa54ff53a, 0x510e527f, 0x9b05688c,
+					0x1f83d9ab, 0x5be0cd19 };
 
 	memcpy(c->h, iv, sizeof(iv));
 	c->nbytes = 0;
@@ -245,10 +298,14 @@ void seccomp_cache_test_set_lib_version(const char *version)
 static uint32_t kernel_actions_mask(void)
 {
 	static const uint32_t acts[] = {
-		SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_THREAD,
-		SECCOMP_RET_TRAP,	  SECCOMP_RET_ERRNO,
-		SECCOMP_RET_USER_NOTIF,	  SECCOMP_RET_TRACE,
-		SECCOMP_RET_LOG,	  SECCOMP_RET_ALLOW,
+		SECCOMP_RET_KILL_PROCESS,
+		SECCOMP_RET_KILL_THREAD,
+		SECCOMP_RET_TRAP,
+		SECCOMP_RET_ERRNO,
+		SECCOMP_RET_USER_NOTIF,
+		SECCOMP_RET_TRACE,
+		SECCOMP_RET_LOG,
+		SECCOMP_RET_ALLOW,
 	};
 	static uint32_t mask;
 	static bool done;
@@ -309,7 +366,8 @@ static int check_private(const struct stat *st, const char *what,
 				 (unsigned)geteuid());
 	if (st->st_mode & 077)
 		return error_set(err, "%s %s has mode %04o, want no group or "
-				 "other access", what, path,
+				      "other access",
+				 what, path,
 				 (unsigned)(st->st_mode & 07777));
 	return 0;
 }

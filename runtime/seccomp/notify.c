@@ -38,8 +38,7 @@ int seccomp_state_json(const struct seccomp_state_info *st, char **out,
 		return error_set(err, "seccomp: state needs id and bundle");
 	g = jgen_new(false);
 	yajl_gen_map_open(g);
-	jgen_key_str(g, "ociVersion", st->oci_version ? st->oci_version
-						 : OCI_VERSION_MAX);
+	jgen_key_str(g, "ociVersion", st->oci_version ? st->oci_version : OCI_VERSION_MAX);
 	jgen_key_str(g, "id", st->id);
 	jgen_key_str(g, "status", st->status ? st->status : "creating");
 	jgen_str(g, "pid");
@@ -50,7 +49,7 @@ int seccomp_state_json(const struct seccomp_state_info *st, char **out,
 		yajl_gen_map_open(g);
 		for (size_t i = 0; i < st->annotations->len; i++)
 			jgen_key_str(g, st->annotations->keys[i],
-			       st->annotations->values[i]);
+				     st->annotations->values[i]);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_map_close(g);
@@ -146,7 +145,8 @@ static int fill_addr(const char *path, struct sockaddr_un *sa, int *dirfd,
 			     "/proc/self/fd/%d/%s", *dirfd, name) >=
 	    sizeof(sa->sun_path))
 		return error_set(err, "seccomp: listener socket name too long: "
-				 "%s", path);
+				      "%s",
+				 path);
 	return 0;
 }
 

@@ -46,11 +46,11 @@
 #define SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV (1UL << 5)
 #endif
 
-#define MAX_ERRNO 4095	       /* the kernel clamps SECCOMP_RET_ERRNO data */
-#define SYSCALL_ARGS 6	       /* seccomp_data.args[] */
-#define MAX_ARCHS 32	       /* more than libseccomp knows */
-#define STUB_NR_LIMIT 1024     /* syscall numbers the ENOSYS stub covers */
-#define OPTIMIZE_MIN_NAMES 32  /* binary tree pays off above this */
+#define MAX_ERRNO 4095	      /* the kernel clamps SECCOMP_RET_ERRNO data */
+#define SYSCALL_ARGS 6	      /* seccomp_data.args[] */
+#define MAX_ARCHS 32	      /* more than libseccomp knows */
+#define STUB_NR_LIMIT 1024    /* syscall numbers the ENOSYS stub covers */
+#define OPTIMIZE_MIN_NAMES 32 /* binary tree pays off above this */
 
 static unsigned compile_count;
 
@@ -111,9 +111,12 @@ static const struct {
 	const char *name;
 	enum scmp_compare op;
 } op_names[] = {
-	{ "SCMP_CMP_NE", SCMP_CMP_NE },	  { "SCMP_CMP_LT", SCMP_CMP_LT },
-	{ "SCMP_CMP_LE", SCMP_CMP_LE },	  { "SCMP_CMP_EQ", SCMP_CMP_EQ },
-	{ "SCMP_CMP_GE", SCMP_CMP_GE },	  { "SCMP_CMP_GT", SCMP_CMP_GT },
+	{ "SCMP_CMP_NE", SCMP_CMP_NE },
+	{ "SCMP_CMP_LT", SCMP_CMP_LT },
+	{ "SCMP_CMP_LE", SCMP_CMP_LE },
+	{ "SCMP_CMP_EQ", SCMP_CMP_EQ },
+	{ "SCMP_CMP_GE", SCMP_CMP_GE },
+	{ "SCMP_CMP_GT", SCMP_CMP_GT },
 	{ "SCMP_CMP_MASKED_EQ", SCMP_CMP_MASKED_EQ },
 };
 
@@ -159,16 +162,19 @@ static int parse_action(const char *name, const struct opt_u64 *errno_ret,
 		if (!action_names[i].takes_errno) {
 			if (errno_ret->set)
 				return error_set(err, "linux.seccomp.%s: errnoRet "
-						 "is not valid with %s", where, name);
+						      "is not valid with %s",
+						 where, name);
 			*out = action_names[i].action;
 			return 0;
 		}
 		uint64_t v = errno_ret->set ? errno_ret->v : EPERM;
 		uint64_t max = action_names[i].action == SCMP_ACT_ERRNO(0) ?
-				       MAX_ERRNO : 0xffff;
+				       MAX_ERRNO :
+				       0xffff;
 		if (v > max)
 			return error_set(err, "linux.seccomp.%s: errnoRet %llu "
-					 "out of range (max %llu)", where,
+					      "out of range (max %llu)",
+					 where,
 					 (unsigned long long)v,
 					 (unsigned long long)max);
 		*out = action_names[i].action | (uint32_t)v;
@@ -201,7 +207,8 @@ static int check_archs(const struct oci_seccomp *sc, struct profile *p,
 				lib = arch_names[j].lib;
 		if (!lib)
 			return error_set(err, "linux.seccomp.architectures[%zu]: "
-					 "unknown architecture \"%s\"", i,
+					      "unknown architecture \"%s\"",
+					 i,
 					 name ? name : "");
 		uint32_t token = seccomp_arch_resolve_name(lib);
 		if (!token) {
@@ -231,7 +238,8 @@ static int check_flags(const struct oci_seccomp *sc, struct profile *p,
 				flag = flag_names[j].flag;
 		if (!flag)
 			return error_set(err, "linux.seccomp.flags[%zu]: unknown "
-					 "flag \"%s\"", i, name ? name : "");
+					      "flag \"%s\"",
+					 i, name ? name : "");
 		p->flags |= flag;
 	}
 	return 0;
@@ -245,11 +253,13 @@ static int check_args(const struct oci_seccomp_syscall *s, const char *where,
 
 		if (s->args[j].index >= SYSCALL_ARGS)
 			return error_set(err, "linux.seccomp.%s.args[%zu]: index "
-					 "%u out of range (0-5)", where, j,
+					      "%u out of range (0-5)",
+					 where, j,
 					 s->args[j].index);
 		if (parse_op(s->args[j].op, &op) < 0)
 			return error_set(err, "linux.seccomp.%s.args[%zu]: "
-					 "unknown operator \"%s\"", where, j,
+					      "unknown operator \"%s\"",
+					 where, j,
 					 s->args[j].op ? s->args[j].op : "");
 	}
 	return 0;
@@ -262,9 +272,10 @@ static int check_notify(const struct oci_seccomp_syscall *s, const char *where,
 		for (size_t k = 0; k < ARRAY_SIZE(handover_syscalls); k++)
 			if (strcmp(s->names.items[j], handover_syscalls[k]) == 0)
 				return error_set(err, "linux.seccomp.%s: "
-						 "SCMP_ACT_NOTIFY cannot be used "
-						 "for %s (the runtime needs it to "
-						 "hand the listener over)", where,
+						      "SCMP_ACT_NOTIFY cannot be used "
+						      "for %s (the runtime needs it to "
+						      "hand the listener over)",
+						 where,
 						 handover_syscalls[k]);
 	return 0;
 }
@@ -281,7 +292,8 @@ static int check_syscall(const struct oci_seccomp_syscall *s, size_t i,
 	for (size_t j = 0; j < s->names.len; j++)
 		if (!s->names.items[j] || !*s->names.items[j])
 			return error_set(err, "linux.seccomp.%s.names[%zu]: "
-					 "empty name", where, j);
+					      "empty name",
+					 where, j);
 	if (parse_action(s->action, &s->errno_ret, where, &action, err) < 0)
 		return -1;
 	if (check_args(s, where, err) < 0)
@@ -305,10 +317,10 @@ static int check_profile(const struct oci_seccomp *sc, struct profile *p,
 		return -1;
 	if (p->default_action == SCMP_ACT_NOTIFY)
 		return error_set(err, "linux.seccomp.defaultAction: "
-				 "SCMP_ACT_NOTIFY cannot be the default action");
+				      "SCMP_ACT_NOTIFY cannot be the default action");
 	if (sc->listener_metadata && !sc->listener_path)
 		return error_set(err, "linux.seccomp.listenerMetadata needs "
-				 "listenerPath");
+				      "listenerPath");
 	if (check_archs(sc, p, err) < 0 || check_flags(sc, p, err) < 0)
 		return -1;
 	for (size_t i = 0; i < sc->n_syscalls; i++)
@@ -368,7 +380,8 @@ static int load_flags(const struct profile *p, unsigned int *out,
 		}
 		if (!kernel_has_flag(bit)) {
 			log_warn("seccomp: the kernel does not support %s, "
-				 "ignored", flag_name(bit));
+				 "ignored",
+				 flag_name(bit));
 			continue;
 		}
 		f |= bit;
@@ -376,7 +389,7 @@ static int load_flags(const struct profile *p, unsigned int *out,
 	if (p->needs_listener) {
 		if (!kernel_has_flag(SECCOMP_FILTER_FLAG_NEW_LISTENER))
 			return error_set(err, "seccomp: SCMP_ACT_NOTIFY needs "
-					 "a kernel with seccomp user notification");
+					      "a kernel with seccomp user notification");
 		f |= SECCOMP_FILTER_FLAG_NEW_LISTENER;
 		/* TSYNC reports a failed thread by returning its tid, which
 		 * cannot be told from a listener fd: the kernel wants
@@ -425,7 +438,7 @@ static void make_cmp(const struct oci_seccomp_arg *a, struct scmp_arg_cmp *c)
 	parse_op(a->op, &op); /* validated by check_args() */
 	c->arg = a->index;
 	c->op = op;
-	c->datum_a = a->value; /* MASKED_EQ: the mask */
+	c->datum_a = a->value;	   /* MASKED_EQ: the mask */
 	c->datum_b = a->value_two; /* MASKED_EQ: the value */
 }
 
@@ -447,7 +460,8 @@ static int add_rule(scmp_filter_ctx ctx, const char *name, int nr,
 			rc = seccomp_rule_add_array(ctx, action, nr, 1, cmp);
 			if (rc < 0)
 				return error_setc(err, -rc, "seccomp: add rule "
-						  "for %s", name);
+							    "for %s",
+						  name);
 			(*n_rules)++;
 		}
 		return 0;
@@ -476,7 +490,8 @@ static int add_syscall(scmp_filter_ctx ctx, const struct profile *p,
 
 		if (nr == __NR_SCMP_ERROR) {
 			log_debug("seccomp: syscall %s unknown to libseccomp, "
-				  "skipped", name);
+				  "skipped",
+				  name);
 			continue;
 		}
 		named_add(ns, nr);
@@ -518,14 +533,28 @@ static int add_syscall(scmp_filter_ctx ctx, const struct profile *p,
  * clone(), which the profile does check.
  */
 static const char *const enosys_syscalls[] = {
-	"clone3",	     "close_range",	"openat2",
-	"faccessat2",	     "fchmodat2",	"statx",
-	"epoll_pwait2",	     "pidfd_open",	"pidfd_send_signal",
-	"pidfd_getfd",	     "copy_file_range", "getrandom",
-	"memfd_create",	     "futex_waitv",	"map_shadow_stack",
-	"mseal",	     "rseq",		"cachestat",
-	"process_mrelease",  "landlock_create_ruleset",
-	"landlock_add_rule", "landlock_restrict_self",
+	"clone3",
+	"close_range",
+	"openat2",
+	"faccessat2",
+	"fchmodat2",
+	"statx",
+	"epoll_pwait2",
+	"pidfd_open",
+	"pidfd_send_signal",
+	"pidfd_getfd",
+	"copy_file_range",
+	"getrandom",
+	"memfd_create",
+	"futex_waitv",
+	"map_shadow_stack",
+	"mseal",
+	"rseq",
+	"cachestat",
+	"process_mrelease",
+	"landlock_create_ruleset",
+	"landlock_add_rule",
+	"landlock_restrict_self",
 };
 
 static bool default_denies(uint32_t action)
@@ -590,17 +619,17 @@ static size_t enosys_stub(const struct profile *p, const struct named_set *ns,
 	/* Every path falls through to libseccomp's program (offset 6) except
 	 * the ENOSYS return; libseccomp reloads arch and nr itself. */
 	s[0] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			offsetof(struct seccomp_data, arch));
+					    offsetof(struct seccomp_data, arch));
 	s[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, arch,
-			0, 4);
+					    0, 4);
 	s[2] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
-			offsetof(struct seccomp_data, nr));
+					    offsetof(struct seccomp_data, nr));
 	s[3] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K,
-			(uint32_t)ns->max, 0, 2);
+					    (uint32_t)ns->max, 0, 2);
 	s[4] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K,
-			STUB_NR_LIMIT, 1, 0);
+					    STUB_NR_LIMIT, 1, 0);
 	s[5] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-			SECCOMP_RET_ERRNO | ENOSYS);
+					    SECCOMP_RET_ERRNO | ENOSYS);
 	return 6;
 }
 
@@ -692,7 +721,8 @@ static int compile_profile(const struct oci_seccomp *sc,
 	n_stub = enosys_stub(p, &ns, stub);
 	if (n_stub + n_body > BPF_MAXINSNS)
 		return error_set(err, "seccomp: program too long (%zu "
-				 "instructions, max %d)", n_stub + n_body,
+				      "instructions, max %d)",
+				 n_stub + n_body,
 				 BPF_MAXINSNS);
 	out->insns = xcalloc(n_stub + n_body, sizeof(*out->insns));
 	memcpy(out->insns, stub, n_stub * sizeof(*stub));
@@ -769,7 +799,7 @@ int seccomp_prepare(const struct oci_seccomp *sc, const char *cache_dir,
 /* ---- loading ------------------------------------------------------------- */
 
 int seccomp_prog_load(const struct seccomp_prog *prog, int *listener_fd,
-		 struct error *err)
+		      struct error *err)
 {
 	struct sock_fprog fprog = { .len = prog->len, .filter = prog->insns };
 	long rc;
@@ -781,8 +811,8 @@ int seccomp_prog_load(const struct seccomp_prog *prog, int *listener_fd,
 	if (rc < 0) {
 		if (errno == EACCES)
 			return error_sys(err, "seccomp: load filter (without "
-					 "no_new_privs the caller needs "
-					 "CAP_SYS_ADMIN)");
+					      "no_new_privs the caller needs "
+					      "CAP_SYS_ADMIN)");
 		return error_sys(err, "seccomp: load filter");
 	}
 	if (prog->flags & SECCOMP_FILTER_FLAG_NEW_LISTENER) {

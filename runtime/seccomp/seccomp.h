@@ -80,16 +80,16 @@
 #include "../../lib/error.h"
 #include "../../spec/spec.h"
 
-#define SECCOMP_KEY_SIZE 32			/* SHA-256 */
+#define SECCOMP_KEY_SIZE 32 /* SHA-256 */
 #define SECCOMP_KEY_HEX_SIZE (2 * SECCOMP_KEY_SIZE + 1)
 
 /* Classic BPF ready for seccomp(SECCOMP_SET_MODE_FILTER). */
 struct seccomp_prog {
-	struct sock_filter *insns; /* heap; NULL when len == 0 */
-	unsigned short len;	   /* 0: the spec has no linux.seccomp */
-	unsigned int flags;	   /* SECCOMP_FILTER_FLAG_* for seccomp(2) */
-	bool needs_listener;	   /* NEW_LISTENER is in flags */
-	bool from_cache;	   /* for logs and tests */
+	struct sock_filter *insns;	/* heap; NULL when len == 0 */
+	unsigned short len;		/* 0: the spec has no linux.seccomp */
+	unsigned int flags;		/* SECCOMP_FILTER_FLAG_* for seccomp(2) */
+	bool needs_listener;		/* NEW_LISTENER is in flags */
+	bool from_cache;		/* for logs and tests */
 	char key[SECCOMP_KEY_HEX_SIZE]; /* cache key, hex */
 };
 
@@ -112,7 +112,7 @@ int seccomp_prepare(const struct oci_seccomp *sc, const char *cache_dir,
  * else -1.  Empty prog: nothing is loaded, returns 0.
  */
 int seccomp_prog_load(const struct seccomp_prog *prog, int *listener_fd,
-		 struct error *err);
+		      struct error *err);
 
 void seccomp_prog_free(struct seccomp_prog *p);
 

@@ -19,28 +19,45 @@
 #define MiB (1024ull * 1024)
 
 static const char *const default_deny_cidrs[] = {
-	"169.254.0.0/16", /* link-local: cloud metadata at 169.254.169.254 */
+	"169.254.0.0/16",    /* link-local: cloud metadata at 169.254.169.254 */
 	"fd00:ec2::254/128", /* AWS IMDS over IPv6 */
 	"fe80::/10",
-	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", /* RFC 1918 */
-	"fc00::/7",				   /* unique local */
-	"127.0.0.0/8", "::1/128", /* the host's loopback, through a gateway */
-	"100.64.0.0/10",	  /* carrier-grade NAT, often internal */
+	"10.0.0.0/8",
+	"172.16.0.0/12",
+	"192.168.0.0/16", /* RFC 1918 */
+	"fc00::/7",	  /* unique local */
+	"127.0.0.0/8",
+	"::1/128",	 /* the host's loopback, through a gateway */
+	"100.64.0.0/10", /* carrier-grade NAT, often internal */
 	NULL,
 };
 
 static const char *const no_strings[] = { NULL };
 
 static const char *const default_masked[] = {
-	"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys",
-	"/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
-	"/proc/sched_debug", "/proc/scsi", "/proc/sysrq-trigger",
-	"/sys/firmware", "/sys/devices/virtual/powercap", "/sys/kernel/debug",
-	"/sys/kernel/security", NULL,
+	"/proc/acpi",
+	"/proc/asound",
+	"/proc/kcore",
+	"/proc/keys",
+	"/proc/latency_stats",
+	"/proc/timer_list",
+	"/proc/timer_stats",
+	"/proc/sched_debug",
+	"/proc/scsi",
+	"/proc/sysrq-trigger",
+	"/sys/firmware",
+	"/sys/devices/virtual/powercap",
+	"/sys/kernel/debug",
+	"/sys/kernel/security",
+	NULL,
 };
 
 static const char *const default_readonly[] = {
-	"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", NULL,
+	"/proc/bus",
+	"/proc/fs",
+	"/proc/irq",
+	"/proc/sys",
+	NULL,
 };
 
 /* Where Docker, containerd and podman keep the files they bind into a
@@ -48,14 +65,24 @@ static const char *const default_readonly[] = {
  * default.  An engine with other directories is followed at create
  * (spec/policy/policy_engine.c): these are only the usual places. */
 static const char *const default_bind_prefixes[] = {
-	"/var/lib/docker/containers", "/var/lib/docker/volumes",
-	"/run/docker", "/var/run/docker", "/usr/bin/docker-init",
-	"/usr/libexec/docker", "/run/containerd", "/var/lib/containerd",
-	"/var/lib/containers", "/run/containers", "/var/run/containers",
-	"/run/libpod", "/var/lib/kubelet/pods",
+	"/var/lib/docker/containers",
+	"/var/lib/docker/volumes",
+	"/run/docker",
+	"/var/run/docker",
+	"/usr/bin/docker-init",
+	"/usr/libexec/docker",
+	"/run/containerd",
+	"/var/lib/containerd",
+	"/var/lib/containers",
+	"/run/containers",
+	"/var/run/containers",
+	"/run/libpod",
+	"/var/lib/kubelet/pods",
 	/* k3s and rke2 keep their containerd and kubelet here */
-	"/var/lib/rancher/k3s/agent/containerd", "/run/k3s/containerd",
-	"/var/lib/rancher/rke2/agent/containerd", NULL,
+	"/var/lib/rancher/k3s/agent/containerd",
+	"/run/k3s/containerd",
+	"/var/lib/rancher/rke2/agent/containerd",
+	NULL,
 };
 
 /*
@@ -69,7 +96,10 @@ static const char *const default_bind_prefixes[] = {
  * chooses the hook's argv, so /bin/sh -c would be anything.
  */
 static const char *const default_hook_prefixes[] = {
-	"/usr/bin/dockerd", "/usr/sbin/dockerd", "/usr/local/bin/dockerd", NULL,
+	"/usr/bin/dockerd",
+	"/usr/sbin/dockerd",
+	"/usr/local/bin/dockerd",
+	NULL,
 };
 
 static void strv_set(struct str_array *a, const char *const *items)
@@ -218,23 +248,56 @@ static int parse_u64_member(struct jctx *c, yajl_val obj, const char *key,
 /* ---- strictness: every key known ----------------------------------------- */
 
 static const char *const root_keys[] = {
-	"mode", "source", "onRequestAboveFloor", "auditLog", "networkAllowed", "denyCidrs",
-	"allowCidrs", "readonlyRoot", "tmpfs",
-	"maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
-	"writableBinds", "idmappedMounts", "capabilities", "noNewPrivileges", "strictSeccomp",
-	"defaultDevicesOnly", "realtimeScheduling", "uid", "limits", "relaxable",
-	"extend", NULL,
+	"mode",
+	"source",
+	"onRequestAboveFloor",
+	"auditLog",
+	"networkAllowed",
+	"denyCidrs",
+	"allowCidrs",
+	"readonlyRoot",
+	"tmpfs",
+	"maskedPaths",
+	"readonlyPaths",
+	"bindPrefixes",
+	"hookPrefixes",
+	"writableBinds",
+	"idmappedMounts",
+	"capabilities",
+	"noNewPrivileges",
+	"strictSeccomp",
+	"defaultDevicesOnly",
+	"realtimeScheduling",
+	"uid",
+	"limits",
+	"relaxable",
+	"extend",
+	NULL,
 };
 /* The list fields: as a key of their own they replace the default list;
  * under "extend" they add to it (issue 17: a bindPrefixes that adds one
  * directory used to drop Docker's and containerd's). */
 static const char *const extend_keys[] = {
-	"denyCidrs", "maskedPaths", "readonlyPaths", "bindPrefixes", "hookPrefixes",
-	"capabilities", "tmpfs", "relaxable", NULL,
+	"denyCidrs",
+	"maskedPaths",
+	"readonlyPaths",
+	"bindPrefixes",
+	"hookPrefixes",
+	"capabilities",
+	"tmpfs",
+	"relaxable",
+	NULL,
 };
 static const char *const limits_keys[] = {
-	"memory", "pids", "cpuQuota", "cpuPeriod", "rlimitCpu", "rlimitFsize",
-	"rlimitNofile", "ptys", NULL,
+	"memory",
+	"pids",
+	"cpuQuota",
+	"cpuPeriod",
+	"rlimitCpu",
+	"rlimitFsize",
+	"rlimitNofile",
+	"ptys",
+	NULL,
 };
 static const char *const tmpfs_keys[] = { "path", "size", NULL };
 
@@ -347,9 +410,14 @@ static int parse_tmpfs_entry(struct jctx *c, yajl_val v, void *out)
 
 static int parse_relaxable(struct jctx *c, yajl_val root, struct policy *p)
 {
-	static const struct { const char *name; unsigned bit; } names[] = {
-		{ "network", RELAX_NETWORK }, { "writableRoot", RELAX_WRITABLE_ROOT },
-		{ "capabilities", RELAX_CAPS }, { "limits", RELAX_LIMITS },
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} names[] = {
+		{ "network", RELAX_NETWORK },
+		{ "writableRoot", RELAX_WRITABLE_ROOT },
+		{ "capabilities", RELAX_CAPS },
+		{ "limits", RELAX_LIMITS },
 	};
 	struct str_array a = { 0 };
 	char q[QUOTE_MAX];
@@ -490,13 +558,13 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	if (jcheck_object(c, root) < 0 || check_known_keys(c, root, root_keys) < 0 ||
 	    parse_mode(c, root, p) < 0 || parse_speech(c, root, p) < 0)
 		return -1;
-#define BOOL_MEMBER(key, field)                                                \
-	do {                                                                   \
-		b.set = false;                                                 \
-		if (jopt_bool(c, root, key, &b) < 0)                           \
-			return -1;                                             \
-		if (b.set)                                                     \
-			p->field = b.v;                                        \
+#define BOOL_MEMBER(key, field)                      \
+	do {                                         \
+		b.set = false;                       \
+		if (jopt_bool(c, root, key, &b) < 0) \
+			return -1;                   \
+		if (b.set)                           \
+			p->field = b.v;              \
 	} while (0)
 	BOOL_MEMBER("networkAllowed", network_allowed);
 	BOOL_MEMBER("readonlyRoot", readonly_root);

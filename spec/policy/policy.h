@@ -33,10 +33,10 @@ struct policy_tmpfs {
 
 /* What an agentsbx.* annotation may relax, when the policy allows it. */
 enum policy_relax {
-	RELAX_NETWORK = 1 << 0,	 /* agentsbx.network=allow */
+	RELAX_NETWORK = 1 << 0,	      /* agentsbx.network=allow */
 	RELAX_WRITABLE_ROOT = 1 << 1, /* agentsbx.rootfs=writable */
-	RELAX_CAPS = 1 << 2,	 /* agentsbx.capabilities=CAP_A,CAP_B (within allowed) */
-	RELAX_LIMITS = 1 << 3,	 /* agentsbx.memory=..., agentsbx.pids=... (within max) */
+	RELAX_CAPS = 1 << 2,	      /* agentsbx.capabilities=CAP_A,CAP_B (within allowed) */
+	RELAX_LIMITS = 1 << 3,	      /* agentsbx.memory=..., agentsbx.pids=... (within max) */
 };
 
 /* What the floor does with a spec that explicitly asks for more
@@ -50,7 +50,7 @@ enum policy_on_request {
 
 struct policy {
 	enum policy_mode mode;
-	char *source; /* the file it came from, or "built-in default" */
+	char *source;			   /* the file it came from, or "built-in default" */
 	enum policy_on_request on_request; /* onRequestAboveFloor */
 	/* auditLog: the JSON-lines log of every decision; NULL: not set in
 	 * the file (POLICY_AUDIT_LOG_DEFAULT); "": no audit log.  The runtime's
@@ -58,8 +58,8 @@ struct policy {
 	char *audit_log;
 
 	/* network */
-	bool network_allowed;	    /* keep the container's network namespace */
-	struct str_array deny_cidrs; /* egress dropped when networking is allowed */
+	bool network_allowed;	      /* keep the container's network namespace */
+	struct str_array deny_cidrs;  /* egress dropped when networking is allowed */
 	struct str_array allow_cidrs; /* egress kept even inside deny_cidrs (pod and
 				       * service CIDRs, cluster DNS) */
 
@@ -70,8 +70,8 @@ struct policy {
 	struct str_array masked_paths;
 	struct str_array readonly_paths;
 	struct str_array bind_prefixes; /* host paths a bind mount may come from */
-	bool writable_binds; /* writable directory binds allowed (unbounded disk) */
-	bool idmapped_mounts; /* idmap/ridmap binds allowed */
+	bool writable_binds;		/* writable directory binds allowed (unbounded disk) */
+	bool idmapped_mounts;		/* idmap/ridmap binds allowed */
 
 	/* hooks (spec/policy/policy_hooks.c): binaries an OCI hook may run */
 	struct str_array hook_prefixes;
@@ -81,17 +81,17 @@ struct policy {
 	bool no_new_privileges;
 	bool strict_seccomp; /* stack the agent profile on the spec's */
 	bool default_devices_only;
-	struct opt_u64 uid; /* run as this uid (and gid) when the spec says host
+	struct opt_u64 uid;	  /* run as this uid (and gid) when the spec says host
 			     * root; default 65534, "uid": null: unset */
 	bool realtime_scheduling; /* SCHED_DEADLINE/FIFO/RR, RT I/O (policy_process.c) */
 
 	/* resources: a maximum, also the value filled in when missing */
-	uint64_t memory;    /* bytes; swap is set equal (no swap) */
+	uint64_t memory; /* bytes; swap is set equal (no swap) */
 	int64_t pids;
 	uint64_t cpu_quota; /* per cpu_period */
 	uint64_t cpu_period;
-	uint64_t rlimit_cpu;	/* seconds; 0: none (the default) */
-	uint64_t rlimit_fsize;	/* bytes */
+	uint64_t rlimit_cpu;   /* seconds; 0: none (the default) */
+	uint64_t rlimit_fsize; /* bytes */
 	uint64_t rlimit_nofile;
 	uint64_t ptys; /* devpts max= of every devpts mount */
 
@@ -113,14 +113,14 @@ struct policy_changes {
 
 /* What runtime/ must do beyond the spec, decided by policy_apply(). */
 struct policy_decision {
-	bool egress_filter;	 /* an egress table in the container's netns: */
-	bool inbound_only;	 /* ... dropping every new outbound connection
+	bool egress_filter;		/* an egress table in the container's netns: */
+	bool inbound_only;		/* ... dropping every new outbound connection
 				  * (a kept pod netns, no network allowed), or
 				  * else deny_cidrs minus allow_cidrs */
-	bool stack_agent_seccomp; /* load the agent profile after the spec's */
-	bool check_bind_sources; /* re-check bind sources after realpath() */
-	bool only_loopback;	 /* after the hooks: no interface but lo */
-	bool refuse_host_netns;	 /* the runtime's own netns may not be joined */
+	bool stack_agent_seccomp;	/* load the agent profile after the spec's */
+	bool check_bind_sources;	/* re-check bind sources after realpath() */
+	bool only_loopback;		/* after the hooks: no interface but lo */
+	bool refuse_host_netns;		/* the runtime's own netns may not be joined */
 	bool refuse_writable_dir_binds; /* rw bind of a directory not on tmpfs */
 };
 
@@ -131,7 +131,10 @@ struct policy_decision {
  * was asked, the rule, and the policy field that would allow it (NULL:
  * none does).
  */
-enum policy_engine { ENGINE_UNKNOWN, ENGINE_DOCKER, ENGINE_PODMAN, ENGINE_CRI };
+enum policy_engine { ENGINE_UNKNOWN,
+		     ENGINE_DOCKER,
+		     ENGINE_PODMAN,
+		     ENGINE_CRI };
 
 struct policy_request {
 	char *what;

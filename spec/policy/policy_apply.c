@@ -317,8 +317,14 @@ static const struct {
 	char type;
 	int64_t major, minor; /* -1: any */
 } default_allow[] = {
-	{ 'c', 1, 3 },	{ 'c', 1, 5 }, { 'c', 1, 7 },	{ 'c', 1, 8 },
-	{ 'c', 1, 9 },	{ 'c', 5, 0 }, { 'c', 5, 2 },	{ 'c', 136, -1 },
+	{ 'c', 1, 3 },
+	{ 'c', 1, 5 },
+	{ 'c', 1, 7 },
+	{ 'c', 1, 8 },
+	{ 'c', 1, 9 },
+	{ 'c', 5, 0 },
+	{ 'c', 5, 2 },
+	{ 'c', 136, -1 },
 };
 
 bool policy_device_is_default(const struct oci_device *d)
@@ -351,8 +357,7 @@ static void rule_devices(struct apply *a)
 	free(r->devices);
 	r->n_devices = 1 + sizeof(default_allow) / sizeof(default_allow[0]);
 	r->devices = xcalloc(r->n_devices, sizeof(*r->devices));
-	r->devices[0] = (struct oci_device_cgroup){ .allow = false, .type = 'a',
-						    .access = xstrdup("rwm") };
+	r->devices[0] = (struct oci_device_cgroup){ .allow = false, .type = 'a', .access = xstrdup("rwm") };
 	for (size_t i = 0; i < sizeof(default_allow) / sizeof(default_allow[0]); i++) {
 		struct oci_device_cgroup *d = &r->devices[i + 1];
 		d->allow = true;
@@ -431,7 +436,10 @@ static void cap_rlimit(struct apply *a, int resource, const char *name, uint64_t
 	}
 	pr->rlimits = xrealloc(pr->rlimits, (pr->n_rlimits + 1) * sizeof(*pr->rlimits));
 	pr->rlimits[pr->n_rlimits++] = (struct oci_rlimit){
-		.type = xstrdup(name), .resource = resource, .soft = max, .hard = max,
+		.type = xstrdup(name),
+		.resource = resource,
+		.soft = max,
+		.hard = max,
 	};
 	change_num(a, "limits", name, NULL, (unsigned long long)max);
 }
@@ -450,8 +458,7 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 		 struct policy_changes *changes, struct policy_decision *d,
 		 struct error *err)
 {
-	struct apply a = { .p = p, .s = spec, .ch = changes, .err = err,
-			   .network_allowed = p->network_allowed };
+	struct apply a = { .p = p, .s = spec, .ch = changes, .err = err, .network_allowed = p->network_allowed };
 
 	memset(d, 0, sizeof(*d));
 	if (p->mode == POLICY_OFF)

@@ -85,7 +85,7 @@ static void rule_kernel_tcp(const struct policy *p, struct oci_spec *s,
 	snprintf(from, sizeof(from), "%lld", (long long)m->kernel_tcp.v);
 	snprintf(to, sizeof(to), "%lld", (long long)m->limit.v);
 	policy_change_add(ch, "limits", "linux.resources.memory.kernelTCP",
-	     m->kernel_tcp.set ? from : NULL, to);
+			  m->kernel_tcp.set ? from : NULL, to);
 	m->kernel_tcp = (struct opt_i64){ true, m->limit.v };
 }
 
@@ -147,8 +147,13 @@ static void rule_ptys(const struct policy *p, struct oci_spec *s, struct policy_
  * only tighten what it sets, or only weigh the container against its
  * siblings: kept.  Every other key of those controllers is removed. */
 static const char *const unified_tightening[] = {
-	"memory.high", "memory.oom.group", "memory.swap.high",
-	"cpu.weight", "cpu.weight.nice", "cpu.idle", NULL,
+	"memory.high",
+	"memory.oom.group",
+	"memory.swap.high",
+	"cpu.weight",
+	"cpu.weight.nice",
+	"cpu.idle",
+	NULL,
 };
 
 bool policy_unified_key_allowed(const char *key)

@@ -120,9 +120,17 @@ void policy_resolve_bind_sources(struct oci_spec *s, const char *bundle)
 /* runc's checkProcMount: the files lxcfs binds over; nothing else below
  * /proc may be a mount destination, whatever the policy mode. */
 static const char *const proc_bind_ok[] = {
-	"/proc/cpuinfo", "/proc/diskstats", "/proc/meminfo", "/proc/stat",
-	"/proc/swaps", "/proc/uptime", "/proc/loadavg", "/proc/slabinfo",
-	"/proc/net/dev", "/proc/sys/kernel/ns_last_pid", NULL,
+	"/proc/cpuinfo",
+	"/proc/diskstats",
+	"/proc/meminfo",
+	"/proc/stat",
+	"/proc/swaps",
+	"/proc/uptime",
+	"/proc/loadavg",
+	"/proc/slabinfo",
+	"/proc/net/dev",
+	"/proc/sys/kernel/ns_last_pid",
+	NULL,
 };
 
 bool policy_proc_dest_allowed(const char *dest, const char *type, bool bind)
@@ -338,7 +346,14 @@ static void rule_ro_pseudo_fs(struct mrules *a)
 /* ---- filesystem types and destinations ----------------------------------------- */
 
 static const char *const fs_allowed[] = {
-	"proc", "sysfs", "tmpfs", "devpts", "mqueue", "cgroup", "cgroup2", NULL,
+	"proc",
+	"sysfs",
+	"tmpfs",
+	"devpts",
+	"mqueue",
+	"cgroup",
+	"cgroup2",
+	NULL,
 };
 
 /* Where a non-bind filesystem may go under /proc and /sys: its own place. */

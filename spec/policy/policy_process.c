@@ -15,7 +15,9 @@
 #include "policy.h"
 
 static const char *const realtime_policies[] = {
-	"SCHED_DEADLINE", "SCHED_FIFO", "SCHED_RR",
+	"SCHED_DEADLINE",
+	"SCHED_FIFO",
+	"SCHED_RR",
 };
 
 static int refuse(const struct policy *p, const char *field, const char *value,

@@ -55,8 +55,8 @@ __attribute__((noreturn, used)) void trampoline_main(long *sp)
 	r = sys3(NR_EXECVE, (long)argv[1], (long)(argv + 2), (long)envp);
 	nolibc_say("agentsbx: exec ");
 	nolibc_say(argv[1]);
-	nolibc_say(r == -13 ? ": permission denied\n" : r == -2 ? ": no such file or directory\n"
-							     : ": failed\n");
+	nolibc_say(r == -13 ? ": permission denied\n" : r == -2 ? ": no such file or directory\n" :
+								  ": failed\n");
 	leave(r == -13 ? 126 : 127);
 }
 

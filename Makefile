@@ -225,7 +225,7 @@ install: agentsbx
 	[ -e $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example ] || \
 	  install -m 0644 policy.json.example $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example
 
-test: layering unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test attacks
+test: lint unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test attacks
 	@tests/cleanup-after-tests.sh
 
 # The unit and integration tests against an ASan+UBSan build (the guest and

@@ -215,3 +215,17 @@ int exit_code_of(int wait_status)
 		return 128 + WTERMSIG(wait_status);
 	return 255;
 }
+
+unsigned long long keyed_value(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *line = text; line && *line;) {
+		if (!strncmp(line, key, n) && line[n] == ' ')
+			return strtoull(line + n + 1, NULL, 10);
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return 0;
+}

@@ -44,4 +44,8 @@ int parse_u64(const char *s, unsigned long long *out);
  * signal N, 255 for anything else. */
 int exit_code_of(int wait_status);
 
+/* N of the line "key N" in text ("key value" files: cpu.stat,
+ * memory.events, memory.oom_control); 0 when there is none. */
+unsigned long long keyed_value(const char *text, const char *key);
+
 #endif

@@ -458,6 +458,10 @@ void process_free(struct oci_process *proc);
 const char *ns_type_name(enum ns_type t);     /* "pid", ...; NULL if invalid */
 int ns_type_from_name(const char *name);      /* -1 if unknown */
 const char *hook_kind_name(enum hook_kind k); /* "prestart", ...; or NULL */
+/* The namespace that isolates sysctl key from the host's (net.* the
+ * network one, kernel.msg* and fs.mqueue.* the ipc one, ...); false for a
+ * key no namespace isolates. */
+bool spec_sysctl_namespace(const char *key, enum ns_type *ns);
 /* All six, in enum order, NULL-terminated (for `features`). */
 const char *const *hook_kind_names(void);
 const struct oci_namespace *spec_find_namespace(const struct oci_spec *spec,

@@ -157,6 +157,16 @@ static const struct {
 	{ "kernel.domainname", NS_UTS },
 };
 
+bool spec_sysctl_namespace(const char *key, enum ns_type *ns)
+{
+	for (size_t i = 0; i < sizeof(namespaced_sysctls) / sizeof(namespaced_sysctls[0]); i++)
+		if (str_has_prefix(key, namespaced_sysctls[i].prefix)) {
+			*ns = namespaced_sysctls[i].ns;
+			return true;
+		}
+	return false;
+}
+
 /* "net.ipv4.ip_forward": dot-separated non-empty names, no '/'. */
 static bool sysctl_key_valid(const char *k)
 {
@@ -188,6 +198,7 @@ static int check_sysctl(const struct oci_spec *s, const char *key,
 			const char *value, struct error *err)
 {
 	char q[QUOTE_MAX];
+	enum ns_type ns;
 
 	if (!sysctl_key_valid(key))
 		return spec_vfail(err, CFG,
@@ -203,13 +214,7 @@ static int check_sysctl(const struct oci_spec *s, const char *key,
 				  "linux.sysctl[%s]: refused: use the "
 				  "\"hostname\" field",
 				  spec_quote(q, key));
-	for (size_t i = 0;
-	     i < sizeof(namespaced_sysctls) / sizeof(namespaced_sysctls[0]);
-	     i++) {
-		enum ns_type ns = namespaced_sysctls[i].ns;
-
-		if (!str_has_prefix(key, namespaced_sysctls[i].prefix))
-			continue;
+	if (spec_sysctl_namespace(key, &ns)) {
 		if (!spec_find_namespace(s, ns))
 			return spec_vfail(
 				err, CFG,

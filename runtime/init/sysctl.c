@@ -79,30 +79,6 @@ int sysctl_apply(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
-/* Which joined namespace a sysctl key writes into (validate_linux.c makes
- * sure that every key allowed at all is one of these). */
-static bool sysctl_in_ns(const char *key, enum ns_type *ns)
-{
-	static const struct {
-		const char *prefix;
-		enum ns_type ns;
-	} map[] = {
-		{ "net.", NS_NETWORK },
-		{ "kernel.msg", NS_IPC },
-		{ "kernel.sem", NS_IPC },
-		{ "kernel.shm", NS_IPC },
-		{ "fs.mqueue.", NS_IPC },
-		{ "kernel.domainname", NS_UTS },
-	};
-
-	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (!strncmp(key, map[i].prefix, strlen(map[i].prefix))) {
-			*ns = map[i].ns;
-			return true;
-		}
-	return false;
-}
-
 static const char *joined_path(const struct oci_spec *spec, enum ns_type t)
 {
 	const struct oci_namespace *ns = spec_find_namespace(spec, t);
@@ -120,7 +96,7 @@ int sysctl_check_host_namespaces(const struct container_ctx *c, struct error *er
 	enum ns_type ns;
 
 	for (size_t i = 0; i < m->len; i++)
-		if (sysctl_in_ns(m->keys[i], &ns) && c->ns_host[ns])
+		if (spec_sysctl_namespace(m->keys[i], &ns) && c->ns_host[ns])
 			return error_set(err, "linux.sysctl[%s]: linux.namespaces[%s].path %s is the host's %s namespace: setting it would change the host's",
 					 m->keys[i], ns_type_name(ns), joined_path(s, ns),
 					 ns_type_name(ns));

@@ -57,16 +57,8 @@ static unsigned long long cg_keyed(const struct cg_files *f, const char *ctrl,
 				   const char *file, const char *key)
 {
 	_cleanup_free_ char *s = cg_read(f, ctrl, file);
-	size_t n = strlen(key);
 
-	for (char *line = s; line && *line;) {
-		if (!strncmp(line, key, n) && line[n] == ' ')
-			return strtoull(line + n + 1, NULL, 10);
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return 0;
+	return s ? keyed_value(s, key) : 0;
 }
 
 static void gnum(yajl_gen g, const char *key, unsigned long long v)

@@ -43,18 +43,10 @@ static unsigned long long keyed(const char *path, const char *key)
 {
 	_cleanup_free_ char *buf = NULL;
 	struct error err;
-	size_t n = strlen(key);
 
 	if (read_file_at(AT_FDCWD, path, 1 << 16, &buf, NULL, &err) < 0)
 		return 0;
-	for (char *line = buf; line && *line;) {
-		if (!strncmp(line, key, n) && line[n] == ' ')
-			return strtoull(line + n + 1, NULL, 10);
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	return 0;
+	return keyed_value(buf, key);
 }
 
 static void add_hit(struct policy_changes *ch, const char *field, const char *counter,

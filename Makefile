@@ -65,7 +65,7 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 
-.PHONY: all deps test check layering install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test attacks asan clean bench tools \
+.PHONY: all deps test audit-log-mark check layering install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test attacks asan clean bench tools \
 	fuzz fuzz-build fuzz-bins test-fuzz
 
 all: agentsbx
@@ -225,8 +225,12 @@ install: agentsbx
 	[ -e $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example ] || \
 	  install -m 0644 policy.json.example $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example
 
-test: lint unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test attacks
-	@tests/cleanup-after-tests.sh
+test: audit-log-mark lint unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test attacks
+	@AUDIT_LOG_MARK=$(BUILD)/.audit-log-size tests/cleanup-after-tests.sh
+
+# The default audit log's size before the tests: they must not write it.
+audit-log-mark:
+	@mkdir -p $(BUILD) && (stat -c %s /var/log/agentsbx/policy.log 2>/dev/null || echo 0) > $(BUILD)/.audit-log-size
 
 # The unit and integration tests against an ASan+UBSan build (the guest and
 # the engines run the plain build: their own processes are not ours).

@@ -54,4 +54,10 @@ log=/var/log/agentsbx/policy.log
 if [ -f "$log" ] && grep -q '"policy":"/tmp/' "$log"; then
 	report "audit log lines from tests in $log"
 fi
+# ... nor grows it (make test records its size first: --begin FILE).
+if [ -n "${AUDIT_LOG_MARK:-}" ] && [ -f "$AUDIT_LOG_MARK" ]; then
+	before=$(cat "$AUDIT_LOG_MARK")
+	now=$(stat -c %s "$log" 2>/dev/null || echo 0)
+	[ "$now" = "$before" ] || report "the default audit log $log grew during the tests ($before -> $now bytes)"
+fi
 exit $status

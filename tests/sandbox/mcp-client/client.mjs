@@ -54,6 +54,9 @@ const transport = new StdioClientTransport({
   args: ["--root", env.STATE_ROOT, "mcp", "--image-root", env.IMAGE_ROOT, "--image", "python",
          "--image", "busybox", "--max-sessions", "24"],
   stderr: "inherit",
+  // The SDK passes only a few variables by default: the test's audit log
+  // must reach the server (never the default /var/log/agentsbx).
+  env: { PATH: env.PATH, HOME: env.HOME || "/", AGENTSBX_POLICY_LOG: env.AGENTSBX_POLICY_LOG },
 });
 const client = new Client({ name: "agentsbx-sdk-test", version: "1.0.0" });
 

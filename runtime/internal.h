@@ -158,6 +158,8 @@ int ns_write_id_map(int proc_fd, pid_t pid, const char *file,
 		    const struct oci_id_mapping *m, size_t n, struct error *err);
 int ns_child_join(struct container_ctx *c, struct error *err);
 int ns_child_after_go(struct container_ctx *c, struct error *err);
+int ns_fork_into_pid_namespace(int sync_fd, struct error *err);
+/* ns_fork_into_pid_namespace for the container init (its host pid noted). */
 int ns_fork_init(struct container_ctx *c, struct error *err);
 int ns_loopback_up(struct container_ctx *c, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
@@ -172,6 +174,8 @@ void ns_restore_after_clone(struct container_ctx *c);
  * host); the id maps of the new user namespace: our own ids directly, any
  * other through newuidmap/newgidmap. */
 bool rootless_caller(void);
+/* newuidmap and newgidmap are there: maps beyond the caller's own ids. */
+bool rootless_can_map_more(void);
 int rootless_write_id_maps(struct container_ctx *c, struct error *err);
 
 /* ns_judge.c: namespace files judged as kernel objects. */

@@ -465,8 +465,11 @@ struct enable_ctx {
 	bool leaf_made;
 };
 
-/* "+a +b" for the controllers of interest that the parent offers. */
-static char *enable_list(const char *avail, const struct enable_ctx *c)
+/* "+a +b" for the controllers of interest that the parent offers and has
+ * not enabled yet (on: its cgroup.subtree_control): nothing is written for
+ * those, which a delegated (rootless) caller could not do above its own
+ * subtree, and which costs a write each otherwise. */
+static char *enable_list(const char *avail, const char *on, const struct enable_ctx *c)
 {
 	size_t cap = 16, n = 0;
 	char *buf = xmalloc(cap);
@@ -482,6 +485,8 @@ static char *enable_list(const char *avail, const struct enable_ctx *c)
 			break;
 		word = xstrndup(p, len);
 		p += len;
+		if (on && cg_word_in(on, word))
+			continue;
 		if (!set_needs(c->set, word)) {
 			bool known = false;
 
@@ -519,40 +524,12 @@ static int enable_each(const struct cg_dir *dir, char *list,
 	return 0;
 }
 
-/* Leave out of list ("+a +b") what subtree_control has already: nothing
- * is written for them, which a delegated (rootless) caller could not do
- * above its own subtree, and which costs a write each otherwise. */
-static void drop_enabled(const struct cg_dir *dir, char *list)
-{
-	_cleanup_free_ char *on = NULL;
-	struct error ignored;
-	size_t o = 0;
-
-	if (cg_read(dir, "cgroup.subtree_control", &on, &ignored) < 0)
-		return;
-	on[strcspn(on, "\n")] = '\0';
-	for (char *p = list; *p;) {
-		size_t len = strcspn(p, " ");
-		char save = p[len];
-
-		p[len] = '\0';
-		if (!cg_word_in(on, p + 1)) {
-			if (o)
-				list[o++] = ' ';
-			memmove(list + o, p, len);
-			o += len;
-		}
-		p[len] = save;
-		p += len + (save == ' ');
-	}
-	list[o] = '\0';
-}
-
 static int enable_level(const struct cg_dir *parent, const struct cg_dir *dir,
 			bool made, bool leaf, void *ctx, struct error *err)
 {
 	struct enable_ctx *c = ctx;
-	_cleanup_free_ char *avail = NULL, *list = NULL;
+	_cleanup_free_ char *avail = NULL, *on = NULL, *list = NULL;
+	struct error ignored;
 
 	(void)parent;
 	if (leaf) {
@@ -563,8 +540,9 @@ static int enable_level(const struct cg_dir *parent, const struct cg_dir *dir,
 		return 0;
 	if (cg_read(dir, "cgroup.controllers", &avail, err) < 0)
 		return -1;
-	list = enable_list(avail, c);
-	drop_enabled(dir, list);
+	if (cg_read(dir, "cgroup.subtree_control", &on, &ignored) == 0)
+		on[strcspn(on, "\n")] = '\0';
+	list = enable_list(avail, on, c);
 	if (!*list || cg_write(dir, "cgroup.subtree_control", list, err) == 0)
 		return 0;
 	return enable_each(dir, list, c->set, err);

@@ -17,7 +17,6 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,10 +27,10 @@
 /* A child in a new user namespace that only waits to be killed. */
 static int spawn_holder(pid_t *out, struct error *err)
 {
-	pid_t pid = (pid_t)syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+	pid_t pid;
 
-	if (pid < 0)
-		return error_sys(err, "clone a user namespace for an id-mapped mount");
+	if (ns_clone(CLONE_NEWUSER, &pid, err) < 0)
+		return error_prefix(err, "a user namespace for an id-mapped mount");
 	if (pid == 0) {
 		for (;;)
 			pause();

@@ -277,29 +277,35 @@ int ns_child_after_go(struct container_ctx *c, struct error *err)
 }
 
 /*
- * A pid namespace made by unshare() holds only the children of who made
- * it: this process forks the container init into it (its pid 1) and goes.
- * CLONE_PARENT makes the init the runtime's child, as an init it cloned
+ * A pid namespace made by unshare() (or joined for children) holds only
+ * the children of who made it: this process forks into it and goes.
+ * CLONE_PARENT makes the new process the runtime's child, as one it cloned
  * itself would be (the runtime waits for it, and it dies with the runtime
- * until READY); the runtime learns its pid here and reaps this process.
+ * until READY); the runtime learns its pid over sync_fd and reaps this
+ * process.  Returns 0 in the new process only.
  */
-int ns_fork_init(struct container_ctx *c, struct error *err)
+int ns_fork_into_pid_namespace(int sync_fd, struct error *err)
 {
-	char self[32];
-	ssize_t n;
 	long r = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
 
 	if (r < 0)
-		return error_sys(err, "fork the init into its new pid namespace");
-	if (r > 0) {
-		if (sync_send_value(c->sync_child, SYNC_INIT_PID, r, err) < 0)
-			_exit(1);
-		_exit(0);
-	}
+		return error_sys(err, "fork into the new pid namespace");
+	if (r > 0)
+		_exit(sync_send_value(sync_fd, SYNC_INIT_PID, r, err) < 0);
 	/* Should the runtime die before this, the sync socket's EOF ends us
 	 * at the next step (getppid() is 0 here: the parent is outside). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
+	return 0;
+}
+
+int ns_fork_init(struct container_ctx *c, struct error *err)
+{
+	char self[32];
+	ssize_t n;
+
+	if (ns_fork_into_pid_namespace(c->sync_child, err) < 0)
+		return -1;
 	/* The host's procfs is still mounted here: its "self" is our host
 	 * pid, which the state and the hooks show. */
 	n = readlink("/proc/self", self, sizeof(self) - 1);

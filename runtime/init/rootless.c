@@ -27,6 +27,11 @@ bool rootless_caller(void)
 	return geteuid() != 0;
 }
 
+bool rootless_can_map_more(void)
+{
+	return access(NEWUIDMAP, X_OK) == 0 && access(NEWGIDMAP, X_OK) == 0;
+}
+
 /* Exactly one id, our own, mapped. */
 static bool only_own(const struct oci_id_mapping *m, size_t n, unsigned own)
 {

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../../lib/cleanup.h"
+#include "../../lib/fds.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../../lib/weaken.h"
@@ -209,13 +210,6 @@ struct exec_child {
 	bool fork_inside; /* the child joins the pid namespace and forks */
 };
 
-static void close_host_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 /* What the clone holds of the host and does not need inside: --root, the
  * container's state directory, our pid namespace, the parent's ends of the
  * sync and console pairs.  All close-on-exec, but closed before the setns,
@@ -224,34 +218,14 @@ static void close_host_fd(int *fd)
  * build keeps them: its CVE-2024-21626 test needs a host directory fd.) */
 static void drop_host_fds(struct exec_child *x)
 {
-	close_host_fd(&x->c->sync_parent);
-	close_host_fd(&x->c->console_peer); /* our end of the pty pair */
+	fd_close(&x->c->sync_parent);
+	fd_close(&x->c->console_peer); /* our end of the pty pair */
 	if (WEAKENED("cwd-in-root"))
 		return;
-	close_host_fd(&x->h->rootfd);
-	close_host_fd(&x->h->dirfd);
-	close_host_fd(&x->c->root_fd);
-	close_host_fd(&x->own_pidns);
-}
-
-/*
- * A rootless runtime cannot join the container's pid namespace itself (it
- * has no capability over the user namespace that owns it): the child,
- * once in the container's user namespace, joined it as its namespace for
- * children, and forks the process there.  CLONE_PARENT makes that the
- * runtime's child, which waits for it; this child sends its pid and goes.
- */
-static int fork_into_pid_namespace(struct exec_child *x, struct error *err)
-{
-	long r = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, NULL, NULL, NULL, NULL);
-
-	if (r < 0)
-		return error_sys(err, "fork into the pid namespace of container %s", x->c->id);
-	if (r > 0)
-		_exit(sync_send_value(x->c->sync_child, SYNC_INIT_PID, r, err) < 0);
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
-		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
-	return 0;
+	fd_close(&x->h->rootfd);
+	fd_close(&x->h->dirfd);
+	fd_close(&x->c->root_fd);
+	fd_close(&x->own_pidns);
 }
 
 /* The parent's side: the process the child forked is the exec'd one. */
@@ -280,7 +254,10 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 	if (x->ns_flags && setns(x->pidfd, x->ns_flags | (x->fork_inside ? CLONE_NEWPID : 0)) < 0)
 		return error_sys(err, "join the namespaces of container %s", c->id);
 	close(x->pidfd);
-	if (x->fork_inside && fork_into_pid_namespace(x, err) < 0)
+	/* Rootless: the runtime could not join the pid namespace (no
+	 * capability over the user namespace that owns it); this child, in
+	 * that user namespace now, joined it for children and forks. */
+	if (x->fork_inside && ns_fork_into_pid_namespace(c->sync_child, err) < 0)
 		return -1;
 	/* Inside, and still the runtime's image: non-dumpable since before the
 	 * clone, and now in a Landlock domain of its own, which its execve

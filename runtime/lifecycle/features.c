@@ -11,6 +11,7 @@
 #include "../../spec/spec.h"
 #include "../cgroup/cgroup.h"
 #include "../container.h"
+#include "../internal.h"
 #include "../init/mounts.h"
 
 static const char *const namespaces[] = {
@@ -183,7 +184,7 @@ static void gen_caller(yajl_gen g)
 	static const char *const modes[] = { "v1", "hybrid", "v2" };
 	enum cgroup_mode mode;
 	struct error err;
-	bool rootless = geteuid() != 0;
+	bool rootless = rootless_caller();
 
 	jgen_key_str(g, "io.agentsbx.caller", rootless ? "rootless" : "root");
 	if (cgroup_detect_mode(&mode, &err) == 0)
@@ -191,9 +192,9 @@ static void gen_caller(yajl_gen g)
 	jgen_key_str(g, "io.agentsbx.cgroup.limits",
 		     cgroup_caller_can_create() ? "true" : "false");
 	jgen_key_str(g, "io.agentsbx.userns.idmaps",
-		     !rootless				     ? "any" :
-		     access("/usr/bin/newuidmap", X_OK) == 0 ? "own id; others through newuidmap (/etc/subuid)" :
-							       "own id only (no newuidmap)");
+		     !rootless		     ? "any" :
+		     rootless_can_map_more() ? "own id; others through newuidmap (/etc/subuid)" :
+					       "own id only (no newuidmap)");
 }
 
 int runtime_features(struct error *err)

@@ -10,6 +10,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "audit_log.h"
@@ -44,20 +45,6 @@ const char *audit_log_path(const struct policy *p)
 	return n > 0 && (size_t)n < sizeof(user_path) ? user_path : NULL;
 }
 
-static void gstr(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
-static void gkv(yajl_gen g, const char *k, const char *v)
-{
-	gstr(g, k);
-	if (v)
-		gstr(g, v);
-	else
-		yajl_gen_null(g);
-}
-
 /* The annotations that name the container to a person: the pod's and
  * container's names and namespaces (CRI), the engine (podman). */
 static bool naming_annotation(const char *key)
@@ -83,23 +70,23 @@ static void gen_subject(yajl_gen g, const struct policy *p, const struct audit_s
 	gmtime_r(&ts.tv_sec, &tm);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(when + strlen(when), sizeof(when) - strlen(when), ".%06ldZ", ts.tv_nsec / 1000);
-	gkv(g, "time", when);
-	gkv(g, "container", s->id);
-	gkv(g, "op", s->op);
+	jgen_key_str(g, "time", when);
+	jgen_key_str(g, "container", s->id);
+	jgen_key_str(g, "op", s->op);
 	if (s->spec) {
-		gkv(g, "engine", policy_engine_name(policy_engine_of(s->spec, s->id)));
+		jgen_key_str(g, "engine", policy_engine_name(policy_engine_of(s->spec, s->id)));
 		if (s->spec->hostname)
-			gkv(g, "hostname", s->spec->hostname);
-		gstr(g, "annotations");
+			jgen_key_str(g, "hostname", s->spec->hostname);
+		jgen_str(g, "annotations");
 		yajl_gen_map_open(g);
 		for (size_t i = 0; i < s->spec->annotations.len; i++)
 			if (naming_annotation(s->spec->annotations.keys[i]))
-				gkv(g, s->spec->annotations.keys[i], s->spec->annotations.values[i]);
+				jgen_key_str(g, s->spec->annotations.keys[i], s->spec->annotations.values[i]);
 		yajl_gen_map_close(g);
 	}
-	gkv(g, "policy", p->source);
-	gkv(g, "mode", modes[p->mode]);
-	gstr(g, "applied");
+	jgen_key_str(g, "policy", p->source);
+	jgen_key_str(g, "mode", modes[p->mode]);
+	jgen_str(g, "applied");
 	yajl_gen_bool(g, applied);
 }
 
@@ -107,13 +94,11 @@ static void gen_subject(yajl_gen g, const struct policy *p, const struct audit_s
  * there, whoever else is appending. */
 static void write_line(int fd, const char *path, yajl_gen g, bool *warned)
 {
-	const unsigned char *buf;
 	size_t len;
-	_cleanup_free_ char *line = NULL;
+	_cleanup_free_ char *line = jgen_finish(g, &len);
 	ssize_t n;
 
-	yajl_gen_get_buf(g, &buf, &len);
-	line = xasprintf("%.*s\n", (int)len, (const char *)buf);
+	line[len] = '\n'; /* over the NUL: written with its length */
 	n = write(fd, line, len + 1);
 	if (n != (ssize_t)(len + 1) && !*warned) {
 		*warned = true;
@@ -161,10 +146,8 @@ static int open_log(const struct policy *p, const char *path)
 
 static yajl_gen line_start(const struct policy *p, const struct audit_subject *s, bool applied)
 {
-	yajl_gen g = yajl_gen_alloc(NULL);
+	yajl_gen g = jgen_new(false);
 
-	if (!g)
-		abort();
 	yajl_gen_map_open(g);
 	gen_subject(g, p, s, applied);
 	return g;
@@ -181,14 +164,13 @@ void audit_log_changes(const struct policy *p, const struct audit_subject *s,
 		return;
 	for (size_t i = 0; i < ch->len; i++) {
 		yajl_gen g = line_start(p, s, applied);
-		gkv(g, "action", action);
-		gkv(g, "rule", ch->items[i].rule);
-		gkv(g, "field", ch->items[i].field);
-		gkv(g, "from", ch->items[i].from);
-		gkv(g, "to", ch->items[i].to);
+		jgen_key_str(g, "action", action);
+		jgen_key_str(g, "rule", ch->items[i].rule);
+		jgen_key_str(g, "field", ch->items[i].field);
+		jgen_key_str(g, "from", ch->items[i].from);
+		jgen_key_str(g, "to", ch->items[i].to);
 		yajl_gen_map_close(g);
-		write_line(fd, path, g, &warned);
-		yajl_gen_free(g);
+		write_line(fd, path, g, &warned); /* frees g */
 	}
 	close(fd);
 }
@@ -204,14 +186,13 @@ void audit_log_requests(const struct policy *p, const struct audit_subject *s,
 		return;
 	for (size_t i = 0; i < r->len; i++) {
 		yajl_gen g = line_start(p, s, applied);
-		gkv(g, "action", action);
-		gkv(g, "rule", r->items[i].rule);
-		gkv(g, "from", r->items[i].what);
-		gkv(g, "to", !strcmp(action, "refused") ? "(refused: nothing created)" : "(the floor)");
-		gkv(g, "allowedBy", r->items[i].allow ? r->items[i].allow : "(no policy field)");
+		jgen_key_str(g, "action", action);
+		jgen_key_str(g, "rule", r->items[i].rule);
+		jgen_key_str(g, "from", r->items[i].what);
+		jgen_key_str(g, "to", !strcmp(action, "refused") ? "(refused: nothing created)" : "(the floor)");
+		jgen_key_str(g, "allowedBy", r->items[i].allow ? r->items[i].allow : "(no policy field)");
 		yajl_gen_map_close(g);
-		write_line(fd, path, g, &warned);
-		yajl_gen_free(g);
+		write_line(fd, path, g, &warned); /* frees g */
 	}
 	close(fd);
 }

@@ -15,16 +15,13 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
-import time
 
 import pytest
 
+import asuser
 import attack_lib as A
+from asuser import UID
 from images import debootstrap_image
-
-UID = 4711
-SETPRIV = shutil.which("setpriv")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # attack name -> what blocks it rootless (or, for resource attacks, what
@@ -70,24 +67,14 @@ class FakeEnv:
 
 @pytest.fixture(scope="module")
 def rootless():
-    if os.geteuid() != 0 or SETPRIV is None:
+    if os.geteuid() != 0 or asuser.SETPRIV is None:
         pytest.skip("needs root (to make the user's directories) and setpriv")
     rootfs = debootstrap_image("python", "python3")
     if not rootfs:
         pytest.skip("no python image")
-    tmp = tempfile.mkdtemp(prefix="agentsbx-rootless-attacks-")
-    os.chmod(tmp, 0o755)
-    xdg = os.path.join(tmp, "run")
-    os.mkdir(xdg, 0o700)
-    os.chown(xdg, UID, UID)
+    tmp, xdg = asuser.make_dirs("agentsbx-rootless-attacks-")
     yield rootfs, xdg, FakeEnv(tmp)
-    for _ in range(40):
-        procs = subprocess.run(["pgrep", "-u", str(UID)], stdout=subprocess.PIPE).stdout.split()
-        if not procs:
-            break
-        time.sleep(0.05)
-    state = os.path.join(xdg, "agentsbx")
-    left = [n for n in os.listdir(state) if not n.startswith(".")] if os.path.isdir(state) else []
+    left, procs = asuser.leftovers(xdg)
     shutil.rmtree(tmp, ignore_errors=True)
     write_table()
     assert left == [] and procs == [], "left: %s, processes: %s" % (left, procs)
@@ -96,10 +83,9 @@ def rootless():
 def run_attack(rootless, attack):
     rootfs, xdg, env = rootless
     cmd = ["python3", "-c", attack.code(), attack.name] + [str(a) for a in attack.args(env)]
-    p = subprocess.run([SETPRIV, "--reuid", str(UID), "--regid", str(UID), "--clear-groups",
-                        A.RUNTIME, "sandbox", "--json", "--rootfs", rootfs,
-                        "--timeout", str(attack.timeout), "--"] + cmd,
-                       env={"PATH": os.environ["PATH"], "XDG_RUNTIME_DIR": xdg, "HOME": "/"},
+    p = subprocess.run(asuser.argv(A.RUNTIME, "sandbox", "--json", "--rootfs", rootfs,
+                                   "--timeout", attack.timeout, "--", *cmd),
+                       env=asuser.env(xdg),
                        cwd="/", stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        timeout=attack.timeout + 60)
     r = json.loads(p.stdout.decode().splitlines()[0])
@@ -133,8 +119,7 @@ def test_resource_attack_measured_rootless(rootless, name):
 
 
 def write_table():
-    feats = json.loads(subprocess.run([SETPRIV, "--reuid", str(UID), "--regid", str(UID),
-                                       "--clear-groups", A.RUNTIME, "features"],
+    feats = json.loads(subprocess.run(asuser.argv(A.RUNTIME, "features"),
                                       stdout=subprocess.PIPE).stdout)["annotations"]
     lines = [
         "# The attack programs, rootless",

@@ -73,25 +73,7 @@ POLICY_NET = {"networkAllowed": True, "allowCidrs": [POD_CIDR]}
 
 # The README's config.toml for the CRI plugin, filled in by the suite (the
 # private root/state/socket and the test's CNI dir are the suite's own).
-CONTAINERD_TOML = """version = 2
-root = "%(dir)s/root"
-state = "%(dir)s/state"
-
-[grpc]
-  address = "%(dir)s/containerd.sock"
-
-[ttrpc]
-  address = "%(dir)s/containerd.sock.ttrpc"
-
-[debug]
-  address = ""
-
-[metrics]
-  address = ""
-
-[plugins."io.containerd.internal.v1.opt"]
-  path = "%(dir)s/opt"
-
+CONTAINERD_TOML = engines.CONTAINERD_BASE_TOML.replace("%(disabled)s", "") + """
 [plugins."io.containerd.grpc.v1.cri"]
   sandbox_image = "%(pause)s"
   # root here lacks CAP_SYS_RESOURCE: lowering oom_score_adj fails for

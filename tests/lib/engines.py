@@ -215,10 +215,12 @@ class Docker:
 # --------------------------------------------------------------------------
 # containerd + ctr
 
-CONTAINERD_TOML = """version = 2
+# The daemon's own files, all under the test's dir; the CRI suite
+# (tests/cri) adds its CRI plugin section to this.
+CONTAINERD_BASE_TOML = """version = 2
 root = "%(dir)s/root"
 state = "%(dir)s/state"
-disabled_plugins = ["io.containerd.grpc.v1.cri"]
+%(disabled)s
 
 [grpc]
   address = "%(dir)s/containerd.sock"
@@ -235,6 +237,10 @@ disabled_plugins = ["io.containerd.grpc.v1.cri"]
 [plugins."io.containerd.internal.v1.opt"]
   path = "%(dir)s/opt"
 """
+# ctr only: no CRI plugin.
+CONTAINERD_TOML = CONTAINERD_BASE_TOML.replace(
+    "%(disabled)s", 'disabled_plugins = ["io.containerd.grpc.v1.cri"]')
+
 
 
 # The README snippet for containerd's CRI plugin (Kubernetes), with the

@@ -10,35 +10,22 @@ import json
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 
 import pytest
 
+import asuser
+from asuser import UID
 from sbx_helpers import RUNTIME, debootstrap_image
-
-UID = 4711
-SETPRIV = shutil.which("setpriv")
 
 
 @pytest.fixture
 def user_env():
-    if SETPRIV is None:
+    if asuser.SETPRIV is None:
         pytest.skip("setpriv (util-linux) missing")
-    tmp = tempfile.mkdtemp(prefix="agentsbx-rootless-sbx-")
-    os.chmod(tmp, 0o755)
-    xdg = os.path.join(tmp, "run")
-    os.mkdir(xdg, 0o700)
-    os.chown(xdg, UID, UID)
+    tmp, xdg = asuser.make_dirs("agentsbx-rootless-sbx-")
     yield xdg
-    left = [n for n in os.listdir(os.path.join(xdg, "agentsbx"))
-            if not n.startswith(".")] if os.path.isdir(os.path.join(xdg, "agentsbx")) else []
-    # The server's watchdog leaves a moment after its parent (a rescan).
-    for _ in range(40):
-        procs = subprocess.run(["pgrep", "-u", str(UID)], stdout=subprocess.PIPE).stdout.split()
-        if not procs:
-            break
-        time.sleep(0.05)
+    left, procs = asuser.leftovers(xdg)
     shutil.rmtree(tmp, ignore_errors=True)
     assert left == [] and procs == [], "left: %s, processes: %s" % (left, procs)
 
@@ -52,10 +39,8 @@ def python_rootfs():
 
 
 def sandbox_as_user(xdg, *args, input=None):
-    env = {"PATH": os.environ["PATH"], "XDG_RUNTIME_DIR": xdg, "HOME": "/"}
-    p = subprocess.run([SETPRIV, "--reuid", str(UID), "--regid", str(UID), "--clear-groups",
-                        RUNTIME, "sandbox", "--json"] + list(args),
-                       input=input.encode() if input else None, env=env, cwd="/",
+    p = subprocess.run(asuser.argv(RUNTIME, "sandbox", "--json", *args),
+                       input=input.encode() if input else None, env=asuser.env(xdg), cwd="/",
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     return p.returncode, p.stdout.decode(), p.stderr.decode()
 
@@ -87,9 +72,8 @@ def test_mcp_run_code_as_a_plain_user(user_env, python_rootfs):
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
          "params": {"name": "run_code", "arguments": {"language": "python", "code": "print(6*7)"}}},
     ]
-    env = {"PATH": os.environ["PATH"], "XDG_RUNTIME_DIR": user_env, "HOME": "/"}
-    p = subprocess.Popen([SETPRIV, "--reuid", str(UID), "--regid", str(UID), "--clear-groups",
-                          RUNTIME, "mcp", "--rootfs", python_rootfs], env=env, cwd="/",
+    p = subprocess.Popen(asuser.argv(RUNTIME, "mcp", "--rootfs", python_rootfs),
+                         env=asuser.env(user_env), cwd="/",
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     for m in msgs:
         p.stdin.write((json.dumps(m) + "\n").encode())
@@ -115,11 +99,9 @@ def test_a_users_images_are_under_xdg_data_home(user_env, python_rootfs):
     os.symlink(python_rootfs, os.path.join(images, "py"))
     for d in (data, os.path.join(data, "agentsbx"), images):
         os.chown(d, UID, UID)
-    env = {"PATH": os.environ["PATH"], "XDG_RUNTIME_DIR": user_env, "HOME": "/",
-           "XDG_DATA_HOME": data}
-    p = subprocess.run([SETPRIV, "--reuid", str(UID), "--regid", str(UID), "--clear-groups",
-                        RUNTIME, "sandbox", "--json", "--image", "py", "--",
-                        "python3", "-c", "print(7)"], env=env, cwd="/",
+    p = subprocess.run(asuser.argv(RUNTIME, "sandbox", "--json", "--image", "py", "--",
+                                   "python3", "-c", "print(7)"),
+                       env=asuser.env(user_env, XDG_DATA_HOME=data), cwd="/",
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     assert p.returncode == 0, p.stderr.decode()
     assert json.loads(p.stdout)["stdout"] == "7\n"

@@ -221,6 +221,20 @@ static int wait_process_executed(const struct container_state *st, int done,
 	return 0;
 }
 
+static ssize_t write_no_sigpipe(int fd, const char *b)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
+	ssize_t n;
+	int saved;
+
+	sigaction(SIGPIPE, &ign, &old);
+	n = write(fd, b, 1);
+	saved = errno;
+	sigaction(SIGPIPE, &old, NULL);
+	errno = saved;
+	return n;
+}
+
 int container_start(const struct global_opts *g, const char *id,
 		    struct error *err)
 {
@@ -242,12 +256,23 @@ int container_start(const struct global_opts *g, const char *id,
 	done = openat(h.dirfd, STATE_DONE_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
 	/* ENXIO: nobody holds the read end, so the init is gone. */
 	fifo = openat(h.dirfd, STATE_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fifo < 0 && errno == ENXIO) {
+		/* killed between the status check and here (a kill racing
+		 * this start): the same answer as a start after the kill */
+		error_setc(err, ENXIO, "cannot start a container that is stopped: its init exited before start");
+		goto out;
+	}
 	if (fifo < 0) {
 		error_sys(err, "start container %s: open exec fifo", id);
 		goto out;
 	}
-	if (write(fifo, &b, 1) != 1) {
-		error_sys(err, "start container %s: write exec fifo", id);
+	/* the init may die between the open and the write: EPIPE, not a
+	 * SIGPIPE that would kill this call with no word */
+	if (write_no_sigpipe(fifo, &b) != 1) {
+		if (errno == EPIPE)
+			error_setc(err, EPIPE, "cannot start a container that is stopped: its init exited before start");
+		else
+			error_sys(err, "start container %s: write exec fifo", id);
 		goto out;
 	}
 	unlinkat(h.dirfd, STATE_FIFO, 0);

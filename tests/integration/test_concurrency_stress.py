@@ -155,6 +155,27 @@ def test_kill_state_delete_race_start_and_create(env):
     assert not calls.undocumented(), calls.undocumented()[:5]
 
 
+def test_start_racing_a_kill_is_a_documented_error(env):
+    """A kill that lands between start's status check and its write to the
+    exec FIFO: the init is gone, so start says the container is stopped
+    (CI saw 'open exec fifo: No such device or address', and a write to
+    a FIFO with no reader raises SIGPIPE, which would kill start)."""
+    bundle = env.make_bundle("b", make_spec(["sleep", "1000"]))
+    calls = Calls(env)
+    ids = []
+    for _ in range(60):
+        cid = env.new_id()
+        ids.append(cid)
+        assert calls.call("create", "--bundle", bundle, cid)[0] == 0
+        in_threads([lambda: calls.call("kill", cid, "KILL"),
+                    lambda: (time.sleep(random.uniform(0, 0.004)), calls.call("start", cid))])
+        assert calls.call("delete", "--force", cid)[0] == 0
+    nothing_left(env, ids)
+    assert not calls.hangs(), calls.hangs()[:3]
+    assert not calls.undocumented(), calls.undocumented()[:5]
+    assert [r for r in calls.results if r[1] is not None and r[1] < 0] == []  # no signal death
+
+
 @pytest.mark.slow  # waits out the 30-s lock cap
 def test_a_lock_held_too_long_is_a_clear_error_not_a_hang(env):
     """Whoever holds a container's lock (here: the test, as a stuck command

@@ -89,6 +89,7 @@ __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 		.bundle = bundle,
 		.own_bind_prefix = bundle,
 		.init_sigmask = sandbox_container_sigmask(),
+		.no_writable_layer = true,
 	};
 	struct created_container made;
 	struct create_reply r;

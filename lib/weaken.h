@@ -33,7 +33,9 @@
  * that is a link to a file resolves to, e.g. docker-init -> tini-static,
  * may be writable), ns-absent (a missing network/pid/ipc/uts namespace
  * entry, the host's, is let through), pod-egress (no table dropping new
- * outbound connections in a kept pod namespace).
+ * outbound connections in a kept pod namespace), layer-size (the policy's
+ * writable layer on a tmpfs with no size: a disk fill is bounded only by
+ * the host's memory).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

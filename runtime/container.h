@@ -41,6 +41,11 @@ struct create_opts {
 	 * init restores before it execs (NULL: the one it was cloned with). */
 	const char *own_bind_prefix;
 	const sigset_t *init_sigmask;
+	/* The policy's writable layer is not stacked on this root: the
+	 * front door's sandbox keeps the read-only root it documents (its
+	 * root is a disposable overlay already; code writes to /tmp and
+	 * /outputs). */
+	bool no_writable_layer;
 };
 
 /* What container_create_detailed() reports about the container it made. */

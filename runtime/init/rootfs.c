@@ -28,6 +28,7 @@
 #include "../../spec/policy/policy.h"
 #include "../internal.h"
 #include "pathres.h"
+#include "writable_layer.h"
 
 /* Open the target of a mount, creating it as a directory or a file. */
 static int open_target(int rootfd, const char *dest, bool is_dir, bool strict,
@@ -230,26 +231,46 @@ static int make_cwd(struct container_ctx *c, struct error *err)
 	/* A missing cwd is created, as runc does; inside the rootfs only. */
 	if (path_mkdir_in_root(c->rootfs_fd, c->spec->process.cwd, 0755, &cwd, err) < 0)
 		return error_prefix(err, "process.cwd");
-	return 0;
+	return writable_layer_own_cwd(c, cwd, err);
 }
 
-int rootfs_prepare_mounts(struct container_ctx *c, struct error *err)
+/* The rootfs made a mount point for pivot_root: the policy's writable
+ * layer over it, or else the rootfs bound onto itself.  A layer the kernel
+ * will not build (an image on a filesystem overlayfs cannot stack on, a
+ * kernel without tmpfs user xattrs in a user namespace) leaves the root
+ * read-only, which is what the policy asks for without one, and says so. */
+static int mount_rootfs(struct container_ctx *c, struct error *err)
 {
 	_cleanup_close_ int old = -1;
 	char p[FD_PATH_MAX];
 
-	if (in_host_mount_ns(c))
-		return check_host_mount_ns(c, err) < 0 ? -1 : make_cwd(c, err);
-	if (set_root_propagation(c->mounts.rootfs_propagation, err) < 0)
-		return -1;
-	/* The rootfs bound onto itself, so that it is a mount point for
-	 * pivot_root; opened by path here because the parent's fd belongs to
-	 * the parent's mount namespace. */
+	if (c->decision.writable_layer) {
+		struct error lerr = { 0 };
+
+		if (writable_layer_mount(c, &lerr) == 0)
+			return 0;
+		log_warn("%s: the root is read-only instead (policy writableLayer)", lerr.msg);
+		c->decision.writable_layer = 0;
+		c->spec->root.readonly = true;
+	}
+	/* opened by path here because the parent's fd belongs to the
+	 * parent's mount namespace */
 	old = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (old < 0)
 		return error_sys(err, "open rootfs %s", c->rootfs);
 	if (mount(fd_path(old, p), fd_path(old, p), NULL, MS_BIND | MS_REC, NULL) < 0)
 		return error_sys(err, "bind mount rootfs %s", c->rootfs);
+	return 0;
+}
+
+int rootfs_prepare_mounts(struct container_ctx *c, struct error *err)
+{
+	if (in_host_mount_ns(c))
+		return check_host_mount_ns(c, err) < 0 ? -1 : make_cwd(c, err);
+	if (set_root_propagation(c->mounts.rootfs_propagation, err) < 0)
+		return -1;
+	if (mount_rootfs(c, err) < 0)
+		return -1;
 	close(c->rootfs_fd);
 	c->rootfs_fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (c->rootfs_fd < 0)

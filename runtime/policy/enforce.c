@@ -339,6 +339,8 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	if (policy_load(c->g->policy_path, &c->policy, err) < 0)
 		return -1;
 	c->policy_loaded = true;
+	if (c->opts && c->opts->no_writable_layer)
+		c->policy.writable_layer = 0;
 	switch (c->policy.mode) {
 	case POLICY_OFF:
 		return 0;

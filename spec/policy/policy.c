@@ -123,6 +123,7 @@ void policy_default(struct policy *p)
 	strv_set(&p->deny_cidrs, default_deny_cidrs);
 	strv_set(&p->allow_cidrs, no_strings);
 	p->readonly_root = true;
+	p->writable_layer = 32 * MiB; /* like /tmp: a 50 MiB disk fill fails */
 	p->tmpfs = xcalloc(1, sizeof(*p->tmpfs));
 	p->tmpfs[0].path = xstrdup("/tmp");
 	p->tmpfs[0].size = 32 * MiB;
@@ -256,6 +257,7 @@ static const char *const root_keys[] = {
 	"denyCidrs",
 	"allowCidrs",
 	"readonlyRoot",
+	"writableLayer",
 	"tmpfs",
 	"maskedPaths",
 	"readonlyPaths",
@@ -386,6 +388,23 @@ static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 	if (pids.set)
 		p->pids = pids.v;
 	jpop(c, mark);
+	return 0;
+}
+
+/* writableLayer: 0 (a plain read-only root) or at least a page. */
+static int parse_writable_layer(struct jctx *c, yajl_val root, struct policy *p)
+{
+	struct opt_u64 v = { 0 };
+
+	if (jopt_u64(c, root, "writableLayer", 1ull << 40, &v) < 0)
+		return -1;
+	if (!v.set)
+		return 0;
+	if (v.v && v.v < 4096) {
+		jpush_key(c, "writableLayer");
+		return jfail(c, "must be 0 (a plain read-only root) or at least 4096 bytes");
+	}
+	p->writable_layer = v.v;
 	return 0;
 }
 
@@ -575,6 +594,8 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	BOOL_MEMBER("writableBinds", writable_binds);
 	BOOL_MEMBER("idmappedMounts", idmapped_mounts);
 #undef BOOL_MEMBER
+	if (parse_writable_layer(c, root, p) < 0)
+		return -1;
 	if (replace_strv(c, root, "denyCidrs", &p->deny_cidrs) < 0 ||
 	    replace_strv(c, root, "allowCidrs", &p->allow_cidrs) < 0 ||
 	    replace_strv(c, root, "maskedPaths", &p->masked_paths) < 0 ||
@@ -750,6 +771,7 @@ char *policy_to_json(const struct policy *p)
 	gkv_strv(g, "denyCidrs", &p->deny_cidrs);
 	gkv_strv(g, "allowCidrs", &p->allow_cidrs);
 	jgen_key_bool(g, "readonlyRoot", p->readonly_root);
+	gkv_u64(g, "writableLayer", p->writable_layer);
 	jgen_str(g, "tmpfs");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < p->n_tmpfs; i++) {

@@ -65,6 +65,11 @@ struct policy {
 
 	/* filesystem */
 	bool readonly_root;
+	/* writableLayer: with readonly_root, the image stays read-only and the
+	 * container writes to an overlay whose upper layer is a tmpfs of this
+	 * many bytes (thrown away with the container); 0: a plain read-only
+	 * root, every write EROFS. */
+	uint64_t writable_layer;
 	struct policy_tmpfs *tmpfs;
 	size_t n_tmpfs;
 	struct str_array masked_paths;
@@ -122,6 +127,8 @@ struct policy_decision {
 	bool only_loopback;		/* after the hooks: no interface but lo */
 	bool refuse_host_netns;		/* the runtime's own netns may not be joined */
 	bool refuse_writable_dir_binds; /* rw bind of a directory not on tmpfs */
+	uint64_t writable_layer;	/* bytes: an overlay over the read-only
+					 * image, its upper on a tmpfs this size */
 };
 
 /*
@@ -242,11 +249,12 @@ unsigned long long policy_memparse(const char *s, const char **end);
 int policy_tmpfs_size(const char *opt, uint64_t ram, uint64_t page, uint64_t *bytes);
 bool policy_tmpfs_size_option(const char *opt);
 /* The refusals (bind sources, filesystem types, destinations), then the
- * changes (read-only root, tmpfs caps, read-only sysfs and cgroupfs). */
+ * changes (the read-only image or its writable layer in d, tmpfs caps,
+ * read-only sysfs and cgroupfs). */
 int policy_mounts_refuse(const struct policy *p, struct oci_spec *s,
 			 struct policy_changes *ch, struct error *err);
 void policy_mounts_apply(const struct policy *p, struct oci_spec *s, bool writable_root,
-			 struct policy_changes *ch);
+			 struct policy_changes *ch, struct policy_decision *d);
 
 /*
  * spec/policy/policy_hooks.c: the hooks rule.  Under enforce, a hook runs only if

@@ -473,7 +473,7 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 	if (policy_rule_scheduling(p, spec, err) < 0)
 		return -1;
 	rule_network(&a, d);
-	policy_mounts_apply(p, spec, a.writable_root, changes);
+	policy_mounts_apply(p, spec, a.writable_root, changes, d);
 	rule_paths(&a);
 	rule_capabilities(&a);
 	rule_seccomp(&a);

@@ -299,12 +299,30 @@ static const struct policy_tmpfs *policy_tmpfs_at(const struct policy *p, const 
 	return NULL;
 }
 
-static void rule_rootfs(struct mrules *a, bool writable_root)
+/* The image is never written: a root the spec leaves writable becomes a
+ * capped writable layer over it (an overlay whose upper is a tmpfs, built
+ * by the runtime), or read-only when the policy has no layer or the
+ * container has no mount namespace of its own to build it in. */
+static void rule_readonly_image(struct mrules *a, struct policy_decision *d)
 {
-	if (!writable_root && a->p->readonly_root && !a->s->root.readonly) {
-		a->s->root.readonly = true;
-		change(a, "rootfs", "root.readonly", "false", "true");
+	const struct oci_namespace *mnt = spec_find_namespace(a->s, NS_MOUNT);
+	_cleanup_free_ char *layer = NULL;
+
+	if (a->p->writable_layer && mnt && !mnt->path) {
+		d->writable_layer = a->p->writable_layer;
+		layer = xasprintf("a %llu-byte writable layer over the read-only image (policy writableLayer)",
+				  (unsigned long long)a->p->writable_layer);
+		change(a, "rootfs", "root.readonly", "false (writes to the image)", layer);
+		return;
 	}
+	a->s->root.readonly = true;
+	change(a, "rootfs", "root.readonly", "false", "true");
+}
+
+static void rule_rootfs(struct mrules *a, bool writable_root, struct policy_decision *d)
+{
+	if (!writable_root && a->p->readonly_root && !a->s->root.readonly)
+		rule_readonly_image(a, d);
 	for (size_t i = 0; i < a->p->n_tmpfs; i++)
 		if (!find_mount(a->s, a->p->tmpfs[i].path))
 			add_tmpfs(a, &a->p->tmpfs[i]);
@@ -463,10 +481,10 @@ int policy_mounts_refuse(const struct policy *p, struct oci_spec *s,
 }
 
 void policy_mounts_apply(const struct policy *p, struct oci_spec *s, bool writable_root,
-			 struct policy_changes *ch)
+			 struct policy_changes *ch, struct policy_decision *d)
 {
 	struct mrules a = { .p = p, .s = s, .ch = ch };
 
-	rule_rootfs(&a, writable_root);
+	rule_rootfs(&a, writable_root, d);
 	rule_ro_pseudo_fs(&a);
 }

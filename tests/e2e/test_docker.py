@@ -13,6 +13,7 @@ import pytest
 
 from e2e_lib import (IMAGE, RUNTIME, PtySession, poll_until, run, runtime_lacks, state_entries,
                      unique)
+from images import debootstrap_image
 
 RT = ("--runtime", "agentsbx")
 
@@ -425,7 +426,8 @@ def policy(docker):
 
 
 def test_policy_floor_visible(docker, policy):
-    """A plain `docker run` gets the floor: read-only root, a tmpfs /tmp,
+    """A plain `docker run` gets the floor: the writable layer over the
+    read-only image, a tmpfs /tmp,
     no capabilities, no_new_privs, no network, the policy's limits."""
     lim = policy["limits"]
     r = docker("run", "--rm", *POL, IMAGE, "sh", "-c",
@@ -435,7 +437,7 @@ def test_policy_floor_visible(docker, policy):
                % (cgroup_file("memory/memory.limit_in_bytes", "memory.max"),
                   cgroup_file("pids/pids.max", "pids.max")))
     out = r.out
-    assert re.search(r"^\S+ / \S+ ro[,\s]", out, re.M), str(r)
+    assert re.search(r"^\S+ / overlay rw[,\s]", out, re.M), str(r)  # the writable layer
     if any(t["path"] == "/tmp" for t in policy["tmpfs"]):
         assert re.search(r"^\S+ /tmp tmpfs rw", out, re.M), str(r)
     assert re.search(r"^CapEff:\s+0{16}$", out, re.M) and re.search(r"^CapBnd:\s+0{16}$", out, re.M), str(r)
@@ -443,7 +445,7 @@ def test_policy_floor_visible(docker, policy):
     assert "net: lo\n" in out, str(r)
     assert "mem: %d\n" % lim["memory"] in out, str(r)
     assert "pids: %d\n" % lim["pids"] in out, str(r)
-    assert "Read-only file system" in out, str(r)
+    assert "Permission denied" in out, str(r)  # uid 65534; the image's / is root's
 
 
 def policy_log(docker, *args):
@@ -574,32 +576,75 @@ def test_policy_refusal_reaches_the_user(docker, policy):
     assert "not allowed by the policy" in r.err and "/etc" in r.err, str(r)
 
 
-def test_policy_writable_layer_what_users_see(docker, policy, tmp_path):
-    """Issue 17, the writable-layer question, as users meet it under the
-    default policy (the README says the same): the root is read-only (the
-    working directory too), /tmp is the policy's tmpfs, and `docker cp` /
-    `docker commit` work on Docker's writable layer, which the container
-    never sees."""
-    r = docker("run", "--rm", *POL, "-w", "/", IMAGE, "sh", "-c",
-               "echo data > out.txt; echo scratch > /tmp/f && cat /tmp/f")
-    assert "Read-only file system" in r.err + r.out and "scratch" in r.out, str(r)
+PY_IMAGE = "agentsbx-e2e-python:latest"
+
+# Writes 1-MiB files in its working directory until the first error.
+PY_FILL = r"""
+import errno, os
+n = 0
+try:
+    while n < 60:
+        with open("fill.%d" % n, "wb") as f:
+            f.write(b"x" * (1 << 20))
+        n += 1
+    print("no error after", n, "MiB")
+except OSError as e:
+    print("stopped after", n, "MiB:", errno.errorcode[e.errno])
+"""
+
+
+@pytest.fixture(scope="module")
+def python_image(docker, tmp_path_factory):
+    """Debian's python3 (the debootstrap image the sandbox suite uses),
+    imported into this session's dockerd."""
+    path = debootstrap_image("python", "python3")
+    if not path:
+        pytest.skip("no python3 image: debootstrap could not build one here")
+    tar = str(tmp_path_factory.mktemp("pyimage") / "python.tar")
+    run(["tar", "-C", path, "-cf", tar, "."], timeout=300).ok()
+    docker("import", "--change", 'CMD ["python3"]', tar, PY_IMAGE, timeout=300).ok()
+    os.unlink(tar)
+    yield PY_IMAGE
+    docker("rmi", "-f", PY_IMAGE)
+
+
+def test_policy_writable_layer_what_users_see(docker, policy, python_image, tmp_path):
+    """Issue 17, as users meet it under the default policy (the README says
+    the same): Python writes to its working directory (the policy's writable
+    layer over the read-only image), up to the cap, then ENOSPC; /tmp is the
+    policy's tmpfs; `docker cp` and `docker commit` work on Docker's own
+    writable layer, which is the policy layer's read-only lower: a file
+    copied in is seen, what the container wrote is not copied out nor
+    committed."""
+    r = docker("run", "--rm", *POL, "-w", "/app", python_image, "python3", "-c",
+               "import os; open('out.txt', 'w').write('data'); print(open('out.txt').read(), "
+               "os.getuid(), sorted(os.listdir('.')))")
+    assert r.rc == 0 and r.out.strip() == "data 65534 ['out.txt']", str(r)
+    r = docker("run", "--rm", *POL, "-w", "/app", python_image, "python3", "-c", PY_FILL)
+    assert r.rc == 0, str(r)
+    mib = int(r.out.split("after")[1].split()[0])
+    assert "ENOSPC" in r.out and 28 <= mib <= 32, str(r)
     name = unique("wl")
-    docker("run", "-d", "--name", name, *POL, IMAGE, "sh", "-c",
-           "echo inside > /tmp/made-inside; sleep 60").ok()
+    docker("run", "-d", "--name", name, *POL, "-w", "/app", IMAGE, "sh", "-c",
+           "echo inside > made-inside; echo inside > /tmp/made-inside; sleep 60").ok()
     try:
+        assert poll_until(lambda: docker("exec", name, "cat", "/app/made-inside").out == "inside\n",
+                          timeout=20)
         src = tmp_path / "copied-in"
         src.write_text("from the host\n")
-        cp_in = docker("cp", str(src), name + ":/tmp/copied-in")
-        seen = docker("exec", name, "sh", "-c", "ls /tmp")
-        cp_out = docker("cp", name + ":/tmp/made-inside", str(tmp_path / "out"))
+        cp_in = docker("cp", str(src), name + ":/copied-in")
+        cp_in_tmp = docker("cp", str(src), name + ":/tmp/copied-in")
+        seen = docker("exec", name, "sh", "-c", "cat /copied-in; ls /tmp")
+        cp_out = docker("cp", name + ":/app/made-inside", str(tmp_path / "out"))
         committed = docker("commit", name, unique("wlimg"))
-        assert cp_in.rc == 0, str(cp_in)              # exits 0 ...
-        assert "copied-in" not in seen.out, str(seen)  # ... but the tmpfs hides it
+        assert cp_in.rc == 0 and cp_in_tmp.rc == 0, str(cp_in) + str(cp_in_tmp)
+        assert seen.out.startswith("from the host\n"), str(seen)  # through the lower layer
+        assert "copied-in" not in seen.out.split("\n", 1)[1], str(seen)  # /tmp: the tmpfs hides it
         assert cp_out.rc != 0 and "No such container:path" in cp_out.err, str(cp_out)
         assert committed.rc == 0, str(committed)
         img = committed.out.strip()
-        ls = docker("run", "--rm", "--runtime", "runc", img, "ls", "/tmp")
-        assert "made-inside" not in ls.out, str(ls)    # commit captures nothing of it
+        ls = docker("run", "--rm", "--runtime", "runc", img, "sh", "-c", "ls /app /tmp; cat /copied-in")
+        assert "made-inside" not in ls.out and "from the host" in ls.out, str(ls)
         docker("rmi", "-f", img)
     finally:
         docker("rm", "-f", name)

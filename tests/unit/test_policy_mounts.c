@@ -402,6 +402,52 @@ static void test_tmpfs_two_sizes(void **state)
 	spec_free(&s);
 }
 
+/* The image is never written: a writable root gets the writable layer
+ * (in the decision, root.readonly left false) when the container has a new
+ * mount namespace and the policy a layer size; else a read-only root. */
+static void root_rule(const char *ns_mount, bool spec_ro, uint64_t layer, uint64_t want_layer,
+		      bool want_ro)
+{
+	char *json = xasprintf("{\"ociVersion\":\"1.0.0\",\"root\":{\"path\":\"rootfs\",\"readonly\":%s},"
+			       "\"process\":{\"cwd\":\"/\",\"args\":[\"sh\"]},"
+			       "\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"network\"},"
+			       "{\"type\":\"ipc\"},{\"type\":\"uts\"}%s]}}",
+			       spec_ro ? "true" : "false", ns_mount);
+	struct oci_spec s;
+	struct policy p;
+	struct policy_decision d;
+	struct policy_changes ch = { 0 };
+	struct error err = { 0 };
+
+	assert_int_equal(spec_parse(json, strlen(json), &s, &err), 0);
+	free(json);
+	policy_default(&p);
+	assert_int_equal(p.writable_layer, 32ull << 20);
+	p.writable_layer = layer;
+	p.on_request = ON_REQUEST_CLAMP; /* a joined mount namespace: not refused here */
+	if (policy_apply(&p, &s, &ch, &d, &err) < 0)
+		fail_msg("refused: %s", err.msg);
+	assert_int_equal(d.writable_layer, want_layer);
+	assert_int_equal(s.root.readonly, want_ro);
+	policy_changes_free(&ch);
+	policy_free(&p);
+	spec_free(&s);
+}
+
+static void test_writable_layer_rule(void **state)
+{
+	const char *mnt = ",{\"type\":\"mount\"}";
+
+	(void)state;
+	root_rule(mnt, false, 32ull << 20, 32ull << 20, false); /* the layer */
+	root_rule(mnt, false, 4096, 4096, false);
+	root_rule(mnt, true, 32ull << 20, 0, true);  /* --read-only: plain read-only */
+	root_rule(mnt, false, 0, 0, true);	      /* writableLayer 0 */
+	root_rule("", false, 32ull << 20, 32ull << 20, false); /* the policy adds one */
+	/* a joined mount namespace (a pod's): nowhere to build a layer in */
+	root_rule(",{\"type\":\"mount\",\"path\":\"/run/ns/mnt\"}", false, 32ull << 20, 0, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +463,7 @@ int main(void)
 		cmocka_unit_test(test_tmpfs_size_parse),
 		cmocka_unit_test(test_tmpfs_caps),
 		cmocka_unit_test(test_tmpfs_two_sizes),
+		cmocka_unit_test(test_writable_layer_rule),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

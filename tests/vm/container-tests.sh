@@ -17,7 +17,7 @@ B=$W/bundle
 fails=0
 mkdir -p "$B/rootfs/bin" "$B/rootfs/proc" "$B/rootfs/sys" "$B/rootfs/dev" "$B/rootfs/tmp" "$R"
 cp -L "$(which busybox)" "$B/rootfs/bin/busybox"
-for a in sh sleep cat head tail tr seq true cut; do ln -sf busybox "$B/rootfs/bin/$a"; done
+for a in sh sleep cat head tail tr seq true cut dd; do ln -sf busybox "$B/rootfs/bin/$a"; done
 echo '{"mode": "off"}' > $W/off.json
 # 64 MiB in a shell variable; a fork flood (its shell dies when fork fails).
 printf '%s\n' 'x=$(head -c 67108864 /dev/zero | tr "\\0" a)' > "$B/rootfs/bin/grab.sh"
@@ -57,6 +57,7 @@ cpu_usec() { if [ $V2 = 1 ]; then grep usage_usec "$(cg $1)/cpu.stat" | cut -d' 
 throttled() { if [ $V2 = 1 ]; then grep nr_throttled "$(cg $1)/cpu.stat"; else grep nr_throttled "$(cg1 cpu $1)/cpu.stat"; fi | cut -d' ' -f2; }
 cpu_max() { if [ $V2 = 1 ]; then cat "$(cg $1)/cpu.max"; else echo "$(cat "$(cg1 cpu $1)/cpu.cfs_quota_us") $(cat "$(cg1 cpu $1)/cpu.cfs_period_us")"; fi; }
 mem_max() { if [ $V2 = 1 ]; then cat "$(cg $1)/memory.max"; else cat "$(cg1 memory $1)/memory.limit_in_bytes"; fi; }
+mem_used() { if [ $V2 = 1 ]; then cat "$(cg $1)/memory.current"; else cat "$(cg1 memory $1)/memory.usage_in_bytes"; fi; }
 has_cgroup() { if [ $V2 = 1 ]; then [ -d "$(cg $1)" ]; else [ -d "$(cg1 pids $1)" ] || [ -d "$(cg1 memory $1)" ]; fi; }
 inside_mem_max() { if [ $V2 = 1 ]; then echo /sys/fs/cgroup/memory.max; else echo /sys/fs/cgroup/memory/memory.limit_in_bytes; fi; }
 
@@ -165,7 +166,26 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	sleep 0.2
 done
 
-left=$(ls "$R" | grep -v '^\.'; for n in oom bomb busy ns uni rt; do has_cgroup $n && echo "cgroup of $T-$n"; done)
+# 9. the policy's writable layer (issue 17): code writes its working
+# directory (the image is not written), 1-MiB files stop at the 32 MiB cap
+# with ENOSPC, and the layer's pages are charged to the container's memory
+# cgroup (it is a tmpfs: memory, not disk)
+spec '["sh","-c","echo data > out.txt && cat out.txt > /tmp/wrote; i=0; while [ $i -lt 40 ]; do dd if=/dev/zero of=f.$i bs=1048576 count=1 2>>/tmp/dd.err || break; i=$((i+1)); done; echo $i > /tmp/files; sleep 30"]' '{}'
+sed -i 's|"cwd": "/"|"cwd": "/app"|' "$B/config.json"
+"$A" --root "$R" --policy $W/default.json run -d -b "$B" "$T-layer" >$W/layer.out 2>&1 </dev/null
+for i in $(seq 60); do
+	files=$(rt exec "$T-layer" cat /tmp/files 2>/dev/null) && break
+	sleep 1
+done
+used=$(mem_used layer)
+wrote=$(rt exec "$T-layer" cat /tmp/wrote 2>&1); enospc=$(rt exec "$T-layer" cat /tmp/dd.err 2>&1)
+if [ "$wrote" = data ] && [ "${files:-0}" -ge 28 ] && [ "${files:-99}" -le 32 ] &&
+	echo "$enospc" | grep -q "No space left" && [ "${used:-0}" -ge $((28 << 20)) ] &&
+	[ ! -e "$B/rootfs/app" ]; then ok writable-layer-capped-and-charged
+else fail writable-layer-capped-and-charged "wrote=$wrote files=$files memory=$used dd: $enospc $(head -c 300 $W/layer.out)"; fi
+"$A" --root "$R" --policy $W/default.json delete -f "$T-layer"
+
+left=$(ls "$R" | grep -v '^\.'; for n in oom bomb busy ns uni rt layer; do has_cgroup $n && echo "cgroup of $T-$n"; done)
 if [ -z "$left" ]; then ok nothing-left; else fail nothing-left "$left"; fi
 rm -rf "$W"
 echo "container tests: $fails failed"

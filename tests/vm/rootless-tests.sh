@@ -47,10 +47,11 @@ W=$(mktemp -d /tmp/agentsbx-rl.XXXXXX)
 B=$W/bundle
 mkdir -p "$B/rootfs/bin" "$B/rootfs/proc" "$B/rootfs/sys" "$B/rootfs/dev" "$B/rootfs/tmp" $W/run
 cp -L "$(which busybox)" "$B/rootfs/bin/busybox"
-for a in sh sleep cat head tr seq true cut id; do ln -sf busybox "$B/rootfs/bin/$a"; done
+for a in sh sleep cat head tr seq true cut id dd grep; do ln -sf busybox "$B/rootfs/bin/$a"; done
 printf '%s\n' 'x=$(head -c 67108864 /dev/zero | tr "\\0" a)' > "$B/rootfs/bin/grab.sh"
 printf '%s\n' 'for i in $(seq 64); do sleep 5 & done; wait' > "$B/rootfs/bin/bomb.sh"
 echo '{"mode": "off"}' > $W/off.json
+echo '{}' > $W/default.json
 chown -R $U:$U $W
 chmod 755 $W
 
@@ -103,7 +104,18 @@ if [ "$max" = 16 ] && [ "${cur:-99}" -le 16 ] && [ "$owner" = $U ]; then ok root
 else fail rootless-pids-limit-holds "pids.current=$cur pids.max=$max owner=$owner $(head -c 300 $W/bomb.out)"; fi
 as_user delete -f rl-bomb
 
-left=$(ls $W/run 2>/dev/null | grep -v '^\.'; ls -d $D/id $D/oom $D/bomb 2>/dev/null)
+# 4. the policy's writable layer in the user's own namespace (overlayfs
+# with userxattr; the tmpfs upper): the working directory is written, the
+# image (the user's files) is not, 1-MiB files stop at the 32 MiB cap
+spec '["sh","-c","echo data > out.txt && cat out.txt; grep -c \" / / rw,.* - overlay \" /proc/self/mountinfo; i=0; while [ $i -lt 40 ]; do dd if=/dev/zero of=f.$i bs=1048576 count=1 2>/dev/null || break; i=$((i+1)); done; echo files=$i"]' '{}' layer
+sed -i 's|"cwd": "/"|"cwd": "/app"|; s|"root": {"path": "rootfs"}|"root": {"path": "rootfs", "readonly": false}|' "$B/config.json"
+out=$("$SETPRIV" --reuid $U --regid $U --clear-groups "$A" --root $W/run --policy $W/default.json run -b "$B" rl-layer </dev/null 2>&1)
+files=$(echo "$out" | sed -n 's/^files=//p')
+if echo "$out" | head -2 | tr '\n' ' ' | grep -qx "data 1 " && [ "${files:-0}" -ge 28 ] && [ "${files:-99}" -le 32 ] &&
+	[ ! -e "$B/rootfs/app" ]; then ok rootless-writable-layer
+else fail rootless-writable-layer "$out"; fi
+
+left=$(ls $W/run 2>/dev/null | grep -v '^\.'; ls -d $D/id $D/oom $D/bomb $D/layer 2>/dev/null)
 if [ -z "$left" ]; then ok rootless-nothing-left; else fail rootless-nothing-left "$left"; fi
 rm -rf "$W"
 echo $$ > /sys/fs/cgroup/cgroup.procs

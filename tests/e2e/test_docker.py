@@ -433,7 +433,7 @@ def test_policy_floor_visible(docker, policy):
     r = docker("run", "--rm", *POL, IMAGE, "sh", "-c",
                "grep -E ' (/|/tmp) ' /proc/mounts; grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status;"
                "echo net: $(ls /sys/class/net);"
-               "echo mem: $(%s); echo pids: $(%s); touch /probe 2>&1"
+               "echo mem: $(%s); echo pids: $(%s); touch /etc/probe 2>&1"
                % (cgroup_file("memory/memory.limit_in_bytes", "memory.max"),
                   cgroup_file("pids/pids.max", "pids.max")))
     out = r.out
@@ -445,7 +445,7 @@ def test_policy_floor_visible(docker, policy):
     assert "net: lo\n" in out, str(r)
     assert "mem: %d\n" % lim["memory"] in out, str(r)
     assert "pids: %d\n" % lim["pids"] in out, str(r)
-    assert "Permission denied" in out, str(r)  # uid 65534; the image's / is root's
+    assert "Permission denied" in out, str(r)  # uid 65534; the image's /etc is root's
 
 
 def policy_log(docker, *args):
@@ -593,14 +593,14 @@ except OSError as e:
 """
 
 
-@pytest.fixture(scope="module")
-def python_image(docker, tmp_path_factory):
+@pytest.fixture
+def python_image(docker, tmp_path):
     """Debian's python3 (the debootstrap image the sandbox suite uses),
     imported into this session's dockerd."""
     path = debootstrap_image("python", "python3")
     if not path:
         pytest.skip("no python3 image: debootstrap could not build one here")
-    tar = str(tmp_path_factory.mktemp("pyimage") / "python.tar")
+    tar = str(tmp_path / "python.tar")
     run(["tar", "-C", path, "-cf", tar, "."], timeout=300).ok()
     docker("import", "--change", 'CMD ["python3"]', tar, PY_IMAGE, timeout=300).ok()
     os.unlink(tar)

@@ -78,6 +78,16 @@ static int check_requests(struct container_ctx *c, const struct oci_spec *s,
 	policy_requests(&c->policy, s, c->id, host_netns_asked(c, s), &r);
 	if (!r.len)
 		return 0;
+	if (!refuse) {
+		struct policy_requests never;
+
+		policy_requests_take_unclampable(&r, &never);
+		if (never.len) { /* refused as requests, clamp or not */
+			policy_requests_free(&r);
+			r = never;
+			refuse = true;
+		}
+	}
 	audit_log_requests(&c->policy, &subj, &r, refuse ? "refused" : "clamped", !audit);
 	if (refuse) {
 		rc = policy_requests_refuse(&c->policy, &r, err);

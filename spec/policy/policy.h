@@ -147,6 +147,7 @@ struct policy_request {
 	char *what;
 	char *rule;
 	char *allow;
+	bool unclampable; /* refused even under clamp (a host namespace by path) */
 };
 
 struct policy_requests {
@@ -167,6 +168,9 @@ void policy_requests_free(struct policy_requests *r);
 /* The one error that refuses them all.  Returns -1. */
 int policy_requests_refuse(const struct policy *p, const struct policy_requests *r,
 			   struct error *err);
+/* onRequestAboveFloor clamp: the requests it cannot tighten (unclampable)
+ * moved from r into out (refused all the same). */
+void policy_requests_take_unclampable(struct policy_requests *r, struct policy_requests *out);
 /* One of the device nodes every container gets (null, zero, full, ...). */
 bool policy_device_is_default(const struct oci_device *d);
 

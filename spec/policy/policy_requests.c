@@ -118,7 +118,8 @@ enum policy_engine policy_engine_of(const struct oci_spec *s, const char *id)
 
 /* ---- the list ------------------------------------------------------------- */
 
-static void add(struct policy_requests *r, const char *rule, const char *allow, char *what)
+static struct policy_request *add(struct policy_requests *r, const char *rule, const char *allow,
+				  char *what)
 {
 	struct policy_request *q;
 
@@ -127,6 +128,8 @@ static void add(struct policy_requests *r, const char *rule, const char *allow, 
 	q->rule = xstrdup(rule);
 	q->allow = allow ? xstrdup(allow) : NULL;
 	q->what = what;
+	q->unclampable = false;
+	return q;
 }
 
 void policy_requests_free(struct policy_requests *r)
@@ -266,10 +269,13 @@ static void req_namespaces(const struct oci_spec *s, bool host_netns, bool eng,
 			add(r, "namespaces", NULL,
 			    xasprintf("the host's %s namespace%s%s%s", ns_type_name(needed[i].t),
 				      eng ? " (" : "", eng ? needed[i].flag : "", eng ? ")" : ""));
+	/* A missing entry is clamped to a new namespace; the host's joined
+	 * by path is refused by the namespace judge in any case. */
 	if (!spec_find_namespace(s, NS_NETWORK) || host_netns)
 		add(r, "network", NULL,
 		    xasprintf("the host's network namespace%s",
-			      eng ? " (--network host)" : ""));
+			      eng ? " (--network host)" : ""))
+			->unclampable = host_netns;
 }
 
 static void req_limits(const struct policy *p, const struct oci_spec *s,
@@ -440,6 +446,27 @@ int policy_requests_refuse(const struct policy *p, const struct policy_requests 
 			break;
 		n += (size_t)w;
 	}
+	for (size_t i = 0; i < r->len; i++)
+		if (r->items[i].unclampable)
+			return error_set(err, "policy: refused: the container asks for %s. The policy in force (%s) does not grant %s; nothing was created. %s is refused whatever onRequestAboveFloor says (`agentsbx policy show` prints the policy)",
+					 buf, source_of(p), r->len > 1 ? "these" : "this", r->items[i].what);
 	return error_set(err, "policy: refused: the container asks for %s. The policy in force (%s) does not grant %s; nothing was created. With \"onRequestAboveFloor\": \"clamp\" it would run tightened to the floor instead (`agentsbx policy show` prints the policy)",
 			 buf, source_of(p), r->len > 1 ? "these" : "this");
+}
+
+/* Under clamp: the requests clamp cannot tighten, moved out of r. */
+void policy_requests_take_unclampable(struct policy_requests *r, struct policy_requests *out)
+{
+	size_t keep = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < r->len; i++) {
+		if (!r->items[i].unclampable) {
+			r->items[keep++] = r->items[i];
+			continue;
+		}
+		out->items = xrealloc(out->items, (out->len + 1) * sizeof(*out->items));
+		out->items[out->len++] = r->items[i];
+	}
+	r->len = keep;
 }

@@ -353,6 +353,34 @@ def test_clamp_runs_the_request_tightened_and_logs_it(penv):
     assert "CAP_NET_ADMIN" in clamped[0]["from"]
 
 
+@pytest.mark.parametrize("clamp", [False, True], ids=["refuse", "clamp"])
+def test_host_network_by_path_promises_no_clamp(penv, clamp):
+    """The host's network namespace joined by path (docker --network host)
+    is refused whatever onRequestAboveFloor says: the refusal does not offer
+    clamp, and under clamp it is refused as a request (not "clamped to the
+    floor" first and then refused by the namespace judge)."""
+    pol = engine_policy(penv, onRequestAboveFloor="clamp") if clamp else None
+    cid, pol, rc, out, err = run_engine(penv, "docker", network_host, pol=pol, check=False)
+    assert rc != 0, out
+    assert "policy: refused: the container asks for the host's network namespace" in err, err
+    assert "it would run tightened" not in err and "clamped to the floor" not in err, err
+    assert "is refused whatever onRequestAboveFloor says" in err, err
+    lines = audit_lines(cid)
+    assert lines and all(l["action"] == "refused" for l in lines), lines
+
+
+def test_clamp_still_names_what_it_cannot_clamp(penv):
+    """A request clamp can tighten (a capability) beside one it cannot (the
+    host's network by path): refused, the error says which one blocks."""
+    def both(spec):
+        cap_add(spec)
+        network_host(spec)
+    pol = engine_policy(penv, onRequestAboveFloor="clamp")
+    cid, pol, rc, out, err = run_engine(penv, "docker", both, pol=pol, check=False)
+    assert rc != 0 and "the host's network namespace" in err, err
+    assert "CAP_NET_ADMIN" not in err.split("refused:")[1].split(".")[0], err
+
+
 def test_the_policy_field_named_in_the_error_allows_the_request(penv):
     pol = engine_policy(penv, capabilities=["CAP_NET_ADMIN"], uid=None)
     cid, pol, rc, out, err = run_engine(

@@ -973,6 +973,10 @@ METHOD = """\
   containers, and runc (4-5× the others there) only in cases 1, 6 and 7:
   its figures for the other cases are the host's. The guest has a time
   budget (what is left of 10 minutes); no measurement starts after it.
+  Every binary the cases run is in the guest's memory (runc, crun,
+  hyperfine and the floor's unshare copied in by vmrun.sh; agentsbx and the
+  drivers copied off the share by bench/guest.sh): a binary run from the
+  9p share (cache=none) reads its pages from the host on every start.
 - agentsbx is a private copy of ./agentsbx taken when the run starts (the
   build is replaced in place by `make`, which others may run meanwhile);
   the report names its commit and whether the sources had uncommitted

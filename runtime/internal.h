@@ -114,6 +114,9 @@ int write_pid_file(const char *path, pid_t pid, struct error *err);
 
 /* lifecycle/create.c */
 int create_container(struct container_ctx *c, struct error *err);
+/* lifecycle/lifecycle.c: `start` of the container c just created (run),
+ * from what create knows: no state or spec read back from disk. */
+int container_start_ctx(struct container_ctx *c, struct error *err);
 
 /* policy/enforce.c: load the policy and apply it to c->spec. */
 int policy_enforce(struct container_ctx *c, struct error *err);

@@ -235,14 +235,75 @@ static ssize_t write_no_sigpipe(int fd, const char *b)
 	return n;
 }
 
+/* The start itself, on a created container whose state directory h holds
+ * locked: the exec FIFO, "running", then (unlocked) the wait for the
+ * process's exec and the poststart hooks of spec. */
+static int start_created(const struct global_opts *g, struct container_handle *h,
+			 const struct oci_spec *spec, struct error *err)
+{
+	_cleanup_close_ int fifo = -1, done = -1;
+	_cleanup_free_ char *json = NULL;
+	const char *id = h->st.id;
+	char b = '0';
+
+	/* Opened while the init still holds its writer: the last writer's
+	 * close then shows as POLLHUP. */
+	done = openat(h->dirfd, STATE_DONE_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	/* ENXIO: nobody holds the read end, so the init is gone. */
+	fifo = openat(h->dirfd, STATE_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+	if (fifo < 0 && errno == ENXIO)
+		/* killed between the status check and here (a kill racing
+		 * this start): the same answer as a start after the kill */
+		return error_setc(err, ENXIO, "cannot start a container that is stopped: its init exited before start");
+	if (fifo < 0)
+		return error_sys(err, "start container %s: open exec fifo", id);
+	/* the init may die between the open and the write: EPIPE, not a
+	 * SIGPIPE that would kill this call with no word */
+	if (write_no_sigpipe(fifo, &b) != 1) {
+		if (errno == EPIPE)
+			return error_setc(err, EPIPE, "cannot start a container that is stopped: its init exited before start");
+		return error_sys(err, "start container %s: write exec fifo", id);
+	}
+	unlinkat(h->dirfd, STATE_FIFO, 0);
+	h->st.started = true;
+	h->st.status = STATUS_RUNNING;
+	if (state_write(h->dirfd, &h->st, err) < 0)
+		return -1;
+	/* Nothing below changes the state directory: waiting for the init
+	 * and running poststart hooks never hold the container's lock, so
+	 * state, kill and delete --force answer meanwhile. */
+	flock(h->dirfd, LOCK_UN);
+	if (done >= 0) {
+		int w = wait_process_executed(&h->st, done, start_exec_timeout(spec), err);
+		unlinkat(h->dirfd, STATE_DONE_FIFO, 0);
+		if (w < 0) {
+			struct error ignored;
+			if (err->code == ETIMEDOUT)
+				signal_init(&h->st, SIGKILL, &ignored);
+			return -1;
+		}
+	}
+	if (!spec->hooks[HOOK_POSTSTART].len)
+		return 0;
+	json = state_to_json(&h->st, false);
+	hooks_set_cwd(h->st.bundle);
+	hooks_guard_load(g->policy_path); /* judged where they run */
+	/* runtime.md step 9: a failing poststart hook is an error and the
+	 * container is stopped; `delete` then runs the poststop hooks. */
+	if (hooks_run(&spec->hooks[HOOK_POSTSTART], HOOK_POSTSTART, json, err) < 0) {
+		struct error ignored;
+		signal_init(&h->st, SIGKILL, &ignored);
+		wait_init_gone(&h->st, &ignored);
+		return -1;
+	}
+	return 0;
+}
+
 int container_start(const struct global_opts *g, const char *id,
 		    struct error *err)
 {
 	struct container_handle h;
-	_cleanup_close_ int fifo = -1, done = -1;
-	_cleanup_free_ char *json = NULL;
 	struct oci_spec spec;
-	char b = '0';
 	int r = -1;
 
 	if (handle_open(g, id, true, &h, err) < 0)
@@ -251,75 +312,31 @@ int container_start(const struct global_opts *g, const char *id,
 		error_set(err, "cannot start a container that is %s", status_name(h.st.status));
 		goto out;
 	}
-	/* Opened while the init still holds its writer: the last writer's
-	 * close then shows as POLLHUP. */
-	done = openat(h.dirfd, STATE_DONE_FIFO, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-	/* ENXIO: nobody holds the read end, so the init is gone. */
-	fifo = openat(h.dirfd, STATE_FIFO, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
-	if (fifo < 0 && errno == ENXIO) {
-		/* killed between the status check and here (a kill racing
-		 * this start): the same answer as a start after the kill */
-		error_setc(err, ENXIO, "cannot start a container that is stopped: its init exited before start");
-		goto out;
-	}
-	if (fifo < 0) {
-		error_sys(err, "start container %s: open exec fifo", id);
-		goto out;
-	}
-	/* the init may die between the open and the write: EPIPE, not a
-	 * SIGPIPE that would kill this call with no word */
-	if (write_no_sigpipe(fifo, &b) != 1) {
-		if (errno == EPIPE)
-			error_setc(err, EPIPE, "cannot start a container that is stopped: its init exited before start");
-		else
-			error_sys(err, "start container %s: write exec fifo", id);
-		goto out;
-	}
-	unlinkat(h.dirfd, STATE_FIFO, 0);
-	h.st.started = true;
-	h.st.status = STATUS_RUNNING;
-	if (state_write(h.dirfd, &h.st, err) < 0)
-		goto out;
 	if (state_load_spec(h.dirfd, &spec, err) < 0) {
+		/* started all the same, as the spec is only the hooks' */
 		log_warn("poststart hooks not run: %s", err->msg);
-		r = 0;
+		memset(&spec, 0, sizeof(spec));
+		error_clear(err);
+		r = start_created(g, &h, &spec, err);
 		goto out;
 	}
-	/* Nothing below changes the state directory: waiting for the init
-	 * and running poststart hooks never hold the container's lock, so
-	 * state, kill and delete --force answer meanwhile. */
-	flock(h.dirfd, LOCK_UN);
-	if (done >= 0) {
-		int w = wait_process_executed(&h.st, done, start_exec_timeout(&spec), err);
-		unlinkat(h.dirfd, STATE_DONE_FIFO, 0);
-		if (w < 0) {
-			struct error ignored;
-			if (err->code == ETIMEDOUT)
-				signal_init(&h.st, SIGKILL, &ignored);
-			spec_free(&spec);
-			goto out;
-		}
-	}
-	r = 0;
-	if (!spec.hooks[HOOK_POSTSTART].len) {
-		spec_free(&spec);
-		goto out;
-	}
-	json = state_to_json(&h.st, false);
-	hooks_set_cwd(h.st.bundle);
-	hooks_guard_load(g->policy_path); /* judged where they run */
-	/* runtime.md step 9: a failing poststart hook is an error and the
-	 * container is stopped; `delete` then runs the poststop hooks. */
-	if (hooks_run(&spec.hooks[HOOK_POSTSTART], HOOK_POSTSTART, json, err) < 0) {
-		struct error ignored;
-		signal_init(&h.st, SIGKILL, &ignored);
-		wait_init_gone(&h.st, &ignored);
-		r = -1;
-	}
+	r = start_created(g, &h, &spec, err);
 	spec_free(&spec);
 out:
 	handle_close(&h);
 	return r;
+}
+
+int container_start_ctx(struct container_ctx *c, struct error *err)
+{
+	struct container_handle h = { .rootfd = -1, .dirfd = c->state_dir_fd };
+
+	/* create's lock is still held on its state directory; the state and
+	 * the spec are the ones create wrote */
+	ctx_state(c, STATUS_CREATED, &h.st);
+	h.st.creator_pid = getpid();
+	h.st.creator_start_time = proc_start_time(h.st.creator_pid);
+	return start_created(c->g, &h, c->spec, err);
 }
 
 int container_state(const struct global_opts *g, const char *id,

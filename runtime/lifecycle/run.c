@@ -190,8 +190,9 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 	struct run_known known;
 
 	known_from_ctx(&c, &known);
+	r = container_start_ctx(&c, err);
 	ctx_release(&c);
-	if (container_start(g, o->id, err) < 0) {
+	if (r < 0) {
 		free(known.cgroup_path);
 		delete_after_run(g, o->id);
 		sigprocmask(SIG_SETMASK, &old, NULL);

@@ -865,8 +865,9 @@ def suggestions(envs, facts):
              "cgroup.events), and the leaf is removed with one rmdir before any walk"
              + (f". Yet {frz} freezer writes per run on this host" if frz else
                 " (0 freezer writes per run on this host)")
-             + ". Left: `start`, inside `run`, still re-reads the state and the spec "
-             "(runtime/lifecycle/lifecycle.c container_start).")
+             + ". `start`, inside `run`, goes on from what create knows too: the state "
+             "directory create still holds locked, the state and the spec in memory "
+             "(runtime/lifecycle/lifecycle.c container_start_ctx).")
     n += 1
     # 3. cgroups
     vm_mig = t_a["cats"]["migration"][1] if t_a else None

@@ -43,7 +43,11 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 
 # ---- build -------------------------------------------------------------------
-make -s BUILD="$BUILD" agentsbx tools >&2
+# make gets the build directory as the Makefile names it (relative to the
+# repository): the .d files name their targets that way, and with an
+# absolute BUILD no header change would rebuild anything (stale objects:
+# a struct changed in a header, a binary that crashed).
+make -s BUILD="${BUILD#"$REPO"/}" agentsbx tools >&2
 mkdir -p "$RAW"
 for t in benchdrv cgplace; do
 	cc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -static -o "$RAW/$t" "$HERE/tools/$t.c"

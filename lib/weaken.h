@@ -35,7 +35,8 @@
  * entry, the host's, is let through), pod-egress (no table dropping new
  * outbound connections in a kept pod namespace), layer-size (the policy's
  * writable layer on a tmpfs with no size: a disk fill is bounded only by
- * the host's memory).
+ * the host's memory), propagation (a non-recursive rootfsPropagation
+ * leaves the mounts below / as they were, shared with the host's).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

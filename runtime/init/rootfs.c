@@ -188,13 +188,19 @@ static int mount_entry(struct container_ctx *c, int rootfd,
 }
 
 /* / of the new mount namespace: the requested propagation, but never
- * shared while we pivot (pivot_root refuses a shared parent). */
+ * shared while we pivot (pivot_root refuses a shared parent).  A
+ * non-recursive type changes / alone: every mount below it is made a slave
+ * first, or one still shared with the host's (a rootfs under a shared
+ * /run) would carry what is mounted on the rootfs out to the host. */
 static int set_root_propagation(unsigned long prop, struct error *err)
 {
 	unsigned long flags = prop;
 
 	if (prop & MS_SHARED)
 		flags = MS_PRIVATE | MS_REC;
+	if (!(flags & MS_REC) && !WEAKENED("propagation") &&
+	    mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
+		return error_sys(err, "make the mounts below / slaves");
 	if (mount(NULL, "/", NULL, flags, NULL) < 0)
 		return error_sys(err, "set propagation of /");
 	return 0;
@@ -242,22 +248,31 @@ static int make_cwd(struct container_ctx *c, struct error *err)
 static int mount_rootfs(struct container_ctx *c, struct error *err)
 {
 	_cleanup_close_ int old = -1;
+	struct stat judged, here;
 	char p[FD_PATH_MAX];
 
 	if (c->decision.writable_layer) {
 		struct error lerr = { 0 };
+		bool attached;
 
-		if (writable_layer_mount(c, &lerr) == 0)
+		if (writable_layer_mount(c, &attached, &lerr) == 0)
 			return 0;
-		log_warn("%s: the root is read-only instead (policy writableLayer)", lerr.msg);
-		c->decision.writable_layer = 0;
-		c->spec->root.readonly = true;
+		if (attached) {
+			*err = lerr;
+			return -1;
+		}
+		writable_layer_fell_back(c, &lerr);
 	}
-	/* opened by path here because the parent's fd belongs to the
-	 * parent's mount namespace */
+	/* Opened by path here because the parent's fd belongs to the
+	 * parent's mount namespace: the same directory as the one the
+	 * parent opened and judged, or nothing is mounted. */
 	old = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (old < 0)
 		return error_sys(err, "open rootfs %s", c->rootfs);
+	if (fstat(old, &here) < 0 || fstat(c->rootfs_fd, &judged) < 0)
+		return error_sys(err, "stat rootfs %s", c->rootfs);
+	if (here.st_dev != judged.st_dev || here.st_ino != judged.st_ino)
+		return error_set(err, "rootfs %s is no longer the directory create opened", c->rootfs);
 	if (mount(fd_path(old, p), fd_path(old, p), NULL, MS_BIND | MS_REC, NULL) < 0)
 		return error_sys(err, "bind mount rootfs %s", c->rootfs);
 	return 0;

@@ -23,148 +23,203 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
+#include "../../lib/util.h"
 #include "../../lib/weaken.h"
 #include "../internal.h"
+#include "../policy/audit_log.h"
 #include "pathres.h"
 #include "writable_layer.h"
 
-/* The kernel's own words on a failed fsconfig(FSCONFIG_CMD_CREATE), read
- * from the context's message log ("e overlayfs: ..."). */
-static int fs_error(int fsfd, int errnum, struct error *err, const char *what)
+/* The kernel's own words on a failed fsconfig(FSCONFIG_CMD_CREATE): the
+ * first error line ("e overlayfs: ...") of the context's message log. */
+static int fs_error(int fsfd, int errnum, struct error *err, const char *what, const char *path)
 {
 	char msg[256];
-	ssize_t n = read(fsfd, msg, sizeof(msg) - 1);
+	ssize_t n;
 
-	if (n > 2) {
+	while ((n = read(fsfd, msg, sizeof(msg) - 1)) > 0) {
 		msg[n] = '\0';
 		msg[strcspn(msg, "\n")] = '\0';
-		return error_setc(err, errnum, "%s: %s (%s)", what, strerror(errnum), msg + 2);
+		if (n > 2 && msg[0] == 'e' && msg[1] == ' ')
+			return error_setc(err, errnum, "writable layer on %s: %s (%s)", path, what, msg + 2);
 	}
-	return error_setc(err, errnum, "%s", what);
+	return error_setc(err, errnum, "writable layer on %s: %s", path, what);
 }
 
-static int fs_set(int fsfd, const char *key, const char *value, struct error *err)
+static int fs_set(int fsfd, const char *key, const char *value, const char *path,
+		  struct error *err)
 {
 	if (fsconfig(fsfd, value ? FSCONFIG_SET_STRING : FSCONFIG_SET_FLAG, key, value, 0) < 0)
-		return error_sys(err, "writable layer: set %s%s%s", key, value ? "=" : "",
+		return error_sys(err, "writable layer on %s: set %s%s%s", path, key, value ? "=" : "",
 				 value ? value : "");
 	return 0;
 }
 
-/* A tmpfs of size bytes holding upper/ (with the image root's owner and
- * mode: the overlay's / shows them) and work/, attached on the rootfs
- * directory (at): *mnt is its root, to detach it by. */
-static int make_upper(uint64_t size, int at, const struct stat *root, int *mnt, int *upper,
-		      int *work, struct error *err)
+/* A detached tmpfs of size bytes (and an inode a page: whiteouts and
+ * empty files are capped too) holding upper/, with the image root's owner
+ * and mode (the overlay's / shows them), and work/.  *mnt is its root. */
+static int make_upper(uint64_t size, const struct stat *root, const char *path, int *mnt,
+		      int *upper, int *work, struct error *err)
 {
 	_cleanup_close_ int fs = fsopen("tmpfs", FSOPEN_CLOEXEC);
-	char sz[32];
+	char sz[32], inodes[32];
 
 	if (fs < 0)
-		return error_sys(err, "writable layer: fsopen tmpfs");
+		return error_sys(err, "writable layer on %s: fsopen tmpfs", path);
 	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
-	if ((!WEAKENED("layer-size") && fs_set(fs, "size", sz, err) < 0) ||
-	    fs_set(fs, "mode", "0700", err) < 0)
+	snprintf(inodes, sizeof(inodes), "%llu", (unsigned long long)(size / 4096 + 1024));
+	if ((!WEAKENED("layer-size") && (fs_set(fs, "size", sz, path, err) < 0 ||
+					 fs_set(fs, "nr_inodes", inodes, path, err) < 0)) ||
+	    fs_set(fs, "mode", "0700", path, err) < 0)
 		return -1;
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		return fs_error(fs, errno, err, "writable layer: create its tmpfs");
+		return fs_error(fs, errno, err, "create its tmpfs", path);
 	*mnt = fsmount(fs, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	if (*mnt < 0)
-		return error_sys(err, "writable layer: fsmount tmpfs");
-	if (move_mount(*mnt, "", at, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-		return error_sys(err, "writable layer: attach its tmpfs");
+		return error_sys(err, "writable layer on %s: fsmount tmpfs", path);
 	if (mkdirat(*mnt, "upper", 0700) < 0 || mkdirat(*mnt, "work", 0700) < 0)
-		return error_sys(err, "writable layer: mkdir upper and work on its tmpfs");
+		return error_sys(err, "writable layer on %s: mkdir upper and work on its tmpfs", path);
 	if (fchownat(*mnt, "upper", root->st_uid, root->st_gid, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    fchmodat(*mnt, "upper", root->st_mode & 07777, 0) < 0)
-		return error_sys(err, "writable layer: give upper the image root's owner and mode");
+		return error_sys(err, "writable layer on %s: give upper the image root's owner %u:%u and mode %04o",
+				 path, (unsigned)root->st_uid, (unsigned)root->st_gid,
+				 (unsigned)(root->st_mode & 07777));
 	*upper = openat(*mnt, "upper", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	*work = openat(*mnt, "work", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (*upper < 0 || *work < 0)
-		return error_sys(err, "writable layer: open upper and work");
+		return error_sys(err, "writable layer on %s: open upper and work", path);
+	return 0;
+}
+
+/* The image's own mount's nosuid/nodev/noexec, kept on the overlay (the
+ * bind of the rootfs onto itself keeps them as well). */
+static int lower_mount_attrs(int lower, const char *path, uint64_t *attrs, struct error *err)
+{
+	struct statvfs sv;
+
+	if (fstatvfs(lower, &sv) < 0)
+		return error_sys(err, "writable layer on %s: statvfs", path);
+	*attrs = ((sv.f_flag & ST_NOSUID) ? MOUNT_ATTR_NOSUID : 0) |
+		 ((sv.f_flag & ST_NODEV) ? MOUNT_ATTR_NODEV : 0) |
+		 ((sv.f_flag & ST_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0);
 	return 0;
 }
 
 /* The overlay of the image (lower, read-only) and the tmpfs, by fds: the
  * layers are named as /proc/self/fd/N of directories already open. */
-static int make_overlay(int lower, int upper, int work, bool userxattr, int *out,
-			struct error *err)
+static int make_overlay(int lower, int upper, int work, bool userxattr, const char *path,
+			int *out, struct error *err)
 {
 	_cleanup_close_ int fs = fsopen("overlay", FSOPEN_CLOEXEC);
+	uint64_t attrs = 0;
 	char p[FD_PATH_MAX];
 
 	if (fs < 0)
-		return error_sys(err, "writable layer: fsopen overlay");
-	if (fs_set(fs, "lowerdir", fd_path(lower, p), err) < 0 ||
-	    fs_set(fs, "upperdir", fd_path(upper, p), err) < 0 ||
-	    fs_set(fs, "workdir", fd_path(work, p), err) < 0)
+		return error_sys(err, "writable layer on %s: fsopen overlay", path);
+	if (fs_set(fs, "lowerdir", fd_path(lower, p), path, err) < 0 ||
+	    fs_set(fs, "upperdir", fd_path(upper, p), path, err) < 0 ||
+	    fs_set(fs, "workdir", fd_path(work, p), path, err) < 0)
 		return -1;
 	/* In a user namespace overlayfs keeps its metadata in user.*
 	 * xattrs (trusted.* is the host root's). */
-	if (userxattr && fs_set(fs, "userxattr", NULL, err) < 0)
+	if (userxattr && fs_set(fs, "userxattr", NULL, path, err) < 0)
 		return -1;
 	/* The image is hostile and may carry overlay xattrs of its own: no
 	 * redirect is followed, no metacopy trusted, no index kept. */
-	if (fs_set(fs, "redirect_dir", "nofollow", err) < 0 || fs_set(fs, "metacopy", "off", err) < 0 ||
-	    fs_set(fs, "index", "off", err) < 0)
+	if (fs_set(fs, "redirect_dir", "nofollow", path, err) < 0 ||
+	    fs_set(fs, "metacopy", "off", path, err) < 0 || fs_set(fs, "index", "off", path, err) < 0)
 		return -1;
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
-		return fs_error(fs, errno, err, "writable layer: create the overlay");
-	*out = fsmount(fs, FSMOUNT_CLOEXEC, 0);
+		return fs_error(fs, errno, err, "create the overlay", path);
+	if (lower_mount_attrs(lower, path, &attrs, err) < 0)
+		return -1;
+	*out = fsmount(fs, FSMOUNT_CLOEXEC, (unsigned)attrs);
 	if (*out < 0)
-		return error_sys(err, "writable layer: fsmount overlay");
+		return error_sys(err, "writable layer on %s: fsmount overlay", path);
 	return 0;
 }
 
-int writable_layer_mount(struct container_ctx *c, struct error *err)
+int writable_layer_mount(struct container_ctx *c, bool *attached, struct error *err)
 {
 	_cleanup_close_ int lower = -1, tmpfs = -1, upper = -1, work = -1, ovl = -1;
 	bool userxattr = c->new_userns || (c->ns_fd[NS_USER] >= 0 && !c->ns_host[NS_USER]);
+	const char *path = c->rootfs;
 	char p[FD_PATH_MAX];
 	struct stat st;
+	int r;
 
-	lower = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	*attached = false;
+	lower = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (lower < 0)
-		return error_sys(err, "open rootfs %s", c->rootfs);
+		return error_sys(err, "open rootfs %s", path);
 	if (fstat(lower, &st) < 0)
-		return error_sys(err, "stat rootfs %s", c->rootfs);
-	if (make_upper(c->decision.writable_layer, lower, &st, &tmpfs, &upper, &work, err) < 0)
+		return error_sys(err, "stat rootfs %s", path);
+	if (make_upper(c->decision.writable_layer, &st, path, &tmpfs, &upper, &work, err) < 0)
 		return -1;
-	/* lower: the rootfs directory under the tmpfs, opened before it */
-	if (make_overlay(lower, upper, work, userxattr, &ovl, err) < 0) {
-		umount2(fd_path(tmpfs, p), MNT_DETACH);
-		return -1;
+	/* Attached on the rootfs directory for as long as the overlay takes
+	 * to build; lower still is the directory under it, opened before. */
+	if (move_mount(tmpfs, "", lower, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return error_sys(err, "writable layer on %s: attach its tmpfs", path);
+	r = make_overlay(lower, upper, work, userxattr, path, &ovl, err);
+	if (umount2(fd_path(tmpfs, p), MNT_DETACH) < 0) {
+		*attached = true; /* the rootfs path now names the tmpfs */
+		return error_sys(err, "writable layer on %s: detach its tmpfs", path);
 	}
-	if (umount2(fd_path(tmpfs, p), MNT_DETACH) < 0)
-		return error_sys(err, "writable layer: detach its tmpfs from %s", c->rootfs);
+	if (r < 0)
+		return -1;
 	if (move_mount(ovl, "", lower, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
-		return error_sys(err, "writable layer: mount the overlay on %s", c->rootfs);
+		return error_sys(err, "writable layer on %s: mount the overlay", path);
 	return 0;
 }
 
 /* The policy runs the spec's root as another uid (policy uid): a working
  * directory the image gives to root is given to that uid in the layer
  * (a copy-up: the image keeps its owner), so code can write where it
- * starts, as it could as root.  Only a directory on the layer itself: a
- * bind mount (a volume: the host's files) is left as it is. */
+ * starts, as it could as root.  Only a directory on the layer itself (a
+ * bind mount, a volume, is the host's and is left as it is), and only
+ * with no_new_privs: the uid could then rearrange the directory (even /),
+ * and no setuid binary may turn that into root. */
 int writable_layer_own_cwd(struct container_ctx *c, int cwd, struct error *err)
 {
 	const struct oci_user *u = &c->spec->process.user;
+	const char *path = c->spec->process.cwd;
 	struct statx root, dir;
 
-	if (!c->decision.writable_layer || !u->uid)
+	if (!c->decision.writable_layer || !u->uid || !c->spec->process.no_new_privileges)
 		return 0;
-	if (statx(c->rootfs_fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &root) < 0 ||
-	    statx(cwd, "", AT_EMPTY_PATH, STATX_MNT_ID | STATX_UID, &dir) < 0)
-		return error_sys(err, "writable layer: stat process.cwd %s", c->spec->process.cwd);
+	if (statx(c->rootfs_fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &root) < 0)
+		return error_sys(err, "writable layer: stat the container's root");
+	if (statx(cwd, "", AT_EMPTY_PATH, STATX_MNT_ID | STATX_UID, &dir) < 0)
+		return error_sys(err, "writable layer: stat process.cwd %s", path);
+	if (!(root.stx_mask & dir.stx_mask & STATX_MNT_ID))
+		return error_set(err, "writable layer: process.cwd %s: the kernel gave no mount id", path);
 	if (dir.stx_mnt_id != root.stx_mnt_id || dir.stx_uid != 0)
 		return 0;
 	if (fchownat(cwd, "", u->uid, u->gid, AT_EMPTY_PATH) < 0)
-		return error_sys(err, "writable layer: give process.cwd %s to uid %u",
-				 c->spec->process.cwd, (unsigned)u->uid);
+		return error_sys(err, "writable layer: give process.cwd %s to %u:%u", path,
+				 (unsigned)u->uid, (unsigned)u->gid);
 	return 0;
+}
+
+/* The kernel would not build the layer (an image on a filesystem overlayfs
+ * cannot stack on, a tmpfs without the user xattrs overlayfs needs in a
+ * user namespace): the root is read-only, what the policy gives without a
+ * layer; said in the runtime's log and in the audit log. */
+void writable_layer_fell_back(struct container_ctx *c, const struct error *why)
+{
+	struct policy_changes ch = { 0 };
+	_cleanup_free_ char *to = xasprintf("true (no writable layer: %s)", why->msg);
+
+	log_warn("%s: the root is read-only instead (policy writableLayer)", why->msg);
+	policy_change_add(&ch, "rootfs", "root.readonly", "a writable layer", to);
+	audit_log_changes(&c->policy, &(struct audit_subject){ c->id, "create", c->spec }, &ch,
+			  "applied", true);
+	policy_changes_free(&ch);
+	c->decision.writable_layer = 0;
+	c->spec->root.readonly = true;
 }

@@ -7,13 +7,21 @@
  * in the container's new mount namespace.
  */
 
+#include <stdbool.h>
+
 #include "../../lib/error.h"
 
 struct container_ctx;
 
 /* An overlay on c->rootfs: the image as its read-only lower layer, a
- * detached tmpfs of c->decision.writable_layer bytes as its upper. */
-int writable_layer_mount(struct container_ctx *c, struct error *err);
+ * detached tmpfs of c->decision.writable_layer bytes as its upper.  On a
+ * failure *attached says the tmpfs could not be taken off the rootfs path
+ * again (nothing may then be built on that path). */
+int writable_layer_mount(struct container_ctx *c, bool *attached, struct error *err);
+
+/* The layer could not be built (nothing attached): a read-only root
+ * instead, logged and in the audit log. */
+void writable_layer_fell_back(struct container_ctx *c, const struct error *why);
 
 /* A root-owned process.cwd on the layer given to the process's uid when
  * the policy runs it as non-root (a copy-up; the image is unchanged). */

@@ -237,7 +237,8 @@ static ssize_t write_no_sigpipe(int fd, const char *b)
 
 /* The start itself, on a created container whose state directory h holds
  * locked: the exec FIFO, "running", then (unlocked) the wait for the
- * process's exec and the poststart hooks of spec. */
+ * process's exec and the poststart hooks of spec (NULL: a spec that could
+ * not be read back: neither). */
 static int start_created(const struct global_opts *g, struct container_handle *h,
 			 const struct oci_spec *spec, struct error *err)
 {
@@ -273,6 +274,8 @@ static int start_created(const struct global_opts *g, struct container_handle *h
 	 * and running poststart hooks never hold the container's lock, so
 	 * state, kill and delete --force answer meanwhile. */
 	flock(h->dirfd, LOCK_UN);
+	if (!spec)
+		return 0;
 	if (done >= 0) {
 		int w = wait_process_executed(&h->st, done, start_exec_timeout(spec), err);
 		unlinkat(h->dirfd, STATE_DONE_FIFO, 0);
@@ -313,11 +316,11 @@ int container_start(const struct global_opts *g, const char *id,
 		goto out;
 	}
 	if (state_load_spec(h.dirfd, &spec, err) < 0) {
-		/* started all the same, as the spec is only the hooks' */
+		/* started all the same: the spec is only the hooks' and the
+		 * wait's */
 		log_warn("poststart hooks not run: %s", err->msg);
-		memset(&spec, 0, sizeof(spec));
 		error_clear(err);
-		r = start_created(g, &h, &spec, err);
+		r = start_created(g, &h, NULL, err);
 		goto out;
 	}
 	r = start_created(g, &h, &spec, err);
@@ -334,8 +337,6 @@ int container_start_ctx(struct container_ctx *c, struct error *err)
 	/* create's lock is still held on its state directory; the state and
 	 * the spec are the ones create wrote */
 	ctx_state(c, STATUS_CREATED, &h.st);
-	h.st.creator_pid = getpid();
-	h.st.creator_start_time = proc_start_time(h.st.creator_pid);
 	return start_created(c->g, &h, c->spec, err);
 }
 

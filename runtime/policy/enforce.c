@@ -52,7 +52,7 @@ static bool host_netns_asked(struct container_ctx *c, const struct oci_spec *s)
 
 	if (!ns || !ns->path)
 		return false;
-	proc = c->host_proc_fd >= 0 ? dup(c->host_proc_fd) :
+	proc = c->host_proc_fd >= 0 ? fcntl(c->host_proc_fd, F_DUPFD_CLOEXEC, 0) :
 				      open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (proc < 0 || ns_open_file(ns->path, NS_NETWORK, &fd, &ignored) < 0 ||
 	    ns_fd_is_host(fd, proc, NS_NETWORK, &host, &ignored) < 0)
@@ -351,6 +351,13 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	c->policy_loaded = true;
 	if (c->opts && c->opts->no_writable_layer)
 		c->policy.writable_layer = 0;
+	/* The audit log's path, resolved as the caller: the container init
+	 * writes there too (a writable layer the kernel would not build),
+	 * as uid 0 of its own user namespace when rootless. */
+	if (!c->policy.audit_log) {
+		const char *log = audit_log_path(&c->policy);
+		c->policy.audit_log = xstrdup(log ? log : "");
+	}
 	switch (c->policy.mode) {
 	case POLICY_OFF:
 		return 0;

@@ -6,7 +6,8 @@ import os
 
 import pytest
 
-from conftest import make_spec
+from conftest import make_spec, run_cmd, write_spec
+from escape_helpers import BUILDS, pick_runtime
 
 PROCINFO = "/usr/local/bin/procinfo"
 
@@ -82,6 +83,45 @@ def test_rootfs_propagation(env, prop):
         assert "shared:" not in line, line
     else:
         assert "shared:" not in line and "master:" not in line, line
+
+
+def host_mounts_under(path):
+    with open("/proc/self/mountinfo") as f:
+        return [l.split()[4] for l in f if l.split()[4].startswith(path + "/")]
+
+
+@pytest.mark.parametrize("build", BUILDS)
+@pytest.mark.parametrize("prop", ["private", "slave"])
+def test_non_recursive_propagation_leaks_no_mount_to_the_host(env, agentsbx_only, prop, build):
+    """A rootfs below a shared mount (containerd's under a shared /run)
+    with a non-recursive rootfsPropagation: what the runtime mounts on the
+    rootfs must not appear in the host's mount table.  Weak (propagation):
+    the mounts below / stay shared and the host sees them."""
+    runtime = pick_runtime(build, "propagation")
+    shared = env.hostdir("shared")
+    assert os.system("mount -t tmpfs -o size=16m,mode=0755 abx-shared %s && "
+                     "mount --make-shared %s" % (shared, shared)) == 0
+    cid = env.new_id()
+    try:
+        bundle = os.path.join(shared, "b")
+        os.mkdir(bundle)
+        assert os.system("cp -a %s %s/rootfs" % (env.base_rootfs, bundle)) == 0
+        spec = make_spec(["true"])
+        spec["linux"]["rootfsPropagation"] = prop
+        write_spec(bundle, spec)
+        rc, out, err = run_cmd([runtime, "--root", env.root, "create", "--bundle", bundle, cid],
+                               timeout=60)
+        leaked = host_mounts_under(shared)
+        if build == "real":
+            assert rc == 0, err
+            assert leaked == [], leaked
+        else:
+            assert leaked, "weak build: nothing reached the host (rc %d: %s)" % (rc, err)
+    finally:
+        run_cmd([env.runtime, "--root", env.root, "delete", "--force", cid])
+        for m in sorted(host_mounts_under(shared), key=len, reverse=True):
+            os.system("umount -l %s" % m)
+        os.system("umount -l %s" % shared)
 
 
 def test_recursive_readonly_bind(env, agentsbx_only):

@@ -161,3 +161,22 @@ def test_rootless_gets_the_layer_too(rl):
     files = int(out.split("files=")[1].split()[0])
     assert "No space left on device" in out and 28 <= files <= 32, out
     assert not os.path.exists(os.path.join(rl.bundle, "rootfs", "app"))
+
+
+def test_a_layer_the_kernel_will_not_build_is_a_read_only_root_said_so(rl):
+    """The user's namespace maps only the user: an image whose / is the
+    host root's shows the overflow uid, which the layer's upper cannot be
+    given.  The root is read-only instead (what the policy gives without a
+    layer), the warning names writableLayer, and the audit log says so."""
+    spec = rl.spec(["sh", "-c", "echo x > /f"])
+    spec["root"]["readonly"] = False
+    write_spec(rl.bundle, spec)
+    os.lchown(os.path.join(rl.bundle, "config.json"), UID, UID)
+    os.lchown(os.path.join(rl.bundle, "rootfs"), 0, 0)
+    rc, out, err = rl.rt("run", "--bundle", rl.bundle, "rl-nolayer")
+    assert rc != 0 and "Read-only file system" in err, err
+    assert "the root is read-only instead (policy writableLayer)" in err, err
+    log = os.path.join(rl.home, ".local", "state", "agentsbx", "policy.log")
+    lines = [json.loads(l) for l in open(log) if "rl-nolayer" in l]
+    fell = [l for l in lines if l["from"] == "a writable layer"]
+    assert fell and fell[0]["to"].startswith("true (no writable layer: "), lines

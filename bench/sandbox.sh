@@ -67,7 +67,8 @@ IMAGE=agentsbx-bench-python:$TAG
 HOST_PATHS=(/run/docker /run/containerd /run/agentsbx /etc/containerd /etc/docker /opt/containerd)
 declare -A PRE
 for p in "${HOST_PATHS[@]}"; do [ -e "$p" ] && PRE[$p]=1 || PRE[$p]=0; done
-RUN_AGENTSBX_BEFORE=$(ls -A /run/agentsbx 2>/dev/null | sort | tr '\n' ' ')
+# (no /run/agentsbx yet is an empty listing, not a failed pipeline)
+RUN_AGENTSBX_BEFORE=$( (ls -A /run/agentsbx 2>/dev/null || true) | sort | tr '\n' ' ')
 export DOCKER_HOST=unix://$D/docker.sock DOCKER_CONFIG=$D/client
 unset DOCKER_CONTEXT
 DPID=
@@ -117,7 +118,7 @@ cleanup() {
 	done
 	[ -n "$(ls -A "$TMP/state" 2>/dev/null | grep -v '^\.seccomp-cache$')" ] &&
 		left+=("agentsbx state left: $(ls -A "$TMP/state")")
-	now=$(ls -A /run/agentsbx 2>/dev/null | sort | tr '\n' ' ')
+	now=$( (ls -A /run/agentsbx 2>/dev/null || true) | sort | tr '\n' ' ')
 	[ "$now" != "$RUN_AGENTSBX_BEFORE" ] && left+=("/run/agentsbx changed: before [$RUN_AGENTSBX_BEFORE] after [$now]")
 	# Engines make these outside their configured state.  Another engine
 	# (a test suite's private dockerd) may run at the same time and own

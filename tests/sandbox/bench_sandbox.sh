@@ -41,10 +41,13 @@ exec /usr/bin/python3 - "$AGENTSBX" "$IMAGE_ROOT" "$RUNS" <<'EOF'
 import ctypes, json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 agentsbx, image_root, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# A private --root for the one-call runs and the MCP server: nothing is
+# left under /run/agentsbx (its seccomp cache included).
+own_root = tempfile.mkdtemp(prefix="agentsbx-bench-")
 
 def cli_once():
     t = time.monotonic()
-    p = subprocess.run([agentsbx, "sandbox", "--image-root", image_root,
+    p = subprocess.run([agentsbx, "--root", own_root, "sandbox", "--image-root", image_root,
                         "--image", "python", "--", "python3", "-c", "print(1)"],
                        capture_output=True)
     dt = time.monotonic() - t
@@ -53,7 +56,7 @@ def cli_once():
     return dt
 
 def mcp_times():
-    p = subprocess.Popen([agentsbx, "mcp", "--image-root", image_root,
+    p = subprocess.Popen([agentsbx, "--root", own_root, "mcp", "--image-root", image_root,
                           "--image", "python", "--warm", "1"],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     def call(i, method, params):
@@ -110,4 +113,5 @@ print("sandbox_print1_median_ms %.1f" % (statistics.median(cli) * 1000))
 print("mcp_warm_print1_median_ms %.1f" % (statistics.median(mcp) * 1000))
 if "session" in subprocess.run([agentsbx, "--help"], capture_output=True, text=True).stdout:
     print("session_print1_median_ms %.1f" % (statistics.median(session_times()) * 1000))
+shutil.rmtree(own_root)
 EOF

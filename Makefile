@@ -131,6 +131,14 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"; $(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
+# The two objects that use AGENTSBX_COMMIT (--version, and the seccomp
+# cache's key) are rebuilt when the commit changes: a stale one printed an
+# older commit and kept an older build's cache entries valid.
+COMMIT_STAMP := $(BUILD)/.commit-$(GITCOMMIT)
+$(COMMIT_STAMP):
+	@mkdir -p $(dir $@); rm -f $(BUILD)/.commit-*; touch $@
+$(BUILD)/cmd/main.o $(BUILD)/runtime/seccomp/cache.o: $(COMMIT_STAMP)
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libagentsbx.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(BUILD)/libagentsbx.a $(LDLIBS) -lcmocka

@@ -264,14 +264,17 @@ static int mount_rootfs(struct container_ctx *c, struct error *err)
 		writable_layer_fell_back(c, &lerr);
 	}
 	/* Opened by path here because the parent's fd belongs to the
-	 * parent's mount namespace: the same directory as the one the
-	 * parent opened and judged, or nothing is mounted. */
+	 * parent's mount namespace.  In a new mount namespace (a copy of the
+	 * parent's) it is the directory the parent opened and judged, or
+	 * nothing is mounted; in a joined one (another container's) the
+	 * path is read in that namespace, as runc reads it. */
 	old = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (old < 0)
 		return error_sys(err, "open rootfs %s", c->rootfs);
 	if (fstat(old, &here) < 0 || fstat(c->rootfs_fd, &judged) < 0)
 		return error_sys(err, "stat rootfs %s", c->rootfs);
-	if (here.st_dev != judged.st_dev || here.st_ino != judged.st_ino)
+	if (!spec_find_namespace(c->spec, NS_MOUNT)->path &&
+	    (here.st_dev != judged.st_dev || here.st_ino != judged.st_ino))
 		return error_set(err, "rootfs %s is no longer the directory create opened", c->rootfs);
 	if (mount(fd_path(old, p), fd_path(old, p), NULL, MS_BIND | MS_REC, NULL) < 0)
 		return error_sys(err, "bind mount rootfs %s", c->rootfs);

@@ -32,6 +32,8 @@ const char *audit_log_path(const struct policy *p)
 		return env;
 	if (p->audit_log)
 		return p->audit_log[0] ? p->audit_log : NULL;
+	if (p->audit_log_caller)
+		return p->audit_log_caller[0] ? p->audit_log_caller : NULL;
 	if (geteuid() == 0)
 		return POLICY_AUDIT_LOG_DEFAULT;
 	/* A plain user cannot write /var/log: their own state directory. */

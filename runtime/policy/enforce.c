@@ -356,7 +356,7 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	 * as uid 0 of its own user namespace when rootless. */
 	if (!c->policy.audit_log) {
 		const char *log = audit_log_path(&c->policy);
-		c->policy.audit_log = xstrdup(log ? log : "");
+		c->policy.audit_log_caller = xstrdup(log ? log : "");
 	}
 	switch (c->policy.mode) {
 	case POLICY_OFF:

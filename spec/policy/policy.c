@@ -166,6 +166,7 @@ void policy_free(struct policy *p)
 {
 	free(p->source);
 	free(p->audit_log);
+	free(p->audit_log_caller);
 	strv_free(&p->deny_cidrs);
 	strv_free(&p->allow_cidrs);
 	for (size_t i = 0; i < p->n_tmpfs; i++)

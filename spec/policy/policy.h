@@ -56,6 +56,10 @@ struct policy {
 	 * the file (POLICY_AUDIT_LOG_DEFAULT); "": no audit log.  The runtime's
 	 * $AGENTSBX_POLICY_LOG wins over both (runtime/policy/audit_log.h). */
 	char *audit_log;
+	/* Not from the file: the default audit log as the runtime's caller
+	 * resolved it (runtime/policy/audit_log.c), for the container init,
+	 * which may be uid 0 of a user namespace by then. */
+	char *audit_log_caller;
 
 	/* network */
 	bool network_allowed;	      /* keep the container's network namespace */

@@ -104,9 +104,8 @@ static int lower_mount_attrs(int lower, const char *path, uint64_t *attrs, struc
 
 	if (fstatvfs(lower, &sv) < 0)
 		return error_sys(err, "writable layer on %s: statvfs", path);
-	*attrs = ((sv.f_flag & ST_NOSUID) ? MOUNT_ATTR_NOSUID : 0) |
-		 ((sv.f_flag & ST_NODEV) ? MOUNT_ATTR_NODEV : 0) |
-		 ((sv.f_flag & ST_NOEXEC) ? MOUNT_ATTR_NOEXEC : 0);
+	/* ST_* are the MS_* bits (statvfs(3)) */
+	*attrs = ms_flags_to_attr(sv.f_flag & (ST_NOSUID | ST_NODEV | ST_NOEXEC));
 	return 0;
 }
 

@@ -244,6 +244,7 @@ static int start_created(const struct global_opts *g, struct container_handle *h
 {
 	_cleanup_close_ int fifo = -1, done = -1;
 	_cleanup_free_ char *json = NULL;
+	static const char init_gone[] = "cannot start a container that is stopped: its init exited before start";
 	const char *id = h->st.id;
 	char b = '0';
 
@@ -255,14 +256,14 @@ static int start_created(const struct global_opts *g, struct container_handle *h
 	if (fifo < 0 && errno == ENXIO)
 		/* killed between the status check and here (a kill racing
 		 * this start): the same answer as a start after the kill */
-		return error_setc(err, ENXIO, "cannot start a container that is stopped: its init exited before start");
+		return error_setc(err, ENXIO, "%s", init_gone);
 	if (fifo < 0)
 		return error_sys(err, "start container %s: open exec fifo", id);
 	/* the init may die between the open and the write: EPIPE, not a
 	 * SIGPIPE that would kill this call with no word */
 	if (write_no_sigpipe(fifo, &b) != 1) {
 		if (errno == EPIPE)
-			return error_setc(err, EPIPE, "cannot start a container that is stopped: its init exited before start");
+			return error_setc(err, EPIPE, "%s", init_gone);
 		return error_sys(err, "start container %s: write exec fifo", id);
 	}
 	unlinkat(h->dirfd, STATE_FIFO, 0);

@@ -351,13 +351,6 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	c->policy_loaded = true;
 	if (c->opts && c->opts->no_writable_layer)
 		c->policy.writable_layer = 0;
-	/* The audit log's path, resolved as the caller: the container init
-	 * writes there too (a writable layer the kernel would not build),
-	 * as uid 0 of its own user namespace when rootless. */
-	if (!c->policy.audit_log) {
-		const char *log = audit_log_path(&c->policy);
-		c->policy.audit_log_caller = xstrdup(log ? log : "");
-	}
 	switch (c->policy.mode) {
 	case POLICY_OFF:
 		return 0;
@@ -365,6 +358,14 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 		return audit_spec(c, err);
 	case POLICY_ENFORCE:
 		break;
+	}
+	/* Under enforce only, where a layer is built: the audit log's path,
+	 * resolved as the caller: the container init
+	 * writes there too (a writable layer the kernel would not build),
+	 * as uid 0 of its own user namespace when rootless. */
+	if (!c->policy.audit_log) {
+		const char *log = audit_log_path(&c->policy);
+		c->policy.audit_log_caller = xstrdup(log ? log : "");
 	}
 	if (c->bundle)
 		policy_resolve_bind_sources(c->spec, c->bundle);

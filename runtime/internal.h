@@ -202,6 +202,12 @@ __attribute__((noreturn)) void child_main(struct container_ctx *c);
 
 /* rootfs.c: mounts, pivot_root, masked/readonly paths (in the child). */
 int rootfs_prepare_mounts(struct container_ctx *c, struct error *err);
+/* The rootfs opened by path in the child's mount namespace (the parent's
+ * fd belongs to the parent's).  In a new mount namespace, a copy of the
+ * parent's, it must be the directory the parent opened and judged; in a
+ * joined one (another container's) the path is read there, as runc
+ * reads it. */
+int rootfs_open_judged(const struct container_ctx *c, int *out, struct error *err);
 int rootfs_finalize(struct container_ctx *c, struct error *err);
 int rootfs_enter_init_root(pid_t init, bool joined_mnt, struct error *err);
 int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,

@@ -245,10 +245,25 @@ static int make_cwd(struct container_ctx *c, struct error *err)
  * will not build (an image on a filesystem overlayfs cannot stack on, a
  * kernel without tmpfs user xattrs in a user namespace) leaves the root
  * read-only, which is what the policy asks for without one, and says so. */
+int rootfs_open_judged(const struct container_ctx *c, int *out, struct error *err)
+{
+	_cleanup_close_ int fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat judged, here;
+
+	if (fd < 0)
+		return error_sys(err, "open rootfs %s", c->rootfs);
+	if (fstat(fd, &here) < 0 || fstat(c->rootfs_fd, &judged) < 0)
+		return error_sys(err, "stat rootfs %s", c->rootfs);
+	if (!spec_find_namespace(c->spec, NS_MOUNT)->path &&
+	    (here.st_dev != judged.st_dev || here.st_ino != judged.st_ino))
+		return error_set(err, "rootfs %s is no longer the directory create opened", c->rootfs);
+	*out = take_fd(fd);
+	return 0;
+}
+
 static int mount_rootfs(struct container_ctx *c, struct error *err)
 {
 	_cleanup_close_ int old = -1;
-	struct stat judged, here;
 	char p[FD_PATH_MAX];
 
 	if (c->decision.writable_layer) {
@@ -263,19 +278,8 @@ static int mount_rootfs(struct container_ctx *c, struct error *err)
 		}
 		writable_layer_fell_back(c, &lerr);
 	}
-	/* Opened by path here because the parent's fd belongs to the
-	 * parent's mount namespace.  In a new mount namespace (a copy of the
-	 * parent's) it is the directory the parent opened and judged, or
-	 * nothing is mounted; in a joined one (another container's) the
-	 * path is read in that namespace, as runc reads it. */
-	old = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (old < 0)
-		return error_sys(err, "open rootfs %s", c->rootfs);
-	if (fstat(old, &here) < 0 || fstat(c->rootfs_fd, &judged) < 0)
-		return error_sys(err, "stat rootfs %s", c->rootfs);
-	if (!spec_find_namespace(c->spec, NS_MOUNT)->path &&
-	    (here.st_dev != judged.st_dev || here.st_ino != judged.st_ino))
-		return error_set(err, "rootfs %s is no longer the directory create opened", c->rootfs);
+	if (rootfs_open_judged(c, &old, err) < 0)
+		return -1;
 	if (mount(fd_path(old, p), fd_path(old, p), NULL, MS_BIND | MS_REC, NULL) < 0)
 		return error_sys(err, "bind mount rootfs %s", c->rootfs);
 	return 0;

@@ -153,9 +153,8 @@ int writable_layer_mount(struct container_ctx *c, bool *attached, struct error *
 	int r;
 
 	*attached = false;
-	lower = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (lower < 0)
-		return error_sys(err, "open rootfs %s", path);
+	if (rootfs_open_judged(c, &lower, err) < 0)
+		return -1;
 	if (fstat(lower, &st) < 0)
 		return error_sys(err, "stat rootfs %s", path);
 	if (make_upper(c->decision.writable_layer, &st, path, &tmpfs, &upper, &work, err) < 0)

@@ -12,8 +12,9 @@
 #     the process start alone (--version), and the floor with and without
 #     the network namespace: the difference between two rows is what that
 #     part costs, kernel work included;
-#  2. the cgroup placement alone (bench/tools/cgplace): mkdir + fork + rmdir,
-#     + migration (write to cgroup.procs), or clone3(CLONE_INTO_CGROUP);
+#  2. the cgroup placement alone (bench/tools/cgplace, 20 ms apart): mkdir +
+#     fork + rmdir, + migration (write to cgroup.procs), or what agentsbx
+#     does (born in cgroup2, "0" into each v1 tasks file by the child);
 #  3. strace -c (syscall counts) and strace -f -ttt -T -y (one traced run
 #     of every runtime: the phases, and the cgroup/mount/state syscalls);
 #  4. perf (where perf works): where the CPU time goes over 50 runs,
@@ -91,7 +92,7 @@ hf "full: default spec" "$A run -b $B/base $PREFIX-p1" \
    "floor: unshare, no network namespace" "$UNSHARE --fork --pid --mount --uts --ipc $TRUE"
 log "ablation done ($(($(date +%s) - T0)) s)"
 
-# 2. cgroup placement alone, 20 containers' worth per run
+# 2. cgroup placement alone, 10 containers' worth per run, 20 ms apart
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 	CG=(/sys/fs/cgroup)                            # pure v2
 else
@@ -105,10 +106,10 @@ else
 fi
 echo "${CG[*]}" > "$OUT/cgplace.dirs"
 past_deadline cgplace ||
-hyperfine -N --style none --runs "$RUNS" --warmup 1 --export-json "$OUT/cgplace.json" \
-	-n none "$CGPLACE none 20 ${CG[*]}" \
-	-n migrate "$CGPLACE migrate 20 ${CG[*]}" \
-	-n into "$CGPLACE into 20 ${CG[*]}" >"$WORK/hf.out" 2>&1 ||
+CGPLACE_GAP_MS=20 hyperfine -N --style none --runs 5 --warmup 1 --export-json "$OUT/cgplace.json" \
+	-n none "$CGPLACE none 10 ${CG[*]}" \
+	-n migrate "$CGPLACE migrate 10 ${CG[*]}" \
+	-n born "$CGPLACE born 10 ${CG[*]}" >"$WORK/hf.out" 2>&1 ||
 	{ log "cgplace failed: $(tail -c 300 "$WORK/hf.out")"; cp "$WORK/hf.out" "$OUT/cgplace.failed"; }
 find /sys/fs/cgroup -depth -type d -name "$PREFIX-cgp-*" -exec rmdir {} \; 2>/dev/null
 log "cgplace done ($(($(date +%s) - T0)) s)"

@@ -139,6 +139,8 @@ def ratio(a, b):
 
 CASES = [
     ("c1", "1", "`run` /bin/true, default spec (headline)", ["agentsbx", "agentsbx-policy", "runc", "crun"]),
+    ("c1s", "1b", "the same, {gap1} ms idle before each run (as containers start in practice)",
+     ["agentsbx", "runc", "crun", "floor"]),
     ("c2", "2", "create + start + wait + delete", ["agentsbx", "runc", "crun"]),
     ("c3docker", "3a", "the same, Docker's default seccomp profile", ["agentsbx-cold", "agentsbx-warm", "runc", "crun"]),
     ("c3strict", "3b", "the same, strict agent profile", ["agentsbx-cold", "agentsbx-warm", "runc", "crun"]),
@@ -183,7 +185,10 @@ def case_table(env):
     out.append("| # | case | runtime | min | median | max | runs | × crun | × runc |")
     out.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
     for case, num, title, rts in CASES:
-        title = title.format(n4=env.info.get("n4", "100"), n5=env.info.get("n5", "50"))
+        title = title.format(n4=env.info.get("n4", "100"), n5=env.info.get("n5", "50"),
+                             gap1=env.info.get("gap1", "20"))
+        if case == "c1s" and not env.stats(case, "agentsbx"):
+            continue
         crun = env.stats(case, "crun")
         runc = env.stats(case, "runc")
         first = True
@@ -249,7 +254,7 @@ def case_table(env):
 
 # ---- chart --------------------------------------------------------------------
 
-CHART_CASES = [("c1", "1 run"), ("c2", "2 lifecycle"), ("c3docker", "3a docker"), ("c3strict", "3b strict"),
+CHART_CASES = [("c1", "1 run"), ("c1s", "1b run, idle"), ("c2", "2 lifecycle"), ("c3docker", "3a docker"), ("c3strict", "3b strict"),
                ("c4", "4 sequential"), ("c5", "5 concurrent"), ("c6", "6 exec")]
 
 
@@ -494,20 +499,24 @@ def profile_section(env):
     cg = cgplace(pdir)
     if cg:
         res, dirs = cg
-        if all(k in res for k in ("none", "migrate", "into")):
-            per = 20
+        if all(k in res for k in ("none", "migrate", "born")):
+            per, gap = 10, 0.020
             mig = (res["migrate"] - res["none"]) / per
-            into = (res["into"] - res["none"]) / per
-            base = res["none"] / per
-            facts["cg_base"], facts["cg_mig"], facts["cg_into"] = base, mig, into
-            hier = f"{len(dirs)} hierarchies ({'cgroup2 + ' + str(len(dirs) - 1) + ' v1' if len(dirs) > 1 else 'cgroup2'})"
-            o.append(f"Cgroup placement alone (bench/tools/cgplace, 20 per run, {hier}; the fastest run "
-                     "of each, load only adds): "
+            born = (res["born"] - res["none"]) / per
+            base = res["none"] / per - gap
+            facts["cg_base"], facts["cg_mig"], facts["cg_born"] = base, mig, born
+            facts["cg_dirs"] = len(dirs)
+            v2 = dirs and dirs[0].rstrip("/") in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
+            hier = (f"{len(dirs)} hierarchies ("
+                    + ("cgroup2" if v2 and len(dirs) == 1 else
+                       ("cgroup2 + " if v2 else "") + f"{len(dirs) - (1 if v2 else 0)} v1") + ")")
+            o.append(f"Cgroup placement alone (bench/tools/cgplace, 10 per run, 20 ms apart as containers "
+                     f"start in practice, {hier}; the fastest run of each, load only adds): "
                      f"mkdir + fork + exit + rmdir {base * 1e3:.3f} ms per container; "
-                     f"migration (write to cgroup.procs) adds **{mig * 1e3:+.3f} ms**; "
-                     f"clone3(CLONE_INTO_CGROUP) adds **{into * 1e3:+.3f} ms**"
-                     + (" (into the cgroup2 directory; the v1 ones still by migration)" if len(dirs) > 1 else "")
-                     + ".")
+                     f"migration (the parent writes the pid to cgroup.procs, as runc does) adds "
+                     f"**{mig * 1e3:+.3f} ms**; agentsbx's way (born in the cgroup2 directory by "
+                     f"clone3(CLONE_INTO_CGROUP), \"0\" into each v1 tasks file by the child itself) adds "
+                     f"**{born * 1e3:+.3f} ms**.")
             o.append("")
     prefix = read(os.path.join(pdir, "strace.rootprefix")).strip()
     tr = []
@@ -620,6 +629,11 @@ def main():
                     line += f"; runc {ratio(rc, r):.2f}× crun"
             if ap:
                 line += f". With its default sandbox policy on: {fmt_t(ap['median'])}, {ratio(ap, r):.2f}× {ref}"
+            a1, r1, f1 = env.stats("c1s", "agentsbx"), env.stats("c1s", ref), env.stats("c1s", "floor")
+            if a1 and r1 and f1:
+                line += (f". Case 1b, {env.info.get('gap1', '20')} ms idle before each run: agentsbx "
+                         f"{fmt_t(a1['median'])} = {ratio(a1, r1):.2f}× {ref} ({fmt_t(r1['median'])}), "
+                         f"{ratio(a1, f1):.2f}× the floor ({fmt_t(f1['median'])})")
             heads.append(line + ".")
     o += heads or ["- no results"]
     o.append("")
@@ -844,8 +858,13 @@ def suggestions(envs, facts):
                 + (f"; page faults are {pf:.0f}% (inclusive)" if pf else "") + ". " if ld else "")
              + ("What `agentsbx --version` still costs over a static binary's start, minimums, against "
                 "the whole run's minimum: " + "; ".join(bits) + ". " if bits else "")
-             + "Left: link libseccomp, libcap and yajl statically (their .a files ship in the -dev "
-             "packages); a static binary starts in the `benchdrv nop` row's time.")
+             + "Measured and not done: linking libseccomp, libcap and yajl statically (their .a files "
+             "ship in the -dev packages) took `agentsbx --version` from 1.2 to 0.9-1.1 ms here "
+             "(hyperfine, 500 runs each, 2026-12-02), but it would keep Debian's security updates of "
+             "yajl (which parses the hostile config.json), libseccomp and libcap out of the binary "
+             "until it is rebuilt: not worth 0.1-0.3 ms. The rest of the start is glibc's own (ld.so, "
+             "and its CPU-feature probe: cpuid, a VM exit each, 2-3% of agentsbx's samples), which "
+             "`unshare` pays too.")
     n += 1
     # 2. teardown of `run`
     t_a, t_c, t_r = tr("vm", "agentsbx"), tr("vm", "crun"), tr("vm", "runc")
@@ -870,36 +889,39 @@ def suggestions(envs, facts):
              "(runtime/lifecycle/lifecycle.c container_start_ctx).")
     n += 1
     # 3. cgroups
-    vm_mig = t_a["cats"]["migration"][1] if t_a else None
     cgv = F.get("vm", {})
     cgh = F.get("host", {})
     n_mig = t_a["cats"]["migration"][0] if t_a else None
-    line = (f"{n}. **cgroup v2: clone3(CLONE_INTO_CGROUP).** Done: the cgroup is made and limited "
-            "before the clone and the init is born in it (no migration, no write side of "
-            "cgroup_threadgroup_rwsem, charged to its cgroup from its first page); ENOSYS/E2BIG/EINVAL "
-            "fall back to cgroup.procs. "
-            + (f"agentsbx's writes to cgroup.procs in the guest: {n_mig}. " if n_mig is not None else ""))
-    if vm_mig:
-        line += f"In the guest agentsbx's write to cgroup.procs took {vm_mig * 1e3:.2f} ms (traced). "
-    if "cg_mig" in cgv:
-        line += (f"bench/tools/cgplace puts a number on it without a runtime around: migration "
-                 f"{cgv['cg_mig'] * 1e3:+.2f} ms per container over no placement, CLONE_INTO_CGROUP "
-                 f"{cgv['cg_into'] * 1e3:+.2f} ms (guest). ")
-    if "cg_mig" in cgh:
-        line += (f"On the hybrid host (cgroup2 + 9 v1 hierarchies) the migration is cheap "
-                 f"({cgh['cg_mig'] * 1e3:+.2f} ms) next to creating and removing 10 directories "
-                 f"({cgh['cg_base'] * 1e3:.2f} ms with the fork): ")
+    hn_mig = h_a["cats"]["migration"][0] if h_a else None
+    line = (f"{n}. **The init enters its cgroup without a migration.** A write of a pid to "
+            "cgroup.procs takes the kernel's global cgroup_threadgroup_rwsem for writing, and the "
+            "first writer after a quiet spell waits for an RCU grace period (rcu_sync): 5-12 ms on "
+            "this host, measured by writing a pid after a 50-100 ms pause (2026-12-02), more than the "
+            "rest of `run`. Back to back, runs often find the previous run's grace period still in "
+            "force, so case 1 hides it in part; case 1b (idle before each run) shows it. Done: on "
+            "cgroup v2 the cgroup is made and limited before the clone and the init is born in it "
+            "(clone3(CLONE_INTO_CGROUP); ENOSYS/E2BIG/EINVAL fall back to cgroup.procs); on v1 the "
+            "directories are made before the clone, their `tasks` files opened by the runtime, and the "
+            "init writes \"0\" into each one itself, first thing after its GO: moving the calling "
+            "thread only takes no global lock (Linux >= 6.0), and the init has one thread then "
+            "(runtime/cgroup/cgroup.h, cgroup_place_self). exec's process gets in the same way. "
+            + (f"agentsbx's writes of a pid to cgroup.procs per run: {n_mig} in the guest"
+               + (f", {hn_mig} on this host" if hn_mig is not None else "") + ". "
+               if n_mig is not None else ""))
+    for env, fa in (("guest", cgv), ("this host", cgh)):
+        if "cg_mig" in fa:
+            line += (f"bench/tools/cgplace without a runtime around ({env}, {fa['cg_dirs']} "
+                     f"{'hierarchy' if fa['cg_dirs'] == 1 else 'hierarchies'}): making and removing the "
+                     f"directories {fa['cg_base'] * 1e3:.2f} ms per container, migration "
+                     f"{fa['cg_mig'] * 1e3:+.2f} ms on top, agentsbx's way {fa['cg_born'] * 1e3:+.2f} ms. ")
     if h_a and h_r:
-        line += (f"agentsbx makes {h_a['cats']['cgroup'][0]} cgroup-fs syscalls per run there, runc "
+        line += (f"agentsbx makes {h_a['cats']['cgroup'][0]} cgroup-fs syscalls per run on this host, runc "
                  f"{h_r['cats']['cgroup'][0]}. ")
-    line += ("On v1 no process can be born in a cgroup: one cgroup.procs write per hierarchy is the "
-             "fewest that gives runc's placement; the first pays the rwsem's write side (an RCU grace "
-             "period), the others find it paid. Left: touch only the hierarchies with a controller the "
-             "spec uses (not name=systemd, not an empty "
-             "unified one), keep each directory's fd from mkdir to rmdir instead of re-walking the path "
-             "(openat + fstatfs + fstat at every level, each time), and write cgroup.subtree_control "
-             "only when a controller is missing (it is rewritten with every controller at every level "
-             "on each create).")
+    line += ("What is left on v1 is the kernel's work on the directories themselves: one per "
+             "hierarchy, each mkdir creating every controller file and each rmdir taking them down "
+             "under cgroup_mutex, which the floor does not do. It would take joining fewer "
+             "hierarchies than runc does (not name=systemd, only those with a controller the spec "
+             "uses), which `docker stats`, pause and `ps` on v1 need: not done.")
     o.append(line)
     n += 1
     # 4. start-path syscalls

@@ -89,6 +89,7 @@ struct container_ctx {
 	char *cgroup_path;
 	enum cgroup_manager cgroup_manager;
 	bool cgroup_created;
+	struct cgroup_birth cg_birth; /* the new process's way into it */
 
 	pid_t pid;
 	unsigned long long start_time;

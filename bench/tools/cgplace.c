@@ -1,25 +1,31 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cgplace: the kernel cost of putting a new process in a new cgroup, the
- * two ways a runtime can do it (bench/profile.sh runs it under hyperfine).
+ * ways a runtime can do it (bench/profile.sh runs it under hyperfine).
  *
- *   cgplace none|migrate|into N CGROUP-DIR [CGROUP-DIR...]
+ *   cgplace none|migrate|born N CGROUP-DIR [CGROUP-DIR...]
  *
  * N times: mkdir CGROUP-DIR/abxb-cgp-<pid>-<i> in every directory given,
  * start a child and place it:
  *   none     not at all (the baseline: mkdir + fork + exit + rmdir);
  *   migrate  clone(), then write its pid to cgroup.procs of every new
- *            directory while the child waits on a pipe (what agentsbx and
- *            runc do; each write takes cgroup_threadgroup_rwsem for write);
- *   into     clone3(CLONE_INTO_CGROUP) into the first new directory (it
- *            must be on cgroup2), the others (v1 hierarchies of a hybrid
- *            host) by migration (what crun does on cgroup v2).
+ *            directory while the child waits on a pipe (what runc does, and
+ *            crun on v1; each write takes cgroup_threadgroup_rwsem for write,
+ *            the first after a quiet spell waits for an RCU grace period);
+ *   born     what agentsbx does: clone3(CLONE_INTO_CGROUP) into the new
+ *            cgroup2 directory (if the first one given is on cgroup2), and
+ *            the child writes "0" into the "tasks" file of every new v1
+ *            directory itself (the calling thread moves without that lock).
  * then the child exits, is reaped, and every new directory is removed.
+ * CGPLACE_GAP_MS=M sleeps M ms before each iteration (as containers start
+ * in practice, not back to back: a migration then finds the lock's grace
+ * period over and waits for a new one; the same sleep for every mode).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/sched.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,13 +109,78 @@ static void fill_cpuset(const char *parent, const char *dir)
 	}
 }
 
+static bool on_cgroup2(const char *dir)
+{
+	struct statfs sf;
+
+	return statfs(dir, &sf) == 0 && sf.f_type == CGROUP2_SUPER_MAGIC;
+}
+
+/* The child's part of "born": "0" into the tasks file of every v1 directory. */
+static void enter_v1_dirs(int first)
+{
+	for (int d = first; d < ndirs; d++) {
+		char path[4096 + 8];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/tasks", dirs[d]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0 || write(fd, "0", 1) != 1)
+			_exit(1);
+		close(fd);
+	}
+}
+
+/* A child that waits on a pipe until placed (or places itself), then exits. */
+static pid_t spawn(const char *mode)
+{
+	bool born = strcmp(mode, "born") == 0, into = born && on_cgroup2(dirs[0]);
+	struct clone_args ca;
+	int p[2], cfd = -1;
+	pid_t pid;
+	char c;
+
+	if (pipe(p) < 0)
+		die("pipe");
+	memset(&ca, 0, sizeof(ca));
+	ca.exit_signal = SIGCHLD;
+	if (into) {
+		cfd = open(dirs[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (cfd < 0)
+			die(dirs[0]);
+		ca.flags = CLONE_INTO_CGROUP;
+		ca.cgroup = (uint64_t)cfd;
+	}
+	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid < 0)
+		die("clone3");
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		if (born)
+			enter_v1_dirs(into ? 1 : 0);
+		_exit(0);
+	}
+	if (cfd >= 0)
+		close(cfd);
+	close(p[0]);
+	if (strcmp(mode, "migrate") == 0)
+		for (int d = 0; d < ndirs; d++)
+			write_pid(dirs[d], pid);
+	if (write(p[1], "x", 1) != 1)
+		die("write");
+	close(p[1]);
+	return pid;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 4) {
-		fprintf(stderr, "usage: cgplace none|migrate|into N CGROUP-DIR...\n");
+		fprintf(stderr, "usage: cgplace none|migrate|born N CGROUP-DIR...\n");
 		return 2;
 	}
-	const char *mode = argv[1];
+	const char *mode = argv[1], *gap = getenv("CGPLACE_GAP_MS");
 	int n = atoi(argv[2]);
 
 	ndirs = argc - 3;
@@ -121,6 +192,8 @@ int main(int argc, char **argv)
 		pid_t pid;
 		int st;
 
+		if (gap)
+			usleep((useconds_t)atoi(gap) * 1000);
 		for (int d = 0; d < ndirs; d++)
 			dirs[d][0] = 0;
 		for (int d = 0; d < ndirs; d++) {
@@ -132,47 +205,13 @@ int main(int argc, char **argv)
 			memcpy(dirs[d], path, sizeof(path));
 			fill_cpuset(argv[3 + d], dirs[d]);
 		}
-		if (strcmp(mode, "into") == 0) {
-			int cfd = open(dirs[0], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			struct clone_args ca;
-
-			if (cfd < 0)
-				die(dirs[0]);
-			memset(&ca, 0, sizeof(ca));
-			ca.flags = CLONE_INTO_CGROUP;
-			ca.exit_signal = SIGCHLD;
-			ca.cgroup = (uint64_t)cfd;
-			pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
-			if (pid < 0)
-				die("clone3(CLONE_INTO_CGROUP)");
-			if (pid == 0)
-				_exit(0);
-			close(cfd);
-			for (int d = 1; d < ndirs; d++)
-				write_pid(dirs[d], pid);
-		} else {
-			int p[2];
-			char c;
-
-			if (pipe(p) < 0)
-				die("pipe");
-			pid = fork();
-			if (pid < 0)
-				die("fork");
-			if (pid == 0) {
-				close(p[1]);
-				_exit(read(p[0], &c, 1) == 1 ? 0 : 1);
-			}
-			close(p[0]);
-			if (strcmp(mode, "migrate") == 0)
-				for (int d = 0; d < ndirs; d++)
-					write_pid(dirs[d], pid);
-			if (write(p[1], "x", 1) != 1)
-				die("write");
-			close(p[1]);
-		}
+		pid = spawn(mode);
 		if (waitpid(pid, &st, 0) < 0)
 			die("waitpid");
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			errno = EIO;
+			die("the child failed to enter its cgroup");
+		}
 		for (int d = 0; d < ndirs; d++)
 			while (rmdir(dirs[d]) < 0) {
 				if (errno != EBUSY)

@@ -195,9 +195,11 @@ static const struct cg_host *prepare(const char *path,
 	return cg_host_get(err);
 }
 
-int cgroup_create(const char *path, enum cgroup_manager manager,
+/* cgroupfs or systemd, pid 0 for none yet; with b (cgroupfs only), what
+ * a process to come needs to enter (cgroup.h). */
+static int create(const char *path, enum cgroup_manager manager,
 		  const struct oci_resources *res, pid_t pid,
-		  struct error *err)
+		  struct cgroup_birth *b, struct error *err)
 {
 	const struct cg_host *h = prepare(path, manager, err);
 	struct cg_settings set = { 0 };
@@ -214,9 +216,10 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 	if (manager == CGROUP_MANAGER_SYSTEMD) {
 		ret = cgsd_create(h, path, &eff, pid, err);
 	} else if (h->mode != CGROUP_MODE_V2) {
-		ret = cg1_create(h, path, &eff, pid, err);
+		ret = cg1_create(h, path, &eff, pid, b, err);
 	} else if (cg2_build_settings(&eff, false, &set, err) == 0) {
 		o.mnt = h->v2_mnt;
+		o.leaf_fd = b ? &b->into_fd : NULL;
 		ret = cg2_create(&o, path, &set, &eff, pid, NULL, err);
 		cg_settings_free(&set);
 	}
@@ -224,31 +227,90 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 	return ret;
 }
 
-int cgroup_create_for_clone(const char *path, enum cgroup_manager manager,
-			    const struct oci_resources *res, int *fd,
-			    struct error *err)
+int cgroup_create(const char *path, enum cgroup_manager manager,
+		  const struct oci_resources *res, pid_t pid,
+		  struct error *err)
 {
-	const struct cg_host *h;
-	_cleanup_cg_dir_ struct cg_dir root = CG_DIR_INIT;
-	_cleanup_cg_dir_ struct cg_dir leaf = CG_DIR_INIT;
-	struct error ignored;
+	return create(path, manager, res, pid, NULL, err);
+}
 
-	*fd = -1;
-	if (manager == CGROUP_MANAGER_SYSTEMD)
-		return 0; /* the scope is started with the pid in it */
-	h = prepare(path, manager, err);
+/* ---- a new process's way in ------------------------------------------------- */
+
+void cgroup_birth_init(struct cgroup_birth *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->into_fd = -1;
+}
+
+void cgroup_birth_close(struct cgroup_birth *b)
+{
+	for (size_t i = 0; i < b->n_tasks; i++) {
+		close(b->tasks_fd[i]);
+		free(b->tasks_path[i]);
+	}
+	if (b->into_fd >= 0)
+		close(b->into_fd);
+	cgroup_birth_init(b);
+}
+
+int cgroup_create_for_clone(const char *path, enum cgroup_manager manager,
+			    const struct oci_resources *res,
+			    struct cgroup_birth *b, struct error *err)
+{
+	cgroup_birth_init(b);
+	if (manager == CGROUP_MANAGER_SYSTEMD) {
+		b->after_clone = true; /* the scope is started with the pid in it */
+		return 0;
+	}
+	return create(path, manager, res, 0, b, err);
+}
+
+int cgroup_open_birth(const char *path, enum cgroup_manager manager,
+		      struct cgroup_birth *b, struct error *err)
+{
+	const struct cg_host *h = prepare(path, manager, err);
+
+	cgroup_birth_init(b);
 	if (!h)
 		return -1;
-	if (h->mode != CGROUP_MODE_V2)
-		return 0;
-	if (cgroup_create(path, manager, res, 0, err) < 0)
-		return -1;
-	if (cg_open_mount(h->v2_mnt, true, &root, err) < 0 ||
-	    cg_walk(&root, path, false, NULL, NULL, &leaf, NULL, err) < 0) {
-		cgroup_destroy(path, manager, true, &ignored);
-		return -1;
+	if (h->mode == CGROUP_MODE_V2)
+		return cg2_open_leaf_fd(h->v2_mnt, path, &b->into_fd, err);
+	return cg1_open_birth(h, path, b, err);
+}
+
+int cgroup_after_clone(const char *path, struct cgroup_birth *b, pid_t pid,
+		       bool born_in, struct error *err)
+{
+	const struct cg_host *h;
+	int r = 0;
+
+	if (b->into_fd >= 0 && !born_in) {
+		/* The host's mode is cached: prepare() found it before. */
+		h = cg_host_get(err);
+		r = h ? cg2_enter(h->v2_mnt, path, pid, err) : -1;
 	}
-	*fd = take_fd(leaf.fd);
+	cgroup_birth_close(b);
+	return r;
+}
+
+int cgroup_place_self(struct cgroup_birth *b, struct error *err)
+{
+	for (size_t i = 0; i < b->n_tasks; i++) {
+		ssize_t w;
+
+		do
+			w = write(b->tasks_fd[i], "0", 1);
+		while (w < 0 && errno == EINTR);
+		if (w != 1) {
+			if (w >= 0)
+				errno = EIO;
+			error_sys(err, "join the container's cgroup: write 0 to %s",
+				  b->tasks_path[i]);
+			cgroup_birth_close(b);
+			return -1;
+		}
+	}
+	cgroup_birth_close(b);
 	return 0;
 }
 

@@ -77,17 +77,63 @@ void cgroup_resources_for_spec(const struct oci_spec *spec,
 			       struct oci_resources *out);
 
 /*
- * cgroup v2 with cgroupfs: cgroup_create without a process, before the
- * clone, and *fd an fd on the cgroup for clone3(CLONE_INTO_CGROUP): the
- * init is born in it, which costs far less than a write of cgroup.procs
- * (no cgroup_threadgroup_rwsem for writing).  Elsewhere (v1, hybrid,
- * systemd) nothing is done and *fd is -1: cgroup_create after the clone.
+ * How a new process of the container (create's init, exec's process) gets
+ * into the container's cgroup without a migration.  A write of a pid to
+ * cgroup.procs takes the kernel's global cgroup_threadgroup_rwsem for
+ * writing, and when no other writer ran in the last grace period that
+ * waits for an RCU grace period: 5-12 ms on the hosts measured, more than
+ * the rest of `run` (bench/README.md).  Instead:
+ *  - cgroup2 (pure v2; the unified side of a hybrid host): the process is
+ *    born in it, clone3(CLONE_INTO_CGROUP) with into_fd;
+ *  - cgroup v1: the process writes "0" into each hierarchy's "tasks" file
+ *    itself, first thing after the clone (cgroup_place_self).  Moving the
+ *    calling thread only takes no global lock (Linux >= 6.0; before, the
+ *    same lock as cgroup.procs, never more), and the new process has one
+ *    thread then: the same placement as cgroup.procs.
+ * The files are opened here (the container's directories, judged by the
+ * walk from each hierarchy's root), so the process writes through fds
+ * whose opener's credentials the kernel checks (root's), whatever user
+ * namespace it is in by then.
+ */
+#define CGROUP_BIRTH_MAX_TASKS 16
+
+struct cgroup_birth {
+	int into_fd; /* cgroup2 directory for CLONE_INTO_CGROUP, or -1 */
+	int tasks_fd[CGROUP_BIRTH_MAX_TASKS];
+	char *tasks_path[CGROUP_BIRTH_MAX_TASKS]; /* for messages */
+	size_t n_tasks;
+	bool after_clone; /* systemd: the scope is made with the pid (cgroup_create) */
+};
+
+void cgroup_birth_init(struct cgroup_birth *b);
+void cgroup_birth_close(struct cgroup_birth *b);
+
+/*
+ * cgroupfs: cgroup_create without a process, before the clone, and *b
+ * filled for the new process (above).  systemd: nothing is made
+ * (b->after_clone): cgroup_create with the pid after the clone.  On
+ * failure nothing is left behind.
  */
 int cgroup_create_for_clone(const char *path, enum cgroup_manager manager,
-			    const struct oci_resources *res, int *fd,
-			    struct error *err);
+			    const struct oci_resources *res,
+			    struct cgroup_birth *b, struct error *err);
 
-/* Move pid into an existing container cgroup (exec). */
+/* *b for a new process of an existing container (exec). */
+int cgroup_open_birth(const char *path, enum cgroup_manager manager,
+		      struct cgroup_birth *b, struct error *err);
+
+/* The parent's part after the clone: a process not born in its cgroup2
+ * directory (a kernel without CLONE_INTO_CGROUP) is moved there by pid.
+ * Closes the parent's copies of b's files. */
+int cgroup_after_clone(const char *path, struct cgroup_birth *b, pid_t pid,
+		       bool born_in, struct error *err);
+
+/* The new process's part: write "0" into each v1 tasks file, then close
+ * b's files.  Before anything else of the container's setup (and before
+ * any fork: a child made earlier would stay behind). */
+int cgroup_place_self(struct cgroup_birth *b, struct error *err);
+
+/* Move pid into an existing container cgroup (tests; the fallback). */
 int cgroup_enter(const char *path, enum cgroup_manager manager, pid_t pid,
 		 struct error *err);
 

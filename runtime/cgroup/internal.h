@@ -259,6 +259,7 @@ struct cg2_create_opts {
 	bool all_ctrls;
 	bool devices; /* attach the device filter */
 	bool hybrid;  /* side of a hybrid host: only settings, no checks */
+	int *leaf_fd; /* non-NULL: the leaf's fd, kept for CLONE_INTO_CGROUP */
 };
 
 int cg2_create(const struct cg2_create_opts *o, const char *path,
@@ -267,6 +268,9 @@ int cg2_create(const struct cg2_create_opts *o, const char *path,
 	       struct error *err);
 int cg2_enter(const char *mnt, const char *path, pid_t pid,
 	      struct error *err);
+/* The leaf's fd, for CLONE_INTO_CGROUP into an existing cgroup. */
+int cg2_open_leaf_fd(const char *mnt, const char *path, int *fd,
+		     struct error *err);
 int cg2_update(const char *mnt, const char *path, const struct cg_settings *set,
 	       const struct oci_resources *res, struct error *err);
 int cg2_kill(const char *mnt, const char *path, int sig, struct error *err);
@@ -289,10 +293,16 @@ int cg2_dir_is_frozen(const struct cg_dir *d, bool *frozen,
 int cg1_build_settings(const struct oci_resources *res, bool update,
 		       const struct cg_host *host, struct cg_settings *v1,
 		       struct cg_settings *v2, struct error *err);
+/* pid 0: no process yet; with b, the leaves' tasks files (and the
+ * cgroup2 side's leaf, hybrid) for a process to come (cgroup.h). */
 int cg1_create(const struct cg_host *h, const char *path,
-	       const struct oci_resources *res, pid_t pid, struct error *err);
+	       const struct oci_resources *res, pid_t pid,
+	       struct cgroup_birth *b, struct error *err);
 int cg1_enter(const struct cg_host *h, const char *path, pid_t pid,
 	      struct error *err);
+/* b for an existing cgroup (exec). */
+int cg1_open_birth(const struct cg_host *h, const char *path,
+		   struct cgroup_birth *b, struct error *err);
 int cg1_update(const struct cg_host *h, const char *path,
 	       const struct oci_resources *res, struct error *err);
 int cg1_kill(const struct cg_host *h, const char *path, int sig,

@@ -9,6 +9,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -570,9 +571,9 @@ static int write_pid(const struct cg_dir *d, pid_t pid, struct error *err)
 static int create_dirs(struct v1_dirs *d, const char *path,
 		       const struct oci_resources *res,
 		       const struct cg_settings *v1, const struct cg_settings *v2,
-		       struct error *err)
+		       int *v2_leaf_fd, struct error *err)
 {
-	struct cg2_create_opts o = { .mnt = d->h->v2_mnt };
+	struct cg2_create_opts o = { .mnt = d->h->v2_mnt, .leaf_fd = v2_leaf_fd };
 	bool checked = false;
 
 	for (size_t i = 0; i < d->h->n_hier; i++) {
@@ -597,8 +598,27 @@ static void move_out(struct v1_dirs *d, size_t entered, pid_t pid)
 			log_debug("cgroup: %s", ignored.msg);
 }
 
+_Static_assert(CG1_MAX_HIER <= CGROUP_BIRTH_MAX_TASKS, "a tasks file per hierarchy");
+
+/* The leaf's tasks file, for the new process to write "0" into (cgroup.h). */
+static int open_tasks(const struct cg_dir *leaf, struct cgroup_birth *b,
+		      struct error *err)
+{
+	int fd;
+
+	if (b->n_tasks >= CGROUP_BIRTH_MAX_TASKS)
+		return error_set(err, "cgroup %s: too many hierarchies", leaf->path);
+	fd = openat(leaf->fd, "tasks", O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return error_sys(err, "open %s/tasks", leaf->path);
+	b->tasks_fd[b->n_tasks] = fd;
+	b->tasks_path[b->n_tasks++] = xasprintf("%s/tasks", leaf->path);
+	return 0;
+}
+
 int cg1_create(const struct cg_host *h, const char *path,
-	       const struct oci_resources *res, pid_t pid, struct error *err)
+	       const struct oci_resources *res, pid_t pid,
+	       struct cgroup_birth *b, struct error *err)
 {
 	struct cg_settings v1 = { 0 }, v2 = { 0 };
 	struct v1_dirs d;
@@ -608,8 +628,13 @@ int cg1_create(const struct cg_host *h, const char *path,
 	if (cg1_build_settings(res, false, h, &v1, &v2, err) < 0)
 		return -1;
 	v1_dirs_init(&d, h);
-	if (check_v1_ctrls(h, &v1, err) < 0 || create_dirs(&d, path, res, &v1, &v2, err) < 0)
+	if (check_v1_ctrls(h, &v1, err) < 0 ||
+	    create_dirs(&d, path, res, &v1, &v2,
+			b && h->mode == CGROUP_MODE_HYBRID ? &b->into_fd : NULL, err) < 0)
 		goto out;
+	for (size_t i = 0; b && i < h->n_hier; i++)
+		if (open_tasks(&d.leaf[i], b, err) < 0)
+			goto out;
 	for (; pid > 0 && entered < h->n_hier; entered++)
 		if (write_pid(&d.leaf[entered], pid, err) < 0)
 			goto out;
@@ -619,6 +644,8 @@ int cg1_create(const struct cg_host *h, const char *path,
 	ret = 0;
 out:
 	if (ret < 0) {
+		if (b)
+			cgroup_birth_close(b);
 		move_out(&d, entered, pid);
 		v1_dirs_rollback(&d);
 	}
@@ -642,6 +669,26 @@ int cg1_enter(const struct cg_host *h, const char *path, pid_t pid,
 	if (h->mode == CGROUP_MODE_HYBRID)
 		return cg2_enter(h->v2_mnt, path, pid, err);
 	return 0;
+}
+
+int cg1_open_birth(const struct cg_host *h, const char *path,
+		   struct cgroup_birth *b, struct error *err)
+{
+	for (size_t i = 0; i < h->n_hier; i++) {
+		_cleanup_cg_dir_ struct cg_dir root = CG_DIR_INIT;
+		_cleanup_cg_dir_ struct cg_dir leaf = CG_DIR_INIT;
+
+		if (open_hier(h, i, path, &root, &leaf, err) < 0 ||
+		    open_tasks(&leaf, b, err) < 0)
+			goto fail;
+	}
+	if (h->mode == CGROUP_MODE_HYBRID &&
+	    cg2_open_leaf_fd(h->v2_mnt, path, &b->into_fd, err) < 0)
+		goto fail;
+	return 0;
+fail:
+	cgroup_birth_close(b);
+	return -1;
 }
 
 int cg1_update(const struct cg_host *h, const char *path,

@@ -641,6 +641,8 @@ int cg2_create(const struct cg2_create_opts *o, const char *path,
 		*made = mine;
 	else
 		cg_made_free(&mine);
+	if (o->leaf_fd)
+		*o->leaf_fd = take_fd(leaf.fd);
 	return 0;
 fail:
 	cg_dir_close(&leaf);
@@ -656,6 +658,18 @@ int cg2_enter(const char *mnt, const char *path, pid_t pid, struct error *err)
 	if (open_leaf(mnt, path, &root, &leaf, NULL, NULL, err) < 0)
 		return -1;
 	return write_pid(&leaf, pid, err);
+}
+
+int cg2_open_leaf_fd(const char *mnt, const char *path, int *fd,
+		     struct error *err)
+{
+	_cleanup_cg_dir_ struct cg_dir root = CG_DIR_INIT;
+	_cleanup_cg_dir_ struct cg_dir leaf = CG_DIR_INIT;
+
+	if (open_leaf(mnt, path, &root, &leaf, NULL, NULL, err) < 0)
+		return -1;
+	*fd = take_fd(leaf.fd);
+	return 0;
 }
 
 int cg2_update(const char *mnt, const char *path, const struct cg_settings *set,

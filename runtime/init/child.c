@@ -65,6 +65,13 @@ static int step_wait_go(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
+/* Into the cgroup the runtime made (cgroup.h: v1's tasks files; on
+ * cgroup2 the init was born there), before anything can fork. */
+static int step_cgroup(struct container_ctx *c, struct error *err)
+{
+	return cgroup_place_self(&c->cg_birth, err);
+}
+
 static int step_runtime_hooks(struct container_ctx *c, struct error *err)
 {
 	if (!c->spec->hooks[HOOK_PRESTART].len &&
@@ -276,6 +283,7 @@ static int step_session(struct container_ctx *c, struct error *err)
 
 static const struct child_step setup_steps[] = {
 	{ "wait for the runtime", step_wait_go },
+	{ "cgroup", step_cgroup },
 	{ "join namespaces", ns_child_join },
 	{ "enter new namespaces", ns_child_after_go },
 	{ "loopback", ns_loopback_up },

@@ -192,8 +192,10 @@ int ns_clone_into(unsigned long flags, int cgroup_fd, pid_t *pid,
 	}
 	/* No clone3 (ENOSYS, or a seccomp filter saying so), or one without
 	 * the cgroup field (E2BIG) or flag (EINVAL): the old way. */
+	if (errno == EAGAIN)
+		return error_sys(err, "clone3 into the container's cgroup (its pids.max, or RLIMIT_NPROC, is reached)");
 	if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
-		return error_sys(err, "clone3 container init into its cgroup");
+		return error_sys(err, "clone3 into the container's cgroup");
 	log_debug("clone3(CLONE_INTO_CGROUP): %s: clone, then cgroup.procs",
 		  strerror(errno));
 	return ns_clone(flags, pid, err);

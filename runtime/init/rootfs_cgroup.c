@@ -169,15 +169,25 @@ static int mount_v1(struct container_ctx *c, int rootfd, int dstfd,
 	return 0;
 }
 
+/* A container without a cgroup of its own (rootless, not delegated: create
+ * warned) sees none of the host's: an empty read-only tmpfs. */
+static int mount_no_cgroup(int dstfd, const struct mount_entry *e, struct error *err)
+{
+	char p[FD_PATH_MAX];
+
+	if (mount("tmpfs", fd_path(dstfd, p), "tmpfs",
+		  MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=755,size=4k") < 0)
+		return error_sys(err, "mount an empty tmpfs on %s (the container has no cgroup)",
+				 e->spec->destination);
+	return 0;
+}
+
 int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,
 			const struct mount_entry *e, struct error *err)
 {
 	_cleanup_close_ int dst = -1;
 	enum cgroup_mode mode;
 
-	if (!c->cgroup_path)
-		return error_set(err, "cgroup mount on %s: the container has no cgroup",
-				 e->spec->destination);
 	if (cgroup_detect_mode(&mode, err) < 0)
 		return -1;
 	if (path_mkdir_in_root(rootfd, e->spec->destination, 0755, &dst, err) < 0)
@@ -186,6 +196,8 @@ int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,
 	if (path_open_in_root(rootfd, e->spec->destination, O_PATH | O_DIRECTORY,
 			      true, &dst, err) < 0)
 		return error_prefix(err, "cgroup mount target");
+	if (!c->cgroup_path)
+		return mount_no_cgroup(dst, e, err);
 	if (mode == CGROUP_MODE_V2)
 		return mount_v2(c, dst, e, err);
 	return mount_v1(c, rootfd, dst, e, err);

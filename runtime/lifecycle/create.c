@@ -57,12 +57,20 @@ int container_id_validate(const char *id, struct error *err)
 static int write_ctx_state(struct container_ctx *c, enum container_status status,
 			   struct error *err)
 {
+	/* This process's, read once (the state is written up to four
+	 * times); a forked front door creates under its own pid. */
+	static pid_t creator_pid;
+	static unsigned long long creator_start_time;
 	struct container_state st;
 
 	ctx_state(c, status, &st);
 	/* Until "created", a killed create is told by this process gone. */
 	st.creator_pid = getpid();
-	st.creator_start_time = proc_start_time(st.creator_pid);
+	if (creator_pid != st.creator_pid) {
+		creator_pid = st.creator_pid;
+		creator_start_time = proc_start_time(creator_pid);
+	}
+	st.creator_start_time = creator_start_time;
 	return state_write(c->state_dir_fd, &st, err);
 }
 
@@ -298,10 +306,9 @@ static int rootless_without_cgroup(struct container_ctx *c, struct error *err)
 }
 
 /* The container's cgroup: the spec's limits, plus allow rules for its
- * linux.devices.  pid 0 (cgroup v2): before the clone, *fd for
- * clone3(CLONE_INTO_CGROUP); -1 in *fd: made after the clone, with pid. */
-static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
-		       struct error *err)
+ * linux.devices.  pid 0: before the clone, with c->cg_birth for the init
+ * to enter it (cgroup.h); a pid: made with the process in it (systemd). */
+static int make_cgroup(struct container_ctx *c, pid_t pid, struct error *err)
 {
 	struct oci_resources res;
 	int r;
@@ -311,11 +318,11 @@ static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
 	cgroup_resources_for_spec(c->spec, &res);
 	if (pid == 0)
 		r = cgroup_create_for_clone(c->cgroup_path, c->cgroup_manager,
-					    &res, fd, err);
+					    &res, &c->cg_birth, err);
 	else
 		r = cgroup_create(c->cgroup_path, c->cgroup_manager, &res, pid, err);
 	free(res.devices);
-	if (r == 0 && (pid != 0 || *fd >= 0))
+	if (r == 0 && (pid != 0 || !c->cg_birth.after_clone))
 		c->cgroup_created = true;
 	if (r < 0 && rootless_caller() &&
 	    (err->code == EACCES || err->code == EPERM || err->code == EROFS))
@@ -323,9 +330,21 @@ static int make_cgroup(struct container_ctx *c, pid_t pid, int *fd,
 	return r;
 }
 
+/* The parent's side of the init's way into its cgroup, after the clone. */
+static int place_init(struct container_ctx *c, pid_t pid, bool born_in,
+		      struct error *err)
+{
+	bool after_clone = c->cg_birth.after_clone;
+
+	if (!c->cgroup_path)
+		return 0;
+	if (cgroup_after_clone(c->cgroup_path, &c->cg_birth, pid, born_in, err) < 0)
+		return -1;
+	return after_clone ? make_cgroup(c, pid, err) : 0;
+}
+
 static int spawn_init(struct container_ctx *c, struct error *err)
 {
-	_cleanup_close_ int cgfd = -1;
 	bool born_in = false;
 	int pair[2];
 	pid_t pid;
@@ -334,9 +353,9 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 		return -1;
 	c->sync_parent = pair[0];
 	c->sync_child = pair[1];
-	if (make_cgroup(c, 0, &cgfd, err) < 0 || ns_join_before_clone(c, err) < 0)
+	if (make_cgroup(c, 0, err) < 0 || ns_join_before_clone(c, err) < 0)
 		return -1;
-	if (ns_clone_into(c->clone_flags, cgfd, &pid, &born_in, err) < 0)
+	if (ns_clone_into(c->clone_flags, c->cg_birth.into_fd, &pid, &born_in, err) < 0)
 		return -1;
 	if (pid == 0)
 		child_main(c);
@@ -350,12 +369,7 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 	mounts_close_trees(&c->mounts); /* the child has its copies */
 	fd_close(&c->sync_child);
 	fd_close(&c->console_sock);
-	if (ns_write_id_maps(c, err) < 0)
-		return -1;
-	if (!born_in && cgfd >= 0 &&
-	    cgroup_enter(c->cgroup_path, c->cgroup_manager, pid, err) < 0)
-		return -1;
-	if (cgfd < 0 && make_cgroup(c, pid, NULL, err) < 0)
+	if (ns_write_id_maps(c, err) < 0 || place_init(c, pid, born_in, err) < 0)
 		return -1;
 	if (sync_send_value(c->sync_parent, SYNC_GO, pid, err) < 0)
 		return -1;

@@ -34,6 +34,7 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	c->sync_parent = c->sync_child = c->console_sock = -1;
 	c->console_peer = -1;
 	c->trampoline_fd = -1;
+	cgroup_birth_init(&c->cg_birth);
 	c->landlock_fd = -1;
 	c->own_pidns_fd = c->own_timens_fd = -1;
 	c->own_bind_prefix = o->own_bind_prefix;
@@ -58,6 +59,7 @@ void ctx_release(struct container_ctx *c)
 	fd_close(&c->console_sock);
 	fd_close(&c->console_peer);
 	fd_close(&c->trampoline_fd);
+	cgroup_birth_close(&c->cg_birth);
 	fd_close(&c->landlock_fd);
 	fd_close(&c->own_pidns_fd);
 	fd_close(&c->own_timens_fd);

@@ -247,6 +247,10 @@ static int exec_child_setup(struct exec_child *x, struct error *err)
 	struct container_ctx *c = x->c;
 
 	drop_host_fds(x);
+	/* Into the container's cgroup first (cgroup.h), before the fork of
+	 * fork_inside: what it forks stays where it was forked. */
+	if (cgroup_place_self(&c->cg_birth, err) < 0)
+		return -1;
 	if (c->restore_sigmask)
 		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -342,6 +346,7 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 {
 	struct exec_child x = { .c = c, .h = h, .pidfd = -1, .own_pidns = -1 };
 	_cleanup_close_ int pidns = -1;
+	bool born_in = false;
 	int pair[2];
 	pid_t pid;
 
@@ -369,7 +374,10 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 	/* execCPUAffinity.initial: ours, and the clone's until its cgroup. */
 	if (process_cpu_affinity(c->spec->process.exec_cpu_affinity.initial, "initial", err) < 0)
 		return -1;
-	if (ns_clone(0, &pid, err) < 0)
+	if (h->st.cgroup_path &&
+	    cgroup_open_birth(h->st.cgroup_path, h->st.cgroup_manager, &c->cg_birth, err) < 0)
+		return -1;
+	if (ns_clone_into(0, c->cg_birth.into_fd, &pid, &born_in, err) < 0)
 		return -1;
 	if (pid == 0) {
 		x.own_pidns = pidns;
@@ -392,7 +400,7 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 		return -1;
 	*out = pid;
 	if (h->st.cgroup_path &&
-	    cgroup_enter(h->st.cgroup_path, h->st.cgroup_manager, pid, err) < 0)
+	    cgroup_after_clone(h->st.cgroup_path, &c->cg_birth, pid, born_in, err) < 0)
 		goto fail;
 	if (sync_send(c->sync_parent, SYNC_GO, NULL, err) < 0 ||
 	    sync_expect(c->sync_parent, SYNC_READY, err) < 0)

@@ -581,11 +581,13 @@ char *rfc3339_now(void)
 	struct timespec ts;
 	struct tm tm;
 	char buf[64];
-	size_t n;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
-	n = strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, sizeof(buf) - n, ".%09ldZ", ts.tv_nsec);
+	/* Not strftime: it reads the time zone (/etc/localtime) on every
+	 * create, for a UTC time that does not need one. */
+	snprintf(buf, sizeof(buf), "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, ts.tv_nsec);
 	return xstrdup(buf);
 }

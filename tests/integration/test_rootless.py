@@ -96,11 +96,13 @@ def test_rootless_run_maps_the_user_to_root(rl):
 def test_rootless_says_it_has_no_cgroup(rl):
     if not os.access("/sys/fs/cgroup/cpu", os.F_OK):
         pytest.skip("no v1 cgroup hierarchies here (a v2 host may delegate)")
-    rl.spec(["true"])
+    rl.spec(["sh", "-c", "ls -A /sys/fs/cgroup | wc -l; touch /sys/fs/cgroup/x || echo ro"])
     rc, out, err = rl.rt("run", "--bundle", rl.bundle, "rl-cg")
     assert rc == 0, err
     assert "rootless: no cgroup for rl-cg" in err
     assert "without cgroup limits" in err
+    # None of the host's cgroups inside: an empty, read-only /sys/fs/cgroup.
+    assert out.split() == ["0", "ro"], out
 
 
 def test_rootless_lifecycle_create_start_exec_kill_delete(rl):

@@ -118,40 +118,100 @@ static void test_lifecycle(void **state)
 	assert_int_equal(cgroup_destroy(p, CGROUP_MANAGER_FS, true, &err), 0);
 }
 
-/*
- * Issue 19: on cgroup v2 the cgroup is made (limits and all) before the
- * clone and the child is born in it (clone3 CLONE_INTO_CGROUP); elsewhere
- * nothing is made then (fd -1): the cgroup comes after the clone.
- */
-static void test_born_in_cgroup(void **state)
+/* Every line of /proc/PID/cgroup (each v1 hierarchy, and cgroup2) names
+ * path: the process is in the container's cgroup everywhere. */
+static bool pid_in_every_hierarchy(pid_t pid, const char *path)
 {
-	_cleanup_free_ char *p = cg_path("born");
+	_cleanup_free_ char *f = xasprintf("/proc/%d/cgroup", (int)pid);
+	_cleanup_free_ char *text = NULL;
+	struct error err;
+	size_t lines = 0;
+
+	if (read_file_at(AT_FDCWD, f, 65536, &text, NULL, &err) < 0)
+		return false;
+	for (char *l = strtok(text, "\n"); l; l = strtok(NULL, "\n")) {
+		char *where = strchr(l, ':');
+
+		where = where ? strchr(where + 1, ':') : NULL;
+		if (!where || strcmp(where + 1, path) != 0) {
+			print_message("not in %s: %s\n", path, l);
+			return false;
+		}
+		lines++;
+	}
+	return lines > 0;
+}
+
+/*
+ * Issue 19: the cgroup is made (limits and all) before the clone and the
+ * new process gets in without a migration by pid (cgroup.h): born in it
+ * on cgroup2 (clone3 CLONE_INTO_CGROUP), and on v1 it writes "0" into
+ * each hierarchy's tasks file itself.  The same for exec's process into
+ * an existing cgroup (cgroup_open_birth).
+ */
+static pid_t clone_placed(struct cgroup_birth *b, const char *p)
+{
 	struct error err;
 	bool born = false;
 	pid_t child;
-	int fd = -2;
 
-	(void)state;
-	if (cgroup_create_for_clone(p, CGROUP_MANAGER_FS, res_basic(), &fd, &err) < 0)
-		fail_msg("create for clone: %s", err.msg);
-	if (mode != CGROUP_MODE_V2) {
-		assert_int_equal(fd, -1);
-		assert_gone(p);
-		return;
-	}
-	assert_true(fd >= 0);
-	check_basic_files(p);
-	if (ns_clone_into(0, fd, &child, &born, &err) < 0)
+	if (ns_clone_into(0, b->into_fd, &child, &born, &err) < 0)
 		fail_msg("clone into: %s", err.msg);
 	if (child == 0) {
+		if (cgroup_place_self(b, &err) < 0) {
+			fprintf(stderr, "%s\n", err.msg);
+			_exit(3);
+		}
 		for (;;)
 			pause();
 	}
-	close(fd);
-	assert_true(born); /* Linux >= 5.7: the guest's kernel */
-	assert_true(pid_in_cgroup(child, p));
-	kill(child, SIGKILL);
-	reap(child, SIGKILL);
+	if (b->into_fd >= 0)
+		assert_true(born); /* Linux >= 5.7 */
+	assert_int_equal(cgroup_after_clone(p, b, child, born, &err), 0);
+	assert_int_equal(b->into_fd, -1); /* the parent's copies are closed */
+	assert_int_equal(b->n_tasks, 0);
+	for (int i = 0; i < 200 && !pid_in_every_hierarchy(child, p); i++)
+		sleep_ms(5);
+	return child;
+}
+
+static void test_born_in_cgroup(void **state)
+{
+	_cleanup_free_ char *p = cg_path("born");
+	struct cgroup_birth b;
+	struct error err;
+	pid_t first, second;
+
+	(void)state;
+	if (cgroup_create_for_clone(p, CGROUP_MANAGER_FS, res_basic(), &b, &err) < 0)
+		fail_msg("create for clone: %s", err.msg);
+	check_basic_files(p);
+	assert_false(b.after_clone);
+	if (mode == CGROUP_MODE_V2) {
+		assert_true(b.into_fd >= 0);
+		assert_int_equal(b.n_tasks, 0);
+	} else {
+		assert_int_equal(b.n_tasks, host->n_hier);
+		assert_int_equal(b.into_fd >= 0, mode == CGROUP_MODE_HYBRID);
+	}
+	first = clone_placed(&b, p);
+	assert_true(pid_in_every_hierarchy(first, p));
+
+	/* exec's way into the same cgroup. */
+	if (cgroup_open_birth(p, CGROUP_MANAGER_FS, &b, &err) < 0)
+		fail_msg("open birth: %s", err.msg);
+	second = clone_placed(&b, p);
+	assert_true(pid_in_every_hierarchy(second, p));
+
+	/* systemd: nothing made before the clone. */
+	assert_int_equal(cgroup_create_for_clone(p, CGROUP_MANAGER_SYSTEMD, res_basic(), &b, &err), 0);
+	assert_true(b.after_clone);
+	assert_int_equal(b.into_fd, -1);
+
+	kill(first, SIGKILL);
+	kill(second, SIGKILL);
+	reap(first, SIGKILL);
+	reap(second, SIGKILL);
 	if (cgroup_destroy(p, CGROUP_MANAGER_FS, false, &err) < 0)
 		fail_msg("destroy: %s", err.msg);
 	assert_gone(p);

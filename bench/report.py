@@ -507,7 +507,7 @@ def profile_section(env):
             facts["cg_base"], facts["cg_mig"], facts["cg_born"] = base, mig, born
             facts["cg_dirs"] = len(dirs)
             v2 = dirs and dirs[0].rstrip("/") in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified")
-            hier = (f"{len(dirs)} hierarchies ("
+            hier = (f"{len(dirs)} {'hierarchy' if len(dirs) == 1 else 'hierarchies'} ("
                     + ("cgroup2" if v2 and len(dirs) == 1 else
                        ("cgroup2 + " if v2 else "") + f"{len(dirs) - (1 if v2 else 0)} v1") + ")")
             o.append(f"Cgroup placement alone (bench/tools/cgplace, 10 per run, 20 ms apart as containers "

@@ -253,6 +253,17 @@ void cgroup_birth_close(struct cgroup_birth *b)
 	cgroup_birth_init(b);
 }
 
+/* A cgroup2 leaf whose cpuset a born-in process would miss on this kernel
+ * is entered by pid instead (v2.c cg2_born_in_keeps_cpuset). */
+static void check_born_in(struct cgroup_birth *b)
+{
+	if (b->into_fd >= 0 && !cg2_born_in_keeps_cpuset(b->into_fd)) {
+		close(b->into_fd);
+		b->into_fd = -1;
+		b->by_pid = true;
+	}
+}
+
 int cgroup_create_for_clone(const char *path, enum cgroup_manager manager,
 			    const struct oci_resources *res,
 			    struct cgroup_birth *b, struct error *err)
@@ -262,20 +273,29 @@ int cgroup_create_for_clone(const char *path, enum cgroup_manager manager,
 		b->after_clone = true; /* the scope is started with the pid in it */
 		return 0;
 	}
-	return create(path, manager, res, 0, b, err);
+	if (create(path, manager, res, 0, b, err) < 0)
+		return -1;
+	check_born_in(b);
+	return 0;
 }
 
 int cgroup_open_birth(const char *path, enum cgroup_manager manager,
 		      struct cgroup_birth *b, struct error *err)
 {
 	const struct cg_host *h = prepare(path, manager, err);
+	int r;
 
 	cgroup_birth_init(b);
 	if (!h)
 		return -1;
 	if (h->mode == CGROUP_MODE_V2)
-		return cg2_open_leaf_fd(h->v2_mnt, path, &b->into_fd, err);
-	return cg1_open_birth(h, path, b, err);
+		r = cg2_open_leaf_fd(h->v2_mnt, path, &b->into_fd, err);
+	else
+		r = cg1_open_birth(h, path, b, err);
+	if (r < 0)
+		return -1;
+	check_born_in(b);
+	return 0;
 }
 
 int cgroup_after_clone(const char *path, struct cgroup_birth *b, pid_t pid,
@@ -284,7 +304,7 @@ int cgroup_after_clone(const char *path, struct cgroup_birth *b, pid_t pid,
 	const struct cg_host *h;
 	int r = 0;
 
-	if (b->into_fd >= 0 && !born_in) {
+	if (b->by_pid || (b->into_fd >= 0 && !born_in)) {
 		/* The host's mode is cached: prepare() found it before. */
 		h = cg_host_get(err);
 		r = h ? cg2_enter(h->v2_mnt, path, pid, err) : -1;

@@ -87,9 +87,10 @@ void cgroup_resources_for_spec(const struct oci_spec *spec,
  *    born in it, clone3(CLONE_INTO_CGROUP) with into_fd;
  *  - cgroup v1: the process writes "0" into each hierarchy's "tasks" file
  *    itself, first thing after the clone (cgroup_place_self).  Moving the
- *    calling thread only takes no global lock (Linux >= 6.0; before, the
- *    same lock as cgroup.procs, never more), and the new process has one
- *    thread then: the same placement as cgroup.procs.
+ *    calling thread only takes no global lock (Linux >= 5.5, 9a3284fad42f
+ *    "cgroup: Optimize single thread migration", also in 5.4.y; before,
+ *    the same lock as cgroup.procs, never more), and the new process has
+ *    one thread then: the same placement as cgroup.procs.
  * The files are opened here (the container's directories, judged by the
  * walk from each hierarchy's root), so the process writes through fds
  * whose opener's credentials the kernel checks (root's), whatever user
@@ -99,6 +100,7 @@ void cgroup_resources_for_spec(const struct oci_spec *spec,
 
 struct cgroup_birth {
 	int into_fd; /* cgroup2 directory for CLONE_INTO_CGROUP, or -1 */
+	bool by_pid; /* cgroup2, by cgroup.procs after the clone (an old kernel, a cpuset) */
 	int tasks_fd[CGROUP_BIRTH_MAX_TASKS];
 	char *tasks_path[CGROUP_BIRTH_MAX_TASKS]; /* for messages */
 	size_t n_tasks;
@@ -123,8 +125,10 @@ int cgroup_open_birth(const char *path, enum cgroup_manager manager,
 		      struct cgroup_birth *b, struct error *err);
 
 /* The parent's part after the clone: a process not born in its cgroup2
- * directory (a kernel without CLONE_INTO_CGROUP) is moved there by pid.
- * Closes the parent's copies of b's files. */
+ * directory (a kernel without CLONE_INTO_CGROUP, a cgroup at its pids.max
+ * or memory.max: exec into a full container works, as with runc) or meant
+ * to enter it by pid (by_pid) is moved there by pid.  Closes the parent's
+ * copies of b's files. */
 int cgroup_after_clone(const char *path, struct cgroup_birth *b, pid_t pid,
 		       bool born_in, struct error *err);
 

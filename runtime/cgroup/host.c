@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/vfs.h>
 
 #include "../../lib/cleanup.h"
@@ -191,6 +192,25 @@ void cgroup_warm_cache(void)
 
 	(void)cgroup_detect_mode(&mode, &err);
 	(void)cg_host_get(&err);
+}
+
+bool cg_release_older_than(const char *release, int major, int minor)
+{
+	int ma = 0, mi = 0;
+
+	if (!release || sscanf(release, "%d.%d", &ma, &mi) != 2)
+		return true; /* unknown: assume the old behaviour */
+	return ma < major || (ma == major && mi < minor);
+}
+
+bool cg_kernel_older_than(int major, int minor)
+{
+	static struct utsname u;
+	static bool have;
+
+	if (!have && uname(&u) == 0)
+		have = true;
+	return cg_release_older_than(have ? u.release : NULL, major, minor);
 }
 
 /* ---- names in the hierarchy ------------------------------------------------ */

@@ -71,6 +71,10 @@ struct cg_host {
 
 /* The host's cgroup layout, discovered once and cached.  NULL on error. */
 const struct cg_host *cg_host_get(struct error *err);
+/* Whether the running kernel (or release, "6.1.0-57-amd64") is older than
+ * major.minor; an unparsable release counts as older. */
+bool cg_kernel_older_than(int major, int minor);
+bool cg_release_older_than(const char *release, int major, int minor);
 const char *cg1_ctrl_name(enum cg1_ctrl c);
 int cg1_ctrl_from_name(const char *name); /* -1 if unknown */
 /* The hierarchy holding a controller, or NULL when it is not mounted. */
@@ -271,6 +275,9 @@ int cg2_enter(const char *mnt, const char *path, pid_t pid,
 /* The leaf's fd, for CLONE_INTO_CGROUP into an existing cgroup. */
 int cg2_open_leaf_fd(const char *mnt, const char *path, int *fd,
 		     struct error *err);
+/* Whether a process born in the cgroup at leaf_fd by CLONE_INTO_CGROUP
+ * gets its cpuset (v2.c says when not). */
+bool cg2_born_in_keeps_cpuset(int leaf_fd);
 int cg2_update(const char *mnt, const char *path, const struct cg_settings *set,
 	       const struct oci_resources *res, struct error *err);
 int cg2_kill(const char *mnt, const char *path, int sig, struct error *err);

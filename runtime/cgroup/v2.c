@@ -672,6 +672,28 @@ int cg2_open_leaf_fd(const char *mnt, const char *path, int *fd,
 	return 0;
 }
 
+/* Until 42a11bf5c543 (Linux 6.3; in the 6.1.y and 6.2.y stable kernels
+ * since April 2023) a process born in a cgroup by CLONE_INTO_CGROUP kept
+ * its parent's CPU and memory-node masks instead of the cgroup's cpuset.
+ * On a kernel older than 6.1, a cgroup with cpus or mems of its own gets
+ * its process by migration (cgroup.procs), which applies them. */
+bool cg2_born_in_keeps_cpuset(int leaf_fd)
+{
+	struct cg_dir d = { .fd = leaf_fd, .path = (char *)"(container cgroup)" };
+	static const char *const files[] = { "cpuset.cpus", "cpuset.mems" };
+	struct error ignored;
+
+	if (!cg_kernel_older_than(6, 1))
+		return true;
+	for (size_t i = 0; i < 2; i++) {
+		_cleanup_free_ char *v = NULL;
+
+		if (cg_read(&d, files[i], &v, &ignored) == 0 && v[strspn(v, " \n")])
+			return false;
+	}
+	return true;
+}
+
 int cg2_update(const char *mnt, const char *path, const struct cg_settings *set,
 	       const struct oci_resources *res, struct error *err)
 {

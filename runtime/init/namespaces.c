@@ -191,10 +191,12 @@ int ns_clone_into(unsigned long flags, int cgroup_fd, pid_t *pid,
 		return 0;
 	}
 	/* No clone3 (ENOSYS, or a seccomp filter saying so), or one without
-	 * the cgroup field (E2BIG) or flag (EINVAL): the old way. */
-	if (errno == EAGAIN)
-		return error_sys(err, "clone3 into the container's cgroup (its pids.max, or RLIMIT_NPROC, is reached)");
-	if (errno != ENOSYS && errno != E2BIG && errno != EINVAL)
+	 * the cgroup field (E2BIG) or flag (EINVAL); or a cgroup at its
+	 * pids.max or memory.max (EAGAIN, ENOMEM: an exec into a full
+	 * container, which a move by pid is not refused, as with runc): the
+	 * old way. */
+	if (errno != ENOSYS && errno != E2BIG && errno != EINVAL && errno != EAGAIN &&
+	    errno != ENOMEM)
 		return error_sys(err, "clone3 into the container's cgroup");
 	log_debug("clone3(CLONE_INTO_CGROUP): %s: clone, then cgroup.procs",
 		  strerror(errno));

@@ -1,6 +1,7 @@
 """Cgroup behaviour of real containers on this (v1/hybrid) host: the same
 script the pure cgroup v2 guest runs (tests/vm/container-tests.sh): OOM kill
-and its event, fork bomb at pids.max, ps --format json, delete --force,
+and its event, fork bomb at pids.max, exec into it at pids.max, ps --format
+json, delete --force,
 cpu throttling, live update, pause/resume, the cgroup namespace, unified
 keys that cannot lift the default policy's limits, the policy's writable layer
 (capped, charged to the memory cgroup)."""
@@ -21,4 +22,4 @@ def test_cgroup_behaviour_on_this_host(runtime, agentsbx_only):
     lines = out.splitlines()
     failed = [l for l in lines if l.startswith("FAIL")]
     assert not failed and rc == 0, "\n".join(failed) + "\n" + err[-2000:]
-    assert sum(l.startswith("ok ") for l in lines) == 12, out
+    assert sum(l.startswith("ok ") for l in lines) == 13, out

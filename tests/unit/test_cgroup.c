@@ -811,6 +811,20 @@ static void test_device_filter_shape(void **state)
 		     "out of range");
 }
 
+/* Which kernels get a born-in process by pid when the cgroup has a cpuset
+ * of its own (v2.c cg2_born_in_keeps_cpuset): those older than 6.1. */
+static void test_kernel_release(void **state)
+{
+	(void)state;
+	assert_true(cg_release_older_than("5.15.0-91-generic", 6, 1));
+	assert_true(cg_release_older_than("6.0.19", 6, 1));
+	assert_false(cg_release_older_than("6.1.0-57-amd64", 6, 1));
+	assert_false(cg_release_older_than("6.18.44-fc-v657", 6, 1));
+	assert_false(cg_release_older_than("7.0", 6, 1));
+	assert_true(cg_release_older_than("garbage", 6, 1));
+	assert_true(cg_release_older_than(NULL, 6, 1));
+}
+
 static void test_resources_for_spec(void **state)
 {
 	struct oci_device_cgroup deny = { .allow = false, .type = 'a' };
@@ -859,6 +873,7 @@ int main(void)
 		cmocka_unit_test(test_device_filter_semantics),
 		cmocka_unit_test(test_device_filter_shape),
 		cmocka_unit_test(test_resources_for_spec),
+		cmocka_unit_test(test_kernel_release),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,6 +96,17 @@ rt delete -f "$T-bomb"
 if ! has_cgroup bomb; then ok delete-force-removes-cgroup
 else fail delete-force-removes-cgroup "the cgroup of $T-bomb is still there"; fi
 
+# 2b. exec into a container at its pids.max works, as with runc: a clone3
+# into the full cgroup is refused (EAGAIN), so the process is moved in
+spec '["sh","-c","sleep 1000 & sleep 1000 & sleep 1000 & wait"]' '{"pids": {"limit": 4}}'
+rt run -d -b "$B" "$T-full" >/dev/null 2>&1 </dev/null
+for i in 1 2 3 4 5 6 7 8 9 10; do [ "$(pids_current full)" = 4 ] && break; sleep 0.2; done
+full=$(pids_current full)
+ex=$(rt exec "$T-full" sh -c "echo inside" 2>&1)
+if [ "$full" = 4 ] && [ "$ex" = inside ]; then ok exec-at-pids-max
+else fail exec-at-pids-max "pids.current=$full before the exec; exec said: $ex"; fi
+rt delete -f "$T-full"
+
 # 3. a busy loop under a 20% quota is throttled
 spec '["sh","-c","while :; do :; done"]' '{"cpu": {"quota": 20000, "period": 100000}}'
 rt run -d -b "$B" "$T-busy" >/dev/null 2>&1 </dev/null
@@ -185,7 +196,7 @@ if [ "$wrote" = data ] && [ "${files:-0}" -ge 28 ] && [ "${files:-99}" -le 32 ] 
 else fail writable-layer-capped-and-charged "wrote=$wrote files=$files memory=$used dd: $enospc $(head -c 300 $W/layer.out)"; fi
 "$A" --root "$R" --policy $W/default.json delete -f "$T-layer"
 
-left=$(ls "$R" | grep -v '^\.'; for n in oom bomb busy ns uni rt layer; do has_cgroup $n && echo "cgroup of $T-$n"; done)
+left=$(ls "$R" | grep -v '^\.'; for n in oom bomb full busy ns uni rt layer; do has_cgroup $n && echo "cgroup of $T-$n"; done)
 if [ -z "$left" ]; then ok nothing-left; else fail nothing-left "$left"; fi
 rm -rf "$W"
 echo "container tests: $fails failed"

@@ -11,6 +11,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include "../lib/error.h"
@@ -208,7 +209,8 @@ int rootfs_prepare_mounts(struct container_ctx *c, struct error *err);
  * parent's, it must be the directory the parent opened and judged; in a
  * joined one (another container's) the path is read there, as runc
  * reads it. */
-int rootfs_open_judged(const struct container_ctx *c, int *out, struct error *err);
+int rootfs_open_judged(const struct container_ctx *c, int *out, struct stat *st,
+		       struct error *err);
 int rootfs_finalize(struct container_ctx *c, struct error *err);
 int rootfs_enter_init_root(pid_t init, bool joined_mnt, struct error *err);
 int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,

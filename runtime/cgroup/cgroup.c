@@ -219,7 +219,7 @@ static int create(const char *path, enum cgroup_manager manager,
 		ret = cg1_create(h, path, &eff, pid, b, err);
 	} else if (cg2_build_settings(&eff, false, &set, err) == 0) {
 		o.mnt = h->v2_mnt;
-		o.leaf_fd = b ? &b->into_fd : NULL;
+		o.leaf_fd = b ? &b->v2_fd : NULL;
 		ret = cg2_create(&o, path, &set, &eff, pid, NULL, err);
 		cg_settings_free(&set);
 	}
@@ -239,29 +239,28 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 void cgroup_birth_init(struct cgroup_birth *b)
 {
 	memset(b, 0, sizeof(*b));
-	b->into_fd = -1;
+	b->v2_fd = -1;
 }
 
 void cgroup_birth_close(struct cgroup_birth *b)
 {
-	for (size_t i = 0; i < b->n_tasks; i++) {
+	for (size_t i = 0; i < b->n_tasks; i++)
 		close(b->tasks_fd[i]);
-		free(b->tasks_path[i]);
-	}
-	if (b->into_fd >= 0)
-		close(b->into_fd);
+	if (b->v2_fd >= 0)
+		close(b->v2_fd);
 	cgroup_birth_init(b);
+}
+
+int cgroup_birth_clone_fd(const struct cgroup_birth *b)
+{
+	return b->by_pid ? -1 : b->v2_fd;
 }
 
 /* A cgroup2 leaf whose cpuset a born-in process would miss on this kernel
  * is entered by pid instead (v2.c cg2_born_in_keeps_cpuset). */
 static void check_born_in(struct cgroup_birth *b)
 {
-	if (b->into_fd >= 0 && !cg2_born_in_keeps_cpuset(b->into_fd)) {
-		close(b->into_fd);
-		b->into_fd = -1;
-		b->by_pid = true;
-	}
+	b->by_pid = b->v2_fd >= 0 && !cg2_born_in_keeps_cpuset(b->v2_fd);
 }
 
 int cgroup_create_for_clone(const char *path, enum cgroup_manager manager,
@@ -273,8 +272,11 @@ int cgroup_create_for_clone(const char *path, enum cgroup_manager manager,
 		b->after_clone = true; /* the scope is started with the pid in it */
 		return 0;
 	}
-	if (create(path, manager, res, 0, b, err) < 0)
+	b->path = path;
+	if (create(path, manager, res, 0, b, err) < 0) {
+		cgroup_birth_close(b);
 		return -1;
+	}
 	check_born_in(b);
 	return 0;
 }
@@ -288,8 +290,9 @@ int cgroup_open_birth(const char *path, enum cgroup_manager manager,
 	cgroup_birth_init(b);
 	if (!h)
 		return -1;
+	b->path = path;
 	if (h->mode == CGROUP_MODE_V2)
-		r = cg2_open_leaf_fd(h->v2_mnt, path, &b->into_fd, err);
+		r = cg2_open_leaf_fd(h->v2_mnt, path, &b->v2_fd, err);
 	else
 		r = cg1_open_birth(h, path, b, err);
 	if (r < 0)
@@ -298,17 +301,13 @@ int cgroup_open_birth(const char *path, enum cgroup_manager manager,
 	return 0;
 }
 
-int cgroup_after_clone(const char *path, struct cgroup_birth *b, pid_t pid,
-		       bool born_in, struct error *err)
+int cgroup_after_clone(struct cgroup_birth *b, pid_t pid, bool born_in,
+		       struct error *err)
 {
-	const struct cg_host *h;
 	int r = 0;
 
-	if (b->by_pid || (b->into_fd >= 0 && !born_in)) {
-		/* The host's mode is cached: prepare() found it before. */
-		h = cg_host_get(err);
-		r = h ? cg2_enter(h->v2_mnt, path, pid, err) : -1;
-	}
+	if (b->v2_fd >= 0 && (b->by_pid || !born_in))
+		r = cg2_dir_enter(b->v2_fd, b->path, pid, err);
 	cgroup_birth_close(b);
 	return r;
 }
@@ -324,8 +323,8 @@ int cgroup_place_self(struct cgroup_birth *b, struct error *err)
 		if (w != 1) {
 			if (w >= 0)
 				errno = EIO;
-			error_sys(err, "join the container's cgroup: write 0 to %s",
-				  b->tasks_path[i]);
+			error_sys(err, "join the container's cgroup: write 0 to %s%s/tasks",
+				  b->tasks_mnt[i], b->path);
 			cgroup_birth_close(b);
 			return -1;
 		}

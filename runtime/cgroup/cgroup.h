@@ -84,7 +84,7 @@ void cgroup_resources_for_spec(const struct oci_spec *spec,
  * waits for an RCU grace period: 5-12 ms on the hosts measured, more than
  * the rest of `run` (bench/README.md).  Instead:
  *  - cgroup2 (pure v2; the unified side of a hybrid host): the process is
- *    born in it, clone3(CLONE_INTO_CGROUP) with into_fd;
+ *    born in it, clone3(CLONE_INTO_CGROUP) with v2_fd;
  *  - cgroup v1: the process writes "0" into each hierarchy's "tasks" file
  *    itself, first thing after the clone (cgroup_place_self).  Moving the
  *    calling thread only takes no global lock (Linux >= 5.5, 9a3284fad42f
@@ -99,16 +99,19 @@ void cgroup_resources_for_spec(const struct oci_spec *spec,
 #define CGROUP_BIRTH_MAX_TASKS 16
 
 struct cgroup_birth {
-	int into_fd; /* cgroup2 directory for CLONE_INTO_CGROUP, or -1 */
-	bool by_pid; /* cgroup2, by cgroup.procs after the clone (an old kernel, a cpuset) */
+	const char *path; /* the container's cgroup (the caller's string) */
+	int v2_fd;	  /* its cgroup2 directory, or -1 */
+	bool by_pid;	  /* v2_fd is entered by cgroup.procs, not at birth (an old kernel, a cpuset) */
 	int tasks_fd[CGROUP_BIRTH_MAX_TASKS];
-	char *tasks_path[CGROUP_BIRTH_MAX_TASKS]; /* for messages */
+	const char *tasks_mnt[CGROUP_BIRTH_MAX_TASKS]; /* each one's hierarchy, for messages */
 	size_t n_tasks;
 	bool after_clone; /* systemd: the scope is made with the pid (cgroup_create) */
 };
 
 void cgroup_birth_init(struct cgroup_birth *b);
 void cgroup_birth_close(struct cgroup_birth *b);
+/* The fd for clone3(CLONE_INTO_CGROUP), or -1: the plain clone. */
+int cgroup_birth_clone_fd(const struct cgroup_birth *b);
 
 /*
  * cgroupfs: cgroup_create without a process, before the clone, and *b
@@ -127,17 +130,17 @@ int cgroup_open_birth(const char *path, enum cgroup_manager manager,
 /* The parent's part after the clone: a process not born in its cgroup2
  * directory (a kernel without CLONE_INTO_CGROUP, a cgroup at its pids.max
  * or memory.max: exec into a full container works, as with runc) or meant
- * to enter it by pid (by_pid) is moved there by pid.  Closes the parent's
- * copies of b's files. */
-int cgroup_after_clone(const char *path, struct cgroup_birth *b, pid_t pid,
-		       bool born_in, struct error *err);
+ * to enter it by pid (by_pid) is moved there by pid, through v2_fd.
+ * Closes the parent's copies of b's files. */
+int cgroup_after_clone(struct cgroup_birth *b, pid_t pid, bool born_in,
+		       struct error *err);
 
 /* The new process's part: write "0" into each v1 tasks file, then close
  * b's files.  Before anything else of the container's setup (and before
  * any fork: a child made earlier would stay behind). */
 int cgroup_place_self(struct cgroup_birth *b, struct error *err);
 
-/* Move pid into an existing container cgroup (tests; the fallback). */
+/* Move pid into an existing container cgroup by cgroup.procs (tests). */
 int cgroup_enter(const char *path, enum cgroup_manager manager, pid_t pid,
 		 struct error *err);
 

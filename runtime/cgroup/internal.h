@@ -272,6 +272,8 @@ int cg2_create(const struct cg2_create_opts *o, const char *path,
 	       struct error *err);
 int cg2_enter(const char *mnt, const char *path, pid_t pid,
 	      struct error *err);
+/* pid into the cgroup2 directory at leaf_fd (path: for messages). */
+int cg2_dir_enter(int leaf_fd, const char *path, pid_t pid, struct error *err);
 /* The leaf's fd, for CLONE_INTO_CGROUP into an existing cgroup. */
 int cg2_open_leaf_fd(const char *mnt, const char *path, int *fd,
 		     struct error *err);

@@ -600,9 +600,10 @@ static void move_out(struct v1_dirs *d, size_t entered, pid_t pid)
 
 _Static_assert(CG1_MAX_HIER <= CGROUP_BIRTH_MAX_TASKS, "a tasks file per hierarchy");
 
-/* The leaf's tasks file, for the new process to write "0" into (cgroup.h). */
-static int open_tasks(const struct cg_dir *leaf, struct cgroup_birth *b,
-		      struct error *err)
+/* The leaf's tasks file in the hierarchy at mnt, for the new process to
+ * write "0" into (cgroup.h). */
+static int open_tasks(const struct cg_dir *leaf, const char *mnt,
+		      struct cgroup_birth *b, struct error *err)
 {
 	int fd;
 
@@ -612,7 +613,7 @@ static int open_tasks(const struct cg_dir *leaf, struct cgroup_birth *b,
 	if (fd < 0)
 		return error_sys(err, "open %s/tasks", leaf->path);
 	b->tasks_fd[b->n_tasks] = fd;
-	b->tasks_path[b->n_tasks++] = xasprintf("%s/tasks", leaf->path);
+	b->tasks_mnt[b->n_tasks++] = mnt;
 	return 0;
 }
 
@@ -630,10 +631,10 @@ int cg1_create(const struct cg_host *h, const char *path,
 	v1_dirs_init(&d, h);
 	if (check_v1_ctrls(h, &v1, err) < 0 ||
 	    create_dirs(&d, path, res, &v1, &v2,
-			b && h->mode == CGROUP_MODE_HYBRID ? &b->into_fd : NULL, err) < 0)
+			b && h->mode == CGROUP_MODE_HYBRID ? &b->v2_fd : NULL, err) < 0)
 		goto out;
 	for (size_t i = 0; b && i < h->n_hier; i++)
-		if (open_tasks(&d.leaf[i], b, err) < 0)
+		if (open_tasks(&d.leaf[i], h->hier[i].mnt, b, err) < 0)
 			goto out;
 	for (; pid > 0 && entered < h->n_hier; entered++)
 		if (write_pid(&d.leaf[entered], pid, err) < 0)
@@ -679,11 +680,11 @@ int cg1_open_birth(const struct cg_host *h, const char *path,
 		_cleanup_cg_dir_ struct cg_dir leaf = CG_DIR_INIT;
 
 		if (open_hier(h, i, path, &root, &leaf, err) < 0 ||
-		    open_tasks(&leaf, b, err) < 0)
+		    open_tasks(&leaf, h->hier[i].mnt, b, err) < 0)
 			goto fail;
 	}
 	if (h->mode == CGROUP_MODE_HYBRID &&
-	    cg2_open_leaf_fd(h->v2_mnt, path, &b->into_fd, err) < 0)
+	    cg2_open_leaf_fd(h->v2_mnt, path, &b->v2_fd, err) < 0)
 		goto fail;
 	return 0;
 fail:

@@ -660,6 +660,13 @@ int cg2_enter(const char *mnt, const char *path, pid_t pid, struct error *err)
 	return write_pid(&leaf, pid, err);
 }
 
+int cg2_dir_enter(int leaf_fd, const char *path, pid_t pid, struct error *err)
+{
+	struct cg_dir d = { .fd = leaf_fd, .path = (char *)path };
+
+	return write_pid(&d, pid, err);
+}
+
 int cg2_open_leaf_fd(const char *mnt, const char *path, int *fd,
 		     struct error *err)
 {

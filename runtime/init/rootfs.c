@@ -240,12 +240,8 @@ static int make_cwd(struct container_ctx *c, struct error *err)
 	return writable_layer_own_cwd(c, cwd, err);
 }
 
-/* The rootfs made a mount point for pivot_root: the policy's writable
- * layer over it, or else the rootfs bound onto itself.  A layer the kernel
- * will not build (an image on a filesystem overlayfs cannot stack on, a
- * kernel without tmpfs user xattrs in a user namespace) leaves the root
- * read-only, which is what the policy asks for without one, and says so. */
-int rootfs_open_judged(const struct container_ctx *c, int *out, struct error *err)
+int rootfs_open_judged(const struct container_ctx *c, int *out, struct stat *st,
+		       struct error *err)
 {
 	_cleanup_close_ int fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	struct stat judged, here;
@@ -257,10 +253,17 @@ int rootfs_open_judged(const struct container_ctx *c, int *out, struct error *er
 	if (!spec_find_namespace(c->spec, NS_MOUNT)->path &&
 	    (here.st_dev != judged.st_dev || here.st_ino != judged.st_ino))
 		return error_set(err, "rootfs %s is no longer the directory create opened", c->rootfs);
+	if (st)
+		*st = here;
 	*out = take_fd(fd);
 	return 0;
 }
 
+/* The rootfs made a mount point for pivot_root: the policy's writable
+ * layer over it, or else the rootfs bound onto itself.  A layer the kernel
+ * will not build (an image on a filesystem overlayfs cannot stack on, a
+ * kernel without tmpfs user xattrs in a user namespace) leaves the root
+ * read-only, which is what the policy asks for without one, and says so. */
 static int mount_rootfs(struct container_ctx *c, struct error *err)
 {
 	_cleanup_close_ int old = -1;
@@ -278,7 +281,7 @@ static int mount_rootfs(struct container_ctx *c, struct error *err)
 		}
 		writable_layer_fell_back(c, &lerr);
 	}
-	if (rootfs_open_judged(c, &old, err) < 0)
+	if (rootfs_open_judged(c, &old, NULL, err) < 0)
 		return -1;
 	if (mount(fd_path(old, p), fd_path(old, p), NULL, MS_BIND | MS_REC, NULL) < 0)
 		return error_sys(err, "bind mount rootfs %s", c->rootfs);

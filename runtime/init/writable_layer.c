@@ -153,10 +153,8 @@ int writable_layer_mount(struct container_ctx *c, bool *attached, struct error *
 	int r;
 
 	*attached = false;
-	if (rootfs_open_judged(c, &lower, err) < 0)
+	if (rootfs_open_judged(c, &lower, &st, err) < 0)
 		return -1;
-	if (fstat(lower, &st) < 0)
-		return error_sys(err, "stat rootfs %s", path);
 	if (make_upper(c->decision.writable_layer, &st, path, &tmpfs, &upper, &work, err) < 0)
 		return -1;
 	/* Attached on the rootfs directory for as long as the overlay takes

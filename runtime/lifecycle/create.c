@@ -338,7 +338,7 @@ static int place_init(struct container_ctx *c, pid_t pid, bool born_in,
 
 	if (!c->cgroup_path)
 		return 0;
-	if (cgroup_after_clone(c->cgroup_path, &c->cg_birth, pid, born_in, err) < 0)
+	if (cgroup_after_clone(&c->cg_birth, pid, born_in, err) < 0)
 		return -1;
 	return after_clone ? make_cgroup(c, pid, err) : 0;
 }
@@ -355,7 +355,7 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 	c->sync_child = pair[1];
 	if (make_cgroup(c, 0, err) < 0 || ns_join_before_clone(c, err) < 0)
 		return -1;
-	if (ns_clone_into(c->clone_flags, c->cg_birth.into_fd, &pid, &born_in, err) < 0)
+	if (ns_clone_into(c->clone_flags, cgroup_birth_clone_fd(&c->cg_birth), &pid, &born_in, err) < 0)
 		return -1;
 	if (pid == 0)
 		child_main(c);

@@ -377,7 +377,7 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 	if (h->st.cgroup_path &&
 	    cgroup_open_birth(h->st.cgroup_path, h->st.cgroup_manager, &c->cg_birth, err) < 0)
 		return -1;
-	if (ns_clone_into(0, c->cg_birth.into_fd, &pid, &born_in, err) < 0)
+	if (ns_clone_into(0, cgroup_birth_clone_fd(&c->cg_birth), &pid, &born_in, err) < 0)
 		return -1;
 	if (pid == 0) {
 		x.own_pidns = pidns;
@@ -400,7 +400,7 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 		return -1;
 	*out = pid;
 	if (h->st.cgroup_path &&
-	    cgroup_after_clone(h->st.cgroup_path, &c->cg_birth, pid, born_in, err) < 0)
+	    cgroup_after_clone(&c->cg_birth, pid, born_in, err) < 0)
 		goto fail;
 	if (sync_send(c->sync_parent, SYNC_GO, NULL, err) < 0 ||
 	    sync_expect(c->sync_parent, SYNC_READY, err) < 0)

@@ -155,7 +155,7 @@ static pid_t clone_placed(struct cgroup_birth *b, const char *p)
 	bool born = false;
 	pid_t child;
 
-	if (ns_clone_into(0, b->into_fd, &child, &born, &err) < 0)
+	if (ns_clone_into(0, cgroup_birth_clone_fd(b), &child, &born, &err) < 0)
 		fail_msg("clone into: %s", err.msg);
 	if (child == 0) {
 		if (cgroup_place_self(b, &err) < 0) {
@@ -165,10 +165,10 @@ static pid_t clone_placed(struct cgroup_birth *b, const char *p)
 		for (;;)
 			pause();
 	}
-	if (b->into_fd >= 0)
+	if (cgroup_birth_clone_fd(b) >= 0)
 		assert_true(born); /* Linux >= 5.7 */
-	assert_int_equal(cgroup_after_clone(p, b, child, born, &err), 0);
-	assert_int_equal(b->into_fd, -1); /* the parent's copies are closed */
+	assert_int_equal(cgroup_after_clone(b, child, born, &err), 0);
+	assert_int_equal(b->v2_fd, -1); /* the parent's copies are closed */
 	assert_int_equal(b->n_tasks, 0);
 	for (int i = 0; i < 200 && !pid_in_every_hierarchy(child, p); i++)
 		sleep_ms(5);
@@ -188,11 +188,11 @@ static void test_born_in_cgroup(void **state)
 	check_basic_files(p);
 	assert_false(b.after_clone);
 	if (mode == CGROUP_MODE_V2) {
-		assert_true(b.into_fd >= 0);
+		assert_true(b.v2_fd >= 0);
 		assert_int_equal(b.n_tasks, 0);
 	} else {
 		assert_int_equal(b.n_tasks, host->n_hier);
-		assert_int_equal(b.into_fd >= 0, mode == CGROUP_MODE_HYBRID);
+		assert_int_equal(b.v2_fd >= 0, mode == CGROUP_MODE_HYBRID);
 	}
 	first = clone_placed(&b, p);
 	assert_true(pid_in_every_hierarchy(first, p));
@@ -206,7 +206,7 @@ static void test_born_in_cgroup(void **state)
 	/* systemd: nothing made before the clone. */
 	assert_int_equal(cgroup_create_for_clone(p, CGROUP_MANAGER_SYSTEMD, res_basic(), &b, &err), 0);
 	assert_true(b.after_clone);
-	assert_int_equal(b.into_fd, -1);
+	assert_int_equal(b.v2_fd, -1);
 
 	kill(first, SIGKILL);
 	kill(second, SIGKILL);

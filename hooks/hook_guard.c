@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The policy's hooks rule carried out (spec/policy/policy_hooks.c decides).  Under
- * enforce every hook path is opened (O_PATH, symlinks and magic links such
- * as /proc/<dockerd pid>/exe followed), the kernel is asked where that file
- * really is (/proc/self/fd/N), that path is judged against hookPrefixes,
- * and the hook process executes the fd itself (execveat AT_EMPTY_PATH):
- * the path is never looked up a second time.
+ * enforce every hook path is opened by the judge (runtime/judge/: symlinks
+ * and magic links such as /proc/<dockerd pid>/exe followed, then located
+ * in this mount namespace: a file of another container's root is refused
+ * there), the whole command (that file, argv, env) is judged against the
+ * rules, and the hook process executes the fd itself (execveat
+ * AT_EMPTY_PATH): the path is never looked up a second time.
  *
  * create opens and judges the hooks of all six kinds before anything is
  * made, and keeps ("pins") the fds: prestart and createRuntime then run
@@ -25,16 +26,18 @@
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "../lib/weaken.h"
+#include "../runtime/judge/judge.h"
 #include "hook_guard.h"
-
-#define DELETED_SUFFIX " (deleted)"
 
 static bool guard_on;
 /* hooks_guard_load() only notes the file: most starts and deletes run no
  * hook at all, and need not read and parse the policy for them. */
 static bool load_pending;
 static const char *pending_path;
-static struct policy guard; /* only source and hook_prefixes are set */
+static struct policy guard; /* only source and the hook rules are set */
+/* The container the hooks are for: its id and its bundle, located. */
+static char *guard_id;
+static char guard_bundle[PATH_MAX];
 
 struct pin {
 	enum hook_kind kind;
@@ -52,24 +55,53 @@ static void guard_clear(void)
 	guard_on = false;
 }
 
+static void strv_copy(struct str_array *to, const struct str_array *from)
+{
+	to->items = xcalloc(from->len + 1, sizeof(char *));
+	for (size_t i = 0; i < from->len; i++)
+		to->items[i] = xstrdup(from->items[i]);
+	to->len = from->len;
+}
+
 /* Only what the rule reads is copied: the caller's policy may go away. */
 static void guard_copy(const struct policy *p)
 {
 	guard_clear();
 	guard.mode = POLICY_ENFORCE;
 	guard.source = xstrdup(p->source ? p->source : "policy");
-	guard.hook_prefixes.items = xcalloc(p->hook_prefixes.len + 1, sizeof(char *));
-	for (size_t i = 0; i < p->hook_prefixes.len; i++)
-		guard.hook_prefixes.items[i] = xstrdup(p->hook_prefixes.items[i]);
-	guard.hook_prefixes.len = p->hook_prefixes.len;
+	strv_copy(&guard.docker_hook, &p->docker_hook);
+	guard.hook_rules = xcalloc(p->n_hook_rules + 1, sizeof(*guard.hook_rules));
+	for (size_t i = 0; i < p->n_hook_rules; i++) {
+		guard.hook_rules[i].path = xstrdup(p->hook_rules[i].path);
+		guard.hook_rules[i].kinds = p->hook_rules[i].kinds;
+		strv_copy(&guard.hook_rules[i].args, &p->hook_rules[i].args);
+		strv_copy(&guard.hook_rules[i].env, &p->hook_rules[i].env);
+	}
+	guard.n_hook_rules = p->n_hook_rules;
 	guard_on = true;
+}
+
+void hooks_guard_container(const char *id, const char *bundle)
+{
+	struct judged o;
+	struct error ignored;
+
+	free(guard_id);
+	guard_id = id ? xstrdup(id) : NULL;
+	guard_bundle[0] = '\0';
+	/* Unknown or not where it says: no rule that needs it matches. */
+	if (bundle && bundle[0] == '/' &&
+	    judge_open("the bundle", bundle, JUDGE_SYMLINKS, &o, &ignored) == 0) {
+		snprintf(guard_bundle, sizeof(guard_bundle), "%s", o.where);
+		judged_close(&o);
+	}
 }
 
 void hooks_guard_set(const struct policy *p)
 {
 	load_pending = false;
 	/* weak-hook-prefixes: hooks are not judged, they run as with the
-	 * policy off (issue 12 row 14's attack then succeeds). */
+	 * policy off. */
 	if (!p || p->mode != POLICY_ENFORCE || WEAKENED("hook-prefixes")) {
 		guard_clear();
 		return;
@@ -94,7 +126,7 @@ static void guard_load_now(void)
 		/* The floor holds: no policy, no hook is allowed. */
 		log_warn("hooks: %s: every hook is refused", err.msg);
 		policy_default(&p);
-		p.hook_prefixes.len = 0;
+		p.docker_hook.len = 0;
 	}
 	hooks_guard_set(&p);
 	policy_free(&p);
@@ -107,67 +139,44 @@ bool hooks_guarded(void)
 	return guard_on;
 }
 
-/* Where the file behind fd really is, " (deleted)" dropped: a running
- * dockerd replaced by an upgrade still names the path it was at. */
-static int fd_real_path(int fd, char *buf, size_t cap)
+/* Docker's "-exec-root=" directory, located; "" when it is not there. */
+static void locate_exec_root(const struct oci_hook *hook, char *out, size_t cap)
 {
-	char link[64];
-	size_t sl = strlen(DELETED_SUFFIX);
-	ssize_t n;
+	const char *e = policy_docker_hook_exec_root(hook);
+	struct judged o;
+	struct error ignored;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, buf, cap - 1);
-	if (n < 0)
-		return -1;
-	if ((size_t)n == cap - 1) {
-		errno = ENAMETOOLONG;
-		return -1;
+	out[0] = '\0';
+	if (e && judge_open("-exec-root", e, JUDGE_SYMLINKS, &o, &ignored) == 0) {
+		snprintf(out, cap, "%s", o.where);
+		judged_close(&o);
 	}
-	buf[n] = '\0';
-	if ((size_t)n > sl && !strcmp(buf + n - sl, DELETED_SUFFIX))
-		buf[n - sl] = '\0';
-	return 0;
-}
-
-static int judge_fd(const struct policy *p, const struct oci_hook *hook,
-		    enum hook_kind kind, size_t index, int fd, struct error *err)
-{
-	char real[4096];
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return error_sys(err, "hooks.%s[%zu]: fstat %s", hook_kind_name(kind),
-				 index, hook->path);
-	if (fd_real_path(fd, real, sizeof(real)) < 0)
-		return error_sys(err, "hooks.%s[%zu]: where is %s (readlink /proc/self/fd/%d)",
-				 hook_kind_name(kind), index, hook->path, fd);
-	if (!S_ISREG(st.st_mode) || !policy_hook_allowed(p, real))
-		return policy_hook_refuse(p, kind, index, hook->path, real, err);
-	return 0;
 }
 
 static int open_judged_by(const struct policy *p, const struct oci_hook *hook,
 			  enum hook_kind kind, size_t index, int *out,
 			  struct error *err)
 {
-	int fd;
+	struct hook_subject h = { .kind = kind, .index = index, .hook = hook, .id = guard_id };
+	char what[64], exec_root[PATH_MAX];
+	struct judged o;
 
 	*out = -1;
+	snprintf(what, sizeof(what), "hooks.%s[%zu]", hook_kind_name(kind), index);
 	if (kind == HOOK_START_CONTAINER)
-		return policy_hook_refuse(p, kind, index, hook->path, NULL, err);
-	if (!hook->path || hook->path[0] != '/')
-		return error_set(err, "hooks.%s[%zu] %s: path is not absolute",
-				 hook_kind_name(kind), index,
-				 hook->path ? hook->path : "(null)");
-	fd = open(hook->path, O_PATH | O_CLOEXEC);
-	if (fd < 0)
-		return error_sys(err, "hooks.%s[%zu]: open %s", hook_kind_name(kind),
-				 index, hook->path);
-	if (judge_fd(p, hook, kind, index, fd, err) < 0) {
-		close(fd);
+		return policy_hook_judge(p, &h, err);
+	if (judge_open(what, hook->path, JUDGE_FOLLOW_ALL, &o, err) < 0)
+		return -1;
+	h.real_path = o.where;
+	h.bundle = guard_bundle[0] ? guard_bundle : NULL;
+	locate_exec_root(hook, exec_root, sizeof(exec_root));
+	h.exec_root = exec_root[0] ? exec_root : NULL;
+	if (judge_require_type(what, &o, JUDGE_TYPE_REG, NULL, err) < 0 ||
+	    policy_hook_judge(p, &h, err) < 0) {
+		judged_close(&o);
 		return -1;
 	}
-	*out = fd;
+	*out = o.fd;
 	return 0;
 }
 

@@ -57,8 +57,9 @@ int hooks_run_one(const struct oci_hook *hook, enum hook_kind kind,
 
 /*
  * The policy's hooks rule (spec/policy/policy_hooks.c, hooks/hook_guard.c).  With
- * the rule in force, every hook's path is opened, the file it really is
- * judged against the policy's hookPrefixes, and that fd executed; without
+ * the rule in force, every hook's path is opened and located, the whole
+ * command (that file, argv, env) judged against the policy's hook rules,
+ * and that fd executed; without
  * it (policy off or audit) the path is execve()d as runc does.  Every hook
  * runs with umask 022 either way.
  */
@@ -68,6 +69,9 @@ void hooks_guard_set(const struct policy *p);
 /* start, delete: the policy file (NULL: the default) that judges the hooks
  * this process runs; read when the first hook is about to run. */
 void hooks_guard_load(const char *policy_path);
+/* The container the hooks judged from now on are for (its id and bundle:
+ * Docker's hook must name this container and the Docker of this bundle). */
+void hooks_guard_container(const char *id, const char *bundle);
 /* Open and judge every hook of spec under p (all six kinds); with pin,
  * keep the fds for hooks_run() here and in children forked after. */
 int hooks_judge_all(const struct policy *p, const struct oci_spec *spec,

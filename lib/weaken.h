@@ -36,7 +36,15 @@
  * outbound connections in a kept pod namespace), layer-size (the policy's
  * writable layer on a tmpfs with no size: a disk fill is bounded only by
  * the host's memory), propagation (a non-recursive rootfsPropagation
- * leaves the mounts below / as they were, shared with the host's).
+ * leaves the mounts below / as they were, shared with the host's),
+ * locate (the judge trusts the path /proc/self/fd/N shows, without
+ * opening it again and comparing: a file of another mount namespace
+ * passes as the path it has there), bind-special (a socket, FIFO or
+ * device node may be a bind source), bind-propagation (a bind's cloned
+ * tree keeps its host peer group under a non-recursive rootfsPropagation),
+ * rootfs-anywhere (root.path may be any host directory), seccomp-listener
+ * (linux.seccomp.listenerPath may be any socket), engine-parents (the old
+ * default bindPrefixes: every tenant's engine directories).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

@@ -34,6 +34,7 @@ struct container_ctx {
 
 	int rootfs_fd;	     /* O_PATH|O_DIRECTORY of the rootfs, opened by parent */
 	int host_proc_fd;    /* the runtime's /proc, checked to be procfs */
+	int listener_fd;     /* linux.seccomp.listenerPath judged (O_PATH), or -1 */
 	int root_fd;	     /* --root, made if missing (ctx_open_root) */
 	char *seccomp_cache; /* --root/.seccomp-cache */
 	int state_dir_fd;    /* --root/ID, locked */

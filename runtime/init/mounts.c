@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "mounts.h"
+#include "../judge/judge.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -290,13 +291,6 @@ static unsigned long rootfs_propagation_flags(const char *name)
 
 /* ---- bind sources: opened once, judged on the fd, cloned ---------------------- */
 
-static int openat2_path(const char *path, uint64_t flags, uint64_t resolve)
-{
-	struct open_how how = { .flags = flags, .resolve = resolve };
-
-	return (int)syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-}
-
 /* Prefixes as written and as they really are (/var/run -> /run): the
  * operator's, trusted, so realpath() is fine here.  *by_link: where is
  * allowed only as what a prefix that is a link to a file resolves to
@@ -319,35 +313,6 @@ static bool under_prefixes(const struct str_array *prefixes, const char *where,
 	return false;
 }
 
-/* Where the object behind fd really is: its path in this mount namespace,
- * confirmed by opening that path again with no symlink on the way and
- * finding the same device and inode (a path from another namespace, a
- * deleted or moved object, or one swapped meanwhile does not match). */
-static int fd_location(int fd, const struct stat *st, size_t idx, char *where,
-		       size_t len, struct error *err)
-{
-	char link[64];
-	_cleanup_close_ int again = -1;
-	struct stat st2;
-	ssize_t n;
-
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-	n = readlink(link, where, len - 1);
-	if (n < 0)
-		return error_sys(err, "mounts[%zu].source: read %s", idx, link);
-	where[n] = '\0';
-	if (where[0] != '/' || (n >= 10 && !strcmp(where + n - 10, " (deleted)")))
-		return error_set(err, "policy: mounts[%zu].source: the opened source is at \"%s\", not a path of this mount namespace",
-				 idx, where);
-	again = openat2_path(where, O_PATH | O_CLOEXEC,
-			     RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
-	if (again < 0 || fstat(again, &st2) < 0 || st2.st_dev != st->st_dev ||
-	    st2.st_ino != st->st_ino)
-		return error_set(err, "policy: mounts[%zu].source: the opened source is not what is at %s (it moved or was swapped while being judged)",
-				 idx, where);
-	return 0;
-}
-
 static bool bind_writable(const struct mount_entry *e);
 
 /* Outside the prefixes: the error says which are allowed and what to add. */
@@ -361,15 +326,31 @@ static int bind_refusal(const struct mount_entry *e, size_t idx, const char *whe
 			 idx, e->source, where, advice);
 }
 
-static int judge_prefixes(struct mount_entry *e, size_t idx, int fd,
-			  const struct stat *st, const struct mount_policy *pol,
-			  struct error *err)
+/* A socket, FIFO or device node is a way into whatever serves it (a
+ * daemon's API, a disk), not a file of the container's: refused as a bind
+ * source unless the operator names it in bindSpecialFiles. */
+static int judge_source_type(const struct judged *o, size_t idx,
+			     const struct mount_policy *pol, struct error *err)
 {
-	char where[PATH_MAX];
+	char what[64];
+
+	if (judge_type_bit(o->st.st_mode) & JUDGE_TYPES_PLAIN || WEAKENED("bind-special"))
+		return 0;
+	if (pol->special_files && policy_bind_allowed(pol->special_files, o->where))
+		return 0;
+	snprintf(what, sizeof(what), "mounts[%zu].source", idx);
+	return judge_require_type(what, o, JUDGE_TYPES_PLAIN,
+				  "an entry for it in the policy's bindSpecialFiles", err);
+}
+
+static int judge_prefixes(struct mount_entry *e, size_t idx, const struct judged *o,
+			  const struct mount_policy *pol, struct error *err)
+{
+	const char *where = o->where;
 	bool by_link;
 
-	if (fd_location(fd, st, idx, where, sizeof(where), err) < 0)
-		return -1;
+	if (pol->volume_dirs && policy_volume_allowed(pol->volume_dirs, where))
+		return 0;
 	if (!under_prefixes(pol->bind_prefixes, where, &by_link))
 		return bind_refusal(e, idx, where, pol, err);
 	/* An engine's init binary named by its link (docker --init): the
@@ -425,13 +406,16 @@ static int weak_check_by_name(const struct mount_entry *e, size_t idx,
 }
 
 /* The clone is a peer (or slave) of the host mount it was made from, as a
- * bind mount is.  Made in the child's own copy of the mounts, it used to
- * get the rootfs propagation first (rprivate by default, rslave...):
- * the same here, so that no mount event crosses unless asked for. */
+ * bind mount is, and so is every mount below it: the whole tree is made
+ * private (a slave with rootfsPropagation [r]slave) before it is attached,
+ * whatever rootfsPropagation says, so that nothing the container mounts
+ * under it reaches the host's mount namespace.  A bind's own propagation
+ * option (rshared...) is set after it is attached (rootfs.c): a peer
+ * group of the container's own. */
 static int set_tree_propagation(const struct mount_entry *e, unsigned long rootfs_prop,
 				struct error *err)
 {
-	if (!(rootfs_prop & MS_REC))
+	if (!(rootfs_prop & MS_REC) && WEAKENED("bind-propagation"))
 		return 0;
 	return mounts_setattr(e->tree, true, 0, 0, (rootfs_prop & MS_SLAVE) ? MS_SLAVE : MS_PRIVATE,
 			      e->spec->destination, err);
@@ -456,33 +440,10 @@ static int apply_idmap(const struct mount_entry *e, size_t idx,
 	return 0;
 }
 
-static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long rootfs_prop,
-			    const struct oci_spec *spec, const struct mount_policy *pol,
-			    struct error *err)
+/* The judged source cloned (open_tree): the tree the child attaches. */
+static int clone_bind_tree(struct mount_entry *e, size_t idx, int fd, unsigned long rootfs_prop,
+			   const struct oci_spec *spec, struct error *err)
 {
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	struct statfs sf;
-	bool judge = pol && !(e->relative && WEAKENED("bind-relative"));
-	_cleanup_free_ char *dest = policy_clean_path(e->spec->destination);
-	bool at_proc = !strcmp(dest, "/proc");
-
-	/* Symlinks are followed (the final object is what is judged), magic
-	 * links (/proc/PID/root/...) are not. */
-	fd = openat2_path(e->source, O_PATH | O_CLOEXEC, RESOLVE_NO_MAGICLINKS);
-	if (fd < 0)
-		return error_sys(err, "mounts[%zu]: bind mount source %s", idx, e->source);
-	if (fstat(fd, &st) < 0)
-		return error_sys(err, "mounts[%zu]: stat bind mount source %s", idx, e->source);
-	e->source_is_dir = S_ISDIR(st.st_mode);
-	if (at_proc && (fstatfs(fd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC))
-		return error_set(err, "mounts[%zu]: bind mount of %s on /proc: only a procfs may be mounted there",
-				 idx, e->source);
-	if (judge && WEAKENED("bind-race"))
-		return weak_check_by_name(e, idx, pol, err);
-	if (judge && (judge_prefixes(e, idx, fd, &st, pol, err) < 0 ||
-		      judge_writable(e, idx, fd, pol, err) < 0))
-		return -1;
 	e->tree = (int)open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
 	if (e->tree < 0)
 		return error_sys(err, "mounts[%zu]: clone bind mount source %s", idx, e->source);
@@ -497,6 +458,45 @@ static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long roo
 			   e->spec->destination, err) < 0)
 		return error_prefix(err, "mounts[%zu]", idx);
 	return 0;
+}
+
+static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long rootfs_prop,
+			    const struct oci_spec *spec, const struct mount_policy *pol,
+			    struct error *err)
+{
+	struct judged o = { .fd = -1 };
+	struct statfs sf;
+	bool judge = pol && !(e->relative && WEAKENED("bind-relative"));
+	_cleanup_free_ char *dest = policy_clean_path(e->spec->destination);
+	bool at_proc = !strcmp(dest, "/proc");
+	char what[64];
+	int fd, r = -1;
+
+	/* Symlinks are followed (the final object is what is judged), magic
+	 * links (/proc/PID/root/...) are not; judged, the object must also be
+	 * where the kernel says it is in this mount namespace. */
+	snprintf(what, sizeof(what), "mounts[%zu]: bind mount source", idx);
+	if ((judge ? judge_open(what, e->source, JUDGE_SYMLINKS, &o, err) : judge_open_unlocated(what, e->source, JUDGE_SYMLINKS, &o, err)) < 0)
+		return -1;
+	fd = o.fd;
+	e->source_is_dir = S_ISDIR(o.st.st_mode);
+	if (at_proc && (fstatfs(fd, &sf) < 0 || sf.f_type != PROC_SUPER_MAGIC)) {
+		error_set(err, "mounts[%zu]: bind mount of %s on /proc: only a procfs may be mounted there",
+			  idx, e->source);
+		goto out;
+	}
+	if (judge && WEAKENED("bind-race")) {
+		r = weak_check_by_name(e, idx, pol, err);
+		goto out;
+	}
+	if (judge && (judge_source_type(&o, idx, pol, err) < 0 ||
+		      judge_prefixes(e, idx, &o, pol, err) < 0 ||
+		      judge_writable(e, idx, fd, pol, err) < 0))
+		goto out;
+	r = clone_bind_tree(e, idx, fd, rootfs_prop, spec, err);
+out:
+	judged_close(&o);
+	return r;
 }
 
 /* runc's checkProcMount, in every policy mode. */

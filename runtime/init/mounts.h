@@ -52,6 +52,8 @@ struct mount_policy {
 	const char *source;		       /* the policy's name, for errors */
 	const struct str_array *bind_prefixes; /* where bind sources may be */
 	bool refuse_writable_dir_binds;	       /* rw directory binds not on tmpfs */
+	const struct str_array *special_files; /* sockets, FIFOs, devices allowed */
+	const struct str_array *volume_dirs;   /* <dir>/<name>/_data allowed */
 };
 
 /* Every bind source is opened once, here in the parent, judged on that fd

@@ -26,6 +26,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../internal.h"
+#include "../judge/judge.h"
 #include "../policy/audit_log.h"
 #include "../init/landlock.h"
 #include "../init/terminal.h"
@@ -101,20 +102,25 @@ static int load_spec(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
+/* root.path opened once (symlinks followed, magic links not) and located
+ * by the judge: c->rootfs is where the directory really is, and
+ * policy_judge_objects() decides on it. */
 static int open_rootfs(struct container_ctx *c, struct error *err)
 {
 	_cleanup_free_ char *joined = NULL;
-	char real[PATH_MAX];
 	const char *p = c->spec->root.path;
+	struct judged o;
 
 	if (p[0] != '/')
 		p = joined = xasprintf("%s/%s", c->bundle, p);
-	if (!realpath(p, real))
-		return error_sys(err, "rootfs %s", p);
-	c->rootfs = xstrdup(real);
-	c->rootfs_fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (c->rootfs_fd < 0)
-		return error_sys(err, "open rootfs %s", c->rootfs);
+	if (judge_open("root.path", p, JUDGE_SYMLINKS, &o, err) < 0)
+		return -1;
+	if (!S_ISDIR(o.st.st_mode)) {
+		judged_close(&o);
+		return error_setc(err, ENOTDIR, "rootfs %s", p);
+	}
+	c->rootfs = xstrdup(o.where);
+	c->rootfs_fd = o.fd;
 	return 0;
 }
 
@@ -144,6 +150,8 @@ static int prepare(struct container_ctx *c, struct error *err)
 		.source = c->policy.source,
 		.bind_prefixes = &c->policy.bind_prefixes,
 		.refuse_writable_dir_binds = c->decision.refuse_writable_dir_binds,
+		.special_files = &c->policy.bind_special_files,
+		.volume_dirs = &c->policy.bind_volume_dirs,
 	};
 
 	c->cgroup_manager = c->g->systemd_cgroup ? CGROUP_MANAGER_SYSTEMD : CGROUP_MANAGER_FS;
@@ -240,7 +248,7 @@ static int forward_listener(struct container_ctx *c, int fd, struct error *err)
 	if (fd < 0)
 		return error_set(err, "seccomp listener message without an fd");
 	ctx_update_state_json(c, STATUS_CREATING);
-	r = seccomp_send_listener(sc->listener_path, sc->listener_metadata, fd,
+	r = seccomp_send_listener(sc->listener_path, c->listener_fd, sc->listener_metadata, fd,
 				  c->state_json, err);
 	close(fd);
 	if (r == 0)

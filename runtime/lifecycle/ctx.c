@@ -28,7 +28,7 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	c->g = g;
 	c->opts = o;
 	c->id = o->id;
-	c->rootfs_fd = c->host_proc_fd = c->state_dir_fd = c->fifo_fd = -1;
+	c->rootfs_fd = c->host_proc_fd = c->state_dir_fd = c->fifo_fd = c->listener_fd = -1;
 	c->root_fd = -1;
 	c->done_fd = -1;
 	c->sync_parent = c->sync_child = c->console_sock = -1;
@@ -50,6 +50,7 @@ void ctx_release(struct container_ctx *c)
 {
 	fd_close(&c->rootfs_fd);
 	fd_close(&c->host_proc_fd);
+	fd_close(&c->listener_fd);
 	fd_close(&c->state_dir_fd);
 	fd_close(&c->root_fd);
 	fd_close(&c->fifo_fd);

@@ -292,6 +292,7 @@ static int start_created(const struct global_opts *g, struct container_handle *h
 	json = state_to_json(&h->st, false);
 	hooks_set_cwd(h->st.bundle);
 	hooks_guard_load(g->policy_path); /* judged where they run */
+	hooks_guard_container(h->st.id, h->st.bundle);
 	/* runtime.md step 9: a failing poststart hook is an error and the
 	 * container is stopped; `delete` then runs the poststop hooks. */
 	if (hooks_run(&spec->hooks[HOOK_POSTSTART], HOOK_POSTSTART, json, err) < 0) {
@@ -452,6 +453,7 @@ int container_delete(const struct global_opts *g, const char *id, bool force,
 		return -1;
 	}
 	hooks_guard_load(g->policy_path); /* poststop: judged where they run */
+	hooks_guard_container(h.st.id, h.st.bundle);
 	r = destroy_container(&h, err);
 	handle_close(&h);
 	if (force)

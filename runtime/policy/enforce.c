@@ -18,6 +18,7 @@
 #include "../../hooks/hooks.h"
 #include "../../lib/weaken.h"
 #include "../internal.h"
+#include "../judge/judge.h"
 #include "audit_log.h"
 
 static void log_changes(const struct policy_changes *ch, bool audit)
@@ -131,6 +132,7 @@ static int audit_spec(struct container_ctx *c, struct error *err)
 		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
 		policy_audit_refusal(c, err);
 	}
+	hooks_guard_container(c->id, c->bundle);
 	if (hooks_judge_all(&c->policy, &copy, false, err) < 0) {
 		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
 		policy_audit_refusal(c, err);
@@ -276,14 +278,19 @@ static int is_ancestor(const struct stat *anc, int fd, bool *yes, struct error *
 	return 0;
 }
 
-/* root.path may not be the host's root (ours or PID 1's), nor an ancestor of the runtime's
- * state (--root) or of the bundle: the container would see (and, with a
- * writable root, change) them. */
+/* root.path is judged like a bind source: an image the engine unpacked
+ * for this container (inside its bundle, a podman layer of this
+ * container), or a directory under the operator's rootfsPrefixes; any
+ * other host directory (a home, /etc) is refused.  It may not be the
+ * host's root (ours or PID 1's), nor contain the runtime's state (--root)
+ * or the bundle: the container would see (and, with a writable root,
+ * change) them.  The bundle itself may be the rootfs (runtime-tools'
+ * "root": {"path": "."}): the container then sees its own bundle. */
 static int judge_rootfs(struct container_ctx *c, struct error *err)
 {
-	_cleanup_close_ int bundle = -1;
+	struct judged bundle;
 	struct stat rootfs, host_root;
-	bool above;
+	bool above, allowed;
 
 	if (WEAKENED("rootfs-host"))
 		return 0;
@@ -302,15 +309,52 @@ static int judge_rootfs(struct container_ctx *c, struct error *err)
 	if (above)
 		return error_set(err, "policy: root.path %s contains the runtime's state directory (--root %s): refused by the policy (%s); no policy field allows it",
 				 c->rootfs, c->g->root, c->policy.source);
-	bundle = open(c->bundle, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (bundle < 0)
-		return error_sys(err, "open bundle %s", c->bundle);
-	if (is_ancestor(&rootfs, bundle, &above, err) < 0)
+	if (judge_open("the bundle", c->bundle, JUDGE_SYMLINKS, &bundle, err) < 0)
 		return -1;
+	if (same_dir(&rootfs, &bundle.st))
+		above = false;
+	else if (is_ancestor(&rootfs, bundle.fd, &above, err) < 0) {
+		judged_close(&bundle);
+		return -1;
+	}
+	allowed = WEAKENED("rootfs-anywhere") ||
+		  policy_rootfs_allowed(&c->policy, bundle.where, c->id, c->rootfs);
+	judged_close(&bundle);
 	if (above)
 		return error_set(err, "policy: root.path %s contains the bundle %s: refused by the policy (%s); no policy field allows it",
 				 c->rootfs, c->bundle, c->policy.source);
+	if (!allowed)
+		return error_set(err, "policy: root.path %s is a host directory, not an image the engine unpacked for this container (inside its bundle %s): refused by the policy (%s); a directory under the policy's rootfsPrefixes would be allowed",
+				 c->rootfs, c->bundle, c->policy.source);
 	return 0;
+}
+
+/* linux.seccomp.listenerPath: the runtime connects to it as root and
+ * hands it the container's seccomp fd, so under enforce it must be a unix
+ * socket under the operator's seccompListeners, located by the judge;
+ * the socket judged is the one connected to (create.c, notify.c). */
+static int judge_seccomp_listener(struct container_ctx *c, struct error *err)
+{
+	const char *path = c->spec->linux.seccomp.listener_path;
+	struct judged o;
+
+	if (!path)
+		return 0;
+	if (judge_open("linux.seccomp.listenerPath", path, JUDGE_SYMLINKS, &o, err) < 0)
+		return -1;
+	if (judge_require_type("linux.seccomp.listenerPath", &o, JUDGE_TYPE_SOCK, NULL, err) < 0)
+		goto fail;
+	if (!WEAKENED("seccomp-listener") &&
+	    !policy_bind_allowed(&c->policy.seccomp_listeners, o.where)) {
+		error_set(err, "policy: linux.seccomp.listenerPath %s (%s) is not a seccomp agent the operator named: the runtime would connect to it as root and hand it the container's seccomp fd; refused by the policy (%s): an entry in the policy's seccompListeners would allow it",
+			  path, o.where, c->policy.source);
+		goto fail;
+	}
+	c->listener_fd = o.fd;
+	return 0;
+fail:
+	judged_close(&o);
+	return -1;
 }
 
 static int judge_objects(struct container_ctx *c, struct error *err)
@@ -320,7 +364,7 @@ static int judge_objects(struct container_ctx *c, struct error *err)
 		if (ns->path && judge_namespace(c, ns, err) < 0)
 			return -1;
 	}
-	return judge_rootfs(c, err);
+	return judge_rootfs(c, err) < 0 ? -1 : judge_seccomp_listener(c, err);
 }
 
 int policy_judge_objects(struct container_ctx *c, struct error *err)
@@ -382,6 +426,7 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 			  &ch, "applied", true);
 	/* create: every hook judged (and its file kept open) now. */
 	hooks_guard_set(&c->policy);
+	hooks_guard_container(c->id, c->bundle);
 	if (c->config_json && hooks_pin(c->spec, err) < 0) {
 		policy_audit_refusal(c, err);
 		return -1;

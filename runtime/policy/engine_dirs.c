@@ -20,6 +20,7 @@
 #include "../internal.h"
 
 #define CRI_SANDBOX_ID "io.kubernetes.cri.sandbox-id"
+#define CRI_SANDBOX_UID "io.kubernetes.cri.sandbox-uid"
 
 /* A container state dir named id under --root. */
 static bool container_known(struct container_ctx *c, const char *id)
@@ -29,6 +30,34 @@ static bool container_known(struct container_ctx *c, const char *id)
 	if (!*id || strchr(id, '/') || id[0] == '.')
 		return false;
 	return fstatat(c->root_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void move_into(struct str_array *add, struct str_array *to, const char *field)
+{
+	for (size_t i = 0; i < add->len; i++) {
+		log_debug("policy: %s += %s (the engine's, for this container)", field,
+			  add->items[i]);
+		policy_strv_add(to, add->items[i]);
+		free(add->items[i]);
+	}
+	free(add->items);
+	*add = (struct str_array){ 0 };
+}
+
+/* A CRI container of a known pod: the kubelet's directory of that pod
+ * (its volumes, etc-hosts, termination logs), by the pod uid containerd
+ * wrote beside the sandbox id; a container of no known pod gets none. */
+static void add_pod_dir(struct container_ctx *c, const char *bundle, const char *sid,
+			struct str_array *add)
+{
+	const char *uid = str_map_get(&c->spec->annotations, CRI_SANDBOX_UID);
+	_cleanup_free_ char *dir = NULL;
+
+	if (!sid || !uid)
+		return;
+	dir = policy_engine_pod_dir(bundle, c->id, uid);
+	if (dir)
+		policy_strv_add(add, dir);
 }
 
 int policy_add_engine_dirs(struct container_ctx *c, struct error *err)
@@ -55,12 +84,9 @@ int policy_add_engine_dirs(struct container_ctx *c, struct error *err)
 		sid = NULL;
 	}
 	policy_engine_bind_prefixes(path, n > 0 ? work : NULL, c->id, sid, &add);
-	for (size_t i = 0; i < add.len; i++) {
-		log_debug("policy: bindPrefixes += %s (the engine's, for this container)",
-			  add.items[i]);
-		policy_strv_add(&c->policy.bind_prefixes, add.items[i]);
-		free(add.items[i]);
-	}
-	free(add.items);
+	add_pod_dir(c, path, sid, &add);
+	move_into(&add, &c->policy.bind_prefixes, "bindPrefixes");
+	policy_engine_volume_dirs(path, n > 0 ? work : NULL, c->id, &add);
+	move_into(&add, &c->policy.bind_volume_dirs, "bindVolumeDirs");
 	return 0;
 }

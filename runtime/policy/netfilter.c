@@ -32,6 +32,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../internal.h"
+#include "../judge/judge.h"
 
 /* "a, b, c" of the CIDRs of one family (IPv6 has a ':'). */
 static char *cidr_set(const struct str_array *cidrs, bool v6)
@@ -192,22 +193,10 @@ int netfilter_install_egress(const struct policy *p, bool inbound_only, const ch
 
 #define EGRESS_NETNS_FILE "egress-netns"
 
-/* fd is a network namespace (nsfs, NS_GET_NSTYPE); its dev/ino. */
-static int netns_identify(int fd, const char *path, struct stat *st, struct error *err)
-{
-	struct statfs sfs;
-
-	if (fstatfs(fd, &sfs) < 0 || fstat(fd, st) < 0)
-		return error_sys(err, "policy: stat network namespace %s", path);
-	if (sfs.f_type != NSFS_MAGIC || ioctl(fd, NS_GET_NSTYPE) != CLONE_NEWNET)
-		return error_set(err, "policy: %s is not a network namespace", path);
-	return 0;
-}
-
 int netfilter_note_joined_netns(struct container_ctx *c, struct error *err)
 {
 	const struct oci_namespace *net = spec_find_namespace(c->spec, NS_NETWORK);
-	_cleanup_close_ int fd = -1, out = -1;
+	_cleanup_close_ int out = -1;
 	_cleanup_free_ char *rec = NULL;
 	struct stat st;
 
@@ -217,11 +206,9 @@ int netfilter_note_joined_netns(struct container_ctx *c, struct error *err)
 		return -1;
 	if (!c->decision.egress_filter || !net || !net->path)
 		return 0;
-	fd = open(net->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return error_sys(err, "policy: open network namespace %s", net->path);
-	if (netns_identify(fd, net->path, &st, err) < 0)
-		return -1;
+	/* The namespace the judge opened (ns_open_joined), not the path again. */
+	if (c->ns_fd[NS_NETWORK] < 0 || fstat(c->ns_fd[NS_NETWORK], &st) < 0)
+		return error_sys(err, "policy: stat network namespace %s", net->path);
 	rec = xasprintf("%llu %llu\n%s", (unsigned long long)st.st_dev,
 			(unsigned long long)st.st_ino, net->path);
 	out = openat(c->state_dir_fd, EGRESS_NETNS_FILE,
@@ -320,11 +307,11 @@ int netfilter_remove_egress(int state_dir_fd, const char *id, struct error *err)
 
 	if (r <= 0)
 		return r;
-	fd = open(n.path, O_RDONLY | O_CLOEXEC);
-	/* Gone, or the path is now another namespace: the noted one is no
-	 * longer reachable by it (a namespace with no name and no process
-	 * is freed, its table with it). */
-	if (fd < 0 || netns_identify(fd, n.path, &st, err) < 0 ||
+	/* delete is another process: the noted path opened again, and it
+	 * must still be the noted namespace.  Gone, or now another one: the
+	 * noted one is no longer reachable by it (a namespace with no name
+	 * and no process is freed, its table with it). */
+	if (judge_ns_open(n.path, CLONE_NEWNET, "net", &fd, err) < 0 || fstat(fd, &st) < 0 ||
 	    st.st_dev != n.dev || st.st_ino != n.ino) {
 		log_info("policy: network namespace %s is gone or replaced: no egress table to remove",
 			 n.path);

@@ -150,15 +150,20 @@ static int fill_addr(const char *path, struct sockaddr_un *sa, int *dirfd,
 	return 0;
 }
 
-static int connect_listener(const char *path, struct error *err)
+static int connect_listener(const char *path, int judged, struct error *err)
 {
 	struct timeval tv = { .tv_sec = LISTENER_TIMEOUT_SEC };
 	_cleanup_close_ int dirfd = -1;
 	_cleanup_close_ int fd = -1;
 	struct sockaddr_un sa;
 
-	if (fill_addr(path, &sa, &dirfd, err) < 0)
+	if (judged >= 0) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sun_family = AF_UNIX;
+		snprintf(sa.sun_path, sizeof(sa.sun_path), "/proc/self/fd/%d", judged);
+	} else if (fill_addr(path, &sa, &dirfd, err) < 0) {
 		return -1;
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return error_sys(err, "seccomp: socket");
@@ -190,7 +195,7 @@ static int send_with_fd(int sock, const char *buf, size_t len, int fd,
 	return 0;
 }
 
-int seccomp_send_listener(const char *listener_path, const char *metadata,
+int seccomp_send_listener(const char *listener_path, int judged, const char *metadata,
 			  int listener_fd, const char *state_json,
 			  struct error *err)
 {
@@ -203,7 +208,7 @@ int seccomp_send_listener(const char *listener_path, const char *metadata,
 		return error_set(err, "seccomp: no listener fd");
 	if (seccomp_process_state_json(state_json, metadata, &payload, err) < 0)
 		return -1;
-	sock = connect_listener(listener_path, err);
+	sock = connect_listener(listener_path, judged, err);
 	if (sock < 0)
 		return -1;
 	if (send_with_fd(sock, payload, strlen(payload), listener_fd, err) < 0)

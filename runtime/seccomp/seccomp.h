@@ -153,7 +153,9 @@ int seccomp_process_state_json(const char *state_json, const char *metadata,
  * the create rather than hanging it.  listener_fd stays open (the caller
  * closes it).
  */
-int seccomp_send_listener(const char *listener_path, const char *metadata,
+/* judged: the socket's O_PATH fd the policy judged (connected through
+ * /proc/self/fd/N, never the path again), or -1 (the policy off). */
+int seccomp_send_listener(const char *listener_path, int judged, const char *metadata,
 			  int listener_fd, const char *state_json,
 			  struct error *err);
 

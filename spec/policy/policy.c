@@ -15,6 +15,7 @@
 #include "../../lib/weaken.h"
 #include "../internal.h"
 #include "policy.h"
+#include "policy_parse.h"
 
 #define MiB (1024ull * 1024)
 
@@ -60,42 +61,40 @@ static const char *const default_readonly[] = {
 	NULL,
 };
 
-/* Where Docker, containerd and podman keep the files they bind into a
- * container (/etc/hosts, resolv.conf, hostname, /dev/shm, docker-init) by
- * default.  An engine with other directories is followed at create
- * (spec/policy/policy_engine.c): these are only the usual places. */
+/* Host binaries the engines bind into a container (docker --init).  The
+ * engines' state (hosts, resolv.conf, hostname, /dev/shm, volumes) is no
+ * prefix here: a directory such as /var/lib/docker/containers holds every
+ * tenant's files.  Only what the engine made for this container and its
+ * pod is added at create, derived from the bundle's place
+ * (spec/policy/policy_engine.c, runtime/policy/engine_dirs.c). */
 static const char *const default_bind_prefixes[] = {
-	"/var/lib/docker/containers",
-	"/var/lib/docker/volumes",
-	"/run/docker",
-	"/var/run/docker",
 	"/usr/bin/docker-init",
 	"/usr/libexec/docker",
+	NULL,
+};
+
+/* weak-engine-parents: the directories of every tenant, as once allowed. */
+static const char *const weak_engine_parents[] = {
+	"/usr/bin/docker-init",
+	"/usr/libexec/docker",
+	"/var/lib/docker/containers",
+	"/var/lib/docker/volumes",
 	"/run/containerd",
 	"/var/lib/containerd",
 	"/var/lib/containers",
 	"/run/containers",
-	"/var/run/containers",
-	"/run/libpod",
 	"/var/lib/kubelet/pods",
-	/* k3s and rke2 keep their containerd and kubelet here */
-	"/var/lib/rancher/k3s/agent/containerd",
-	"/run/k3s/containerd",
-	"/var/lib/rancher/rke2/agent/containerd",
 	NULL,
 };
 
 /*
- * The hook binaries the engines put in config.json themselves: Docker's
- * libnetwork-setkey prestart hook (path /proc/<dockerd pid>/exe, which
- * opens to the dockerd binary).  containerd/CRI add none; podman's come
- * from descriptors in /usr/share/containers/oci/hooks.d and
- * /etc/containers/oci/hooks.d and name binaries anywhere, so the operator
- * lists those binaries (nvidia-container-runtime-hook, ...) here.  Each
- * entry should name a binary, not a directory of general tools: config.json
- * chooses the hook's argv, so /bin/sh -c would be anything.
+ * Where Docker's own hook may come from: its libnetwork-setkey prestart
+ * hook (path /proc/<dockerd pid>/exe, which opens to the dockerd binary).
+ * containerd/CRI add no hook; podman's come from descriptors in
+ * /usr/share/containers/oci/hooks.d and name binaries anywhere, so the
+ * operator writes a hookRules entry for each (README, "Hooks").
  */
-static const char *const default_hook_prefixes[] = {
+static const char *const default_docker_hook[] = {
 	"/usr/bin/dockerd",
 	"/usr/sbin/dockerd",
 	"/usr/local/bin/dockerd",
@@ -130,8 +129,13 @@ void policy_default(struct policy *p)
 	p->n_tmpfs = 1;
 	strv_set(&p->masked_paths, default_masked);
 	strv_set(&p->readonly_paths, default_readonly);
-	strv_set(&p->bind_prefixes, default_bind_prefixes);
-	strv_set(&p->hook_prefixes, default_hook_prefixes);
+	strv_set(&p->bind_prefixes,
+		 WEAKENED("engine-parents") ? weak_engine_parents : default_bind_prefixes);
+	strv_set(&p->docker_hook, default_docker_hook);
+	strv_set(&p->rootfs_prefixes, no_strings);
+	strv_set(&p->bind_special_files, no_strings);
+	strv_set(&p->bind_volume_dirs, no_strings);
+	strv_set(&p->seccomp_listeners, no_strings);
 	p->writable_binds = false;
 	p->idmapped_mounts = false;
 	p->capabilities.items = xcalloc(1, sizeof(char *));
@@ -175,7 +179,12 @@ void policy_free(struct policy *p)
 	strv_free(&p->masked_paths);
 	strv_free(&p->readonly_paths);
 	strv_free(&p->bind_prefixes);
-	strv_free(&p->hook_prefixes);
+	strv_free(&p->docker_hook);
+	strv_free(&p->rootfs_prefixes);
+	strv_free(&p->bind_special_files);
+	strv_free(&p->bind_volume_dirs);
+	strv_free(&p->seccomp_listeners);
+	policy_hook_rules_free(p);
 	strv_free(&p->capabilities);
 	memset(p, 0, sizeof(*p));
 }
@@ -263,7 +272,12 @@ static const char *const root_keys[] = {
 	"maskedPaths",
 	"readonlyPaths",
 	"bindPrefixes",
-	"hookPrefixes",
+	"bindSpecialFiles",
+	"bindVolumeDirs",
+	"rootfsPrefixes",
+	"seccompListeners",
+	"dockerHook",
+	"hookRules",
 	"writableBinds",
 	"idmappedMounts",
 	"capabilities",
@@ -285,7 +299,12 @@ static const char *const extend_keys[] = {
 	"maskedPaths",
 	"readonlyPaths",
 	"bindPrefixes",
-	"hookPrefixes",
+	"bindSpecialFiles",
+	"bindVolumeDirs",
+	"rootfsPrefixes",
+	"seccompListeners",
+	"dockerHook",
+	"hookRules",
 	"capabilities",
 	"tmpfs",
 	"relaxable",
@@ -338,7 +357,7 @@ static size_t key_distance(const char *a, const char *b)
  * otherwise.  So an unknown key is an error naming it, with the nearest
  * known key when one is close.
  */
-static int check_known_keys(struct jctx *c, yajl_val obj, const char *const known[])
+int policy_check_known_keys(struct jctx *c, yajl_val obj, const char *const known[])
 {
 	char q[QUOTE_MAX];
 
@@ -359,6 +378,8 @@ static int check_known_keys(struct jctx *c, yajl_val obj, const char *const know
 		if (ok)
 			continue;
 		jpush_key(c, key);
+		if (!strcmp(key, "hookPrefixes"))
+			return jfail(c, "no longer a policy key: a hook is judged as a whole command, not a binary; list dockerd binaries in dockerHook and write other hooks as hookRules entries (binary, kinds, args, env)");
 		if (near)
 			return jfail(c, "unknown key %s (did you mean \"%s\"?)",
 				     spec_quote(q, key), near);
@@ -376,7 +397,7 @@ static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 	if (!l)
 		return 0;
 	mark = jpush_key(c, "limits");
-	if (jcheck_object(c, l) < 0 || check_known_keys(c, l, limits_keys) < 0 ||
+	if (jcheck_object(c, l) < 0 || policy_check_known_keys(c, l, limits_keys) < 0 ||
 	    parse_u64_member(c, l, "memory", 4 * MiB, 1ull << 50, &p->memory) < 0 ||
 	    jopt_i64(c, l, "pids", 8, 1 << 22, &pids) < 0 ||
 	    parse_u64_member(c, l, "cpuQuota", 1000, 1ull << 40, &p->cpu_quota) < 0 ||
@@ -414,7 +435,7 @@ static int parse_tmpfs_entry(struct jctx *c, yajl_val v, void *out)
 	struct policy_tmpfs *t = out;
 	char q[QUOTE_MAX];
 
-	if (jcheck_object(c, v) < 0 || check_known_keys(c, v, tmpfs_keys) < 0 ||
+	if (jcheck_object(c, v) < 0 || policy_check_known_keys(c, v, tmpfs_keys) < 0 ||
 	    jreq_string(c, v, "path", &t->path) < 0 ||
 	    parse_u64_member(c, v, "size", 4096, 1ull << 40, &t->size) < 0)
 		return -1;
@@ -558,12 +579,17 @@ static int parse_extend(struct jctx *c, yajl_val root, struct policy *p)
 	if (!ext)
 		return 0;
 	mark = jpush_key(c, "extend");
-	if (jcheck_object(c, ext) < 0 || check_known_keys(c, ext, extend_keys) < 0 ||
+	if (jcheck_object(c, ext) < 0 || policy_check_known_keys(c, ext, extend_keys) < 0 ||
 	    extend_strv(c, ext, "denyCidrs", &p->deny_cidrs) < 0 ||
 	    extend_strv(c, ext, "maskedPaths", &p->masked_paths) < 0 ||
 	    extend_strv(c, ext, "readonlyPaths", &p->readonly_paths) < 0 ||
 	    extend_strv(c, ext, "bindPrefixes", &p->bind_prefixes) < 0 ||
-	    extend_strv(c, ext, "hookPrefixes", &p->hook_prefixes) < 0 ||
+	    extend_strv(c, ext, "bindSpecialFiles", &p->bind_special_files) < 0 ||
+	    extend_strv(c, ext, "bindVolumeDirs", &p->bind_volume_dirs) < 0 ||
+	    extend_strv(c, ext, "rootfsPrefixes", &p->rootfs_prefixes) < 0 ||
+	    extend_strv(c, ext, "seccompListeners", &p->seccomp_listeners) < 0 ||
+	    extend_strv(c, ext, "dockerHook", &p->docker_hook) < 0 ||
+	    policy_parse_hook_rules(c, ext, p, true) < 0 ||
 	    extend_strv(c, ext, "capabilities", &p->capabilities) < 0 ||
 	    extend_tmpfs(c, ext, p) < 0 || parse_relaxable(c, ext, p) < 0)
 		return -1;
@@ -575,7 +601,7 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 {
 	struct opt_bool b;
 
-	if (jcheck_object(c, root) < 0 || check_known_keys(c, root, root_keys) < 0 ||
+	if (jcheck_object(c, root) < 0 || policy_check_known_keys(c, root, root_keys) < 0 ||
 	    parse_mode(c, root, p) < 0 || parse_speech(c, root, p) < 0)
 		return -1;
 #define BOOL_MEMBER(key, field)                      \
@@ -603,7 +629,12 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	    replace_strv(c, root, "readonlyPaths", &p->readonly_paths) < 0 ||
 	    replace_strv(c, root, "bindPrefixes", &p->bind_prefixes) < 0 ||
 	    replace_strv(c, root, "capabilities", &p->capabilities) < 0 ||
-	    replace_strv(c, root, "hookPrefixes", &p->hook_prefixes) < 0)
+	    replace_strv(c, root, "bindSpecialFiles", &p->bind_special_files) < 0 ||
+	    replace_strv(c, root, "bindVolumeDirs", &p->bind_volume_dirs) < 0 ||
+	    replace_strv(c, root, "rootfsPrefixes", &p->rootfs_prefixes) < 0 ||
+	    replace_strv(c, root, "seccompListeners", &p->seccomp_listeners) < 0 ||
+	    replace_strv(c, root, "dockerHook", &p->docker_hook) < 0 ||
+	    policy_parse_hook_rules(c, root, p, false) < 0)
 		return -1;
 	if (jmember(root, "tmpfs")) {
 		for (size_t i = 0; i < p->n_tmpfs; i++)
@@ -617,7 +648,11 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 	if (parse_relaxable(c, root, p) < 0 || parse_extend(c, root, p) < 0)
 		return -1;
 	/* Checked on the lists in force, defaults and extensions included. */
-	if (check_abs_paths(c, "hookPrefixes", &p->hook_prefixes) < 0 ||
+	if (check_abs_paths(c, "dockerHook", &p->docker_hook) < 0 ||
+	    check_abs_paths(c, "bindSpecialFiles", &p->bind_special_files) < 0 ||
+	    check_abs_paths(c, "bindVolumeDirs", &p->bind_volume_dirs) < 0 ||
+	    check_abs_paths(c, "rootfsPrefixes", &p->rootfs_prefixes) < 0 ||
+	    check_abs_paths(c, "seccompListeners", &p->seccomp_listeners) < 0 ||
 	    check_abs_paths(c, "maskedPaths", &p->masked_paths) < 0 ||
 	    check_abs_paths(c, "readonlyPaths", &p->readonly_paths) < 0 ||
 	    check_abs_paths(c, "bindPrefixes", &p->bind_prefixes) < 0)
@@ -740,7 +775,7 @@ int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 
 /* ---- policy show ------------------------------------------------------------ */
 
-static void gkv_strv(yajl_gen g, const char *key, const struct str_array *a)
+void policy_gen_strv(yajl_gen g, const char *key, const struct str_array *a)
 {
 	jgen_str(g, key);
 	yajl_gen_array_open(g);
@@ -769,8 +804,8 @@ char *policy_to_json(const struct policy *p)
 	jgen_str(g, "auditLog");
 	jgen_str(g, p->audit_log ? p->audit_log : POLICY_AUDIT_LOG_DEFAULT);
 	jgen_key_bool(g, "networkAllowed", p->network_allowed);
-	gkv_strv(g, "denyCidrs", &p->deny_cidrs);
-	gkv_strv(g, "allowCidrs", &p->allow_cidrs);
+	policy_gen_strv(g, "denyCidrs", &p->deny_cidrs);
+	policy_gen_strv(g, "allowCidrs", &p->allow_cidrs);
 	jgen_key_bool(g, "readonlyRoot", p->readonly_root);
 	gkv_u64(g, "writableLayer", p->writable_layer);
 	jgen_str(g, "tmpfs");
@@ -783,13 +818,18 @@ char *policy_to_json(const struct policy *p)
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
-	gkv_strv(g, "maskedPaths", &p->masked_paths);
-	gkv_strv(g, "readonlyPaths", &p->readonly_paths);
-	gkv_strv(g, "bindPrefixes", &p->bind_prefixes);
-	gkv_strv(g, "hookPrefixes", &p->hook_prefixes);
+	policy_gen_strv(g, "maskedPaths", &p->masked_paths);
+	policy_gen_strv(g, "readonlyPaths", &p->readonly_paths);
+	policy_gen_strv(g, "bindPrefixes", &p->bind_prefixes);
+	policy_gen_strv(g, "bindSpecialFiles", &p->bind_special_files);
+	policy_gen_strv(g, "bindVolumeDirs", &p->bind_volume_dirs);
+	policy_gen_strv(g, "rootfsPrefixes", &p->rootfs_prefixes);
+	policy_gen_strv(g, "seccompListeners", &p->seccomp_listeners);
+	policy_gen_strv(g, "dockerHook", &p->docker_hook);
+	policy_hook_rules_gen(g, p);
 	jgen_key_bool(g, "writableBinds", p->writable_binds);
 	jgen_key_bool(g, "idmappedMounts", p->idmapped_mounts);
-	gkv_strv(g, "capabilities", &p->capabilities);
+	policy_gen_strv(g, "capabilities", &p->capabilities);
 	jgen_key_bool(g, "noNewPrivileges", p->no_new_privileges);
 	jgen_key_bool(g, "strictSeccomp", p->strict_seccomp);
 	jgen_key_bool(g, "defaultDevicesOnly", p->default_devices_only);

@@ -48,6 +48,16 @@ enum policy_on_request {
 
 #define POLICY_AUDIT_LOG_DEFAULT "/var/log/agentsbx/policy.log"
 
+/* An operator's hook rule (hookRules[]): the binary, the kinds (bits of
+ * 1 << enum hook_kind), argv globs ("${id}": the container's id) and the
+ * environment entries it may carry (globs). */
+struct policy_hook_rule {
+	char *path;
+	unsigned kinds;
+	struct str_array args;
+	struct str_array env;
+};
+
 struct policy {
 	enum policy_mode mode;
 	char *source;			   /* the file it came from, or "built-in default" */
@@ -82,8 +92,19 @@ struct policy {
 	bool writable_binds;		/* writable directory binds allowed (unbounded disk) */
 	bool idmapped_mounts;		/* idmap/ridmap binds allowed */
 
-	/* hooks (spec/policy/policy_hooks.c): binaries an OCI hook may run */
-	struct str_array hook_prefixes;
+	/* where root.path may be besides the bundle's own tree */
+	struct str_array rootfs_prefixes;
+	/* volume directories: a bind may come from <dir>/<name>/_data */
+	struct str_array bind_volume_dirs;
+	/* sockets, FIFOs and device nodes a bind may come from */
+	struct str_array bind_special_files;
+	/* unix sockets linux.seccomp.listenerPath may name */
+	struct str_array seccomp_listeners;
+
+	/* hooks (spec/policy/policy_hooks.c): the commands an OCI hook may be */
+	struct str_array docker_hook; /* dockerd binaries of Docker's own hook */
+	struct policy_hook_rule *hook_rules;
+	size_t n_hook_rules;
 
 	/* privileges */
 	struct str_array capabilities; /* the allowed set (default: none) */
@@ -244,8 +265,22 @@ void policy_resolve_bind_sources(struct oci_spec *s, const char *bundle);
 /* policy_engine.c: the engine's own directories for this container,
  * derived from the bundle's path and the shim's `work` link in it (NULL:
  * none), appended to out.  sandbox_id: the pod's sandbox (CRI), or NULL. */
+/* root.path (located) may be used: inside the bundle (located; the
+ * engine's own unpacked image), under rootfsPrefixes, or a podman
+ * container's layer mount for a podman bundle of this id. */
+bool policy_rootfs_allowed(const struct policy *p, const char *bundle, const char *id,
+			   const char *rootfs);
 void policy_engine_bind_prefixes(const char *bundle, const char *work, const char *id,
 				 const char *sandbox_id, struct str_array *out);
+/* Docker's or podman's volumes directory for this container's engine
+ * (<data-root>/volumes, <graph root>/volumes), into out. */
+void policy_engine_volume_dirs(const char *bundle, const char *work, const char *id,
+			       struct str_array *out);
+/* where is one volume's data, <dir>/<name>/_data[/...], of one of dirs. */
+bool policy_volume_allowed(const struct str_array *dirs, const char *where);
+/* The kubelet's directory of the pod pod_uid, for a container whose bundle
+ * is a containerd task of id (malloc'd), or NULL. */
+char *policy_engine_pod_dir(const char *bundle, const char *id, const char *pod_uid);
 /* runc's checkProcMount: dest is not under /proc, or is /proc itself (for
  * proc or a bind), or one of the files lxcfs binds over (binds only). */
 bool policy_proc_dest_allowed(const char *dest, const char *type, bool bind);
@@ -265,18 +300,26 @@ void policy_mounts_apply(const struct policy *p, struct oci_spec *s, bool writab
 			 struct policy_changes *ch, struct policy_decision *d);
 
 /*
- * spec/policy/policy_hooks.c: the hooks rule.  Under enforce, a hook runs only if
- * the file its path opens to really lies (after every symlink and magic
- * link: runtime/ judges the opened fd, not the string) under hookPrefixes;
- * startContainer hooks, looked up in the container's own root (the image),
- * are refused.  Off and audit: every hook runs, as runc runs them.
+ * spec/policy/policy_hooks.c: the hooks rule.  Under enforce, a hook runs
+ * only if its whole command (the file its path opens to, located by
+ * runtime/judge/, its argv and its env) matches Docker's own hook for
+ * this container or an operator's hookRules entry; startContainer hooks,
+ * looked up in the container's own root (the image), are refused.  Off and
+ * audit: every hook runs, as runc runs them.
  */
-bool policy_hook_allowed(const struct policy *p, const char *real_path);
-/* *err: the refusal for hook kind[index] (path), the file being real_path
- * (NULL: startContainer, refused whatever it is). */
-int policy_hook_refuse(const struct policy *p, enum hook_kind kind,
-		       size_t index, const char *path, const char *real_path,
-		       struct error *err);
+struct hook_subject {
+	enum hook_kind kind;
+	size_t index;
+	const struct oci_hook *hook;
+	const char *real_path; /* the binary, located; NULL: not opened */
+	const char *id;	       /* this container's id */
+	const char *bundle;    /* its bundle, located; NULL: unknown */
+	const char *exec_root; /* Docker's -exec-root argument, located */
+};
+int policy_hook_judge(const struct policy *p, const struct hook_subject *h, struct error *err);
+/* The path of Docker's hook's "-exec-root=" argument, for runtime/ to
+ * locate; NULL when the hook is not shaped as Docker's. */
+const char *policy_docker_hook_exec_root(const struct oci_hook *hook);
 
 /*
  * The strict agent seccomp profile, as filters stacked in this order:

@@ -57,6 +57,11 @@ static bool split_task_dir(const char *path, const char *id, char **base, char *
 	return true;
 }
 
+#define PODMAN_RUNROOT "/run/containers/storage"
+#define KUBELET_PODS "/var/lib/kubelet/pods"
+
+static bool split_podman_bundle(const char *bundle, const char *id, char **graph);
+
 static void add_cri(struct str_array *out, const char *base, const char *id, const char *sid)
 {
 	const char *sep = strcmp(base, "/") ? "/" : "";
@@ -84,6 +89,16 @@ void policy_engine_bind_prefixes(const char *bundle, const char *work, const cha
 	if (!bundle || bundle[0] != '/' || !plain_name(id))
 		return;
 	b = policy_clean_path(bundle);
+	if (split_podman_bundle(b, id, &state)) {
+		/* podman: this container's userdata in its graph root (the
+		 * bundle: /dev/shm) and in the default run root (hosts,
+		 * resolv.conf, hostname, .containerenv). */
+		_cleanup_free_ char *run = xasprintf(PODMAN_RUNROOT "/overlay-containers/%s/userdata", id);
+
+		policy_strv_add(out, b);
+		policy_strv_add(out, run);
+		return;
+	}
 	if (!split_task_dir(b, id, &state, &ns))
 		return;
 	add_cri(out, state, id, sid);
@@ -104,4 +119,106 @@ void policy_engine_bind_prefixes(const char *bundle, const char *work, const cha
 			policy_strv_add(out, c);
 		}
 	}
+}
+
+/* A podman bundle, <G>/overlay-containers/<id>/userdata: *graph is G. */
+static bool split_podman_bundle(const char *bundle, const char *id, char **graph)
+{
+	_cleanup_free_ char *tail = xasprintf("/overlay-containers/%s/userdata", id);
+	size_t n = strlen(bundle), m = strlen(tail);
+
+	if (n <= m || strcmp(bundle + n - m, tail))
+		return false;
+	*graph = xstrndup(bundle, n - m);
+	return true;
+}
+
+/* <G>/overlay/<layer>/merged: one layer's mount, never G or overlay/. */
+static bool podman_layer_root(const char *graph, const char *rootfs)
+{
+	_cleanup_free_ char *base = xasprintf("%s/overlay/", graph);
+	const char *layer, *slash;
+
+	if (!str_has_prefix(rootfs, base))
+		return false;
+	layer = rootfs + strlen(base);
+	slash = strchr(layer, '/');
+	return slash && slash > layer && !strcmp(slash, "/merged") &&
+	       strspn(layer, "0123456789abcdef") == (size_t)(slash - layer);
+}
+
+bool policy_rootfs_allowed(const struct policy *p, const char *bundle, const char *id,
+			   const char *rootfs)
+{
+	_cleanup_free_ char *graph = NULL;
+
+	if (bundle && policy_path_under(rootfs, bundle))
+		return true;
+	if (policy_bind_allowed(&p->rootfs_prefixes, rootfs))
+		return true;
+	return bundle && plain_name(id) && split_podman_bundle(bundle, id, &graph) &&
+	       podman_layer_root(graph, rootfs);
+}
+
+/* The data-root of the Docker whose containerd made this task: the work
+ * link is <D>/containerd/daemon/io.containerd.runtime.v2.task/<ns>/<id>. */
+static char *docker_data_root(const char *work, const char *id)
+{
+	_cleanup_free_ char *w = NULL, *root = NULL, *ns = NULL;
+
+	if (!work || work[0] != '/')
+		return NULL;
+	w = policy_clean_path(work);
+	if (!split_task_dir(w, id, &root, &ns) || !ends_with(root, "containerd/daemon") ||
+	    strlen(root) <= strlen("/containerd/daemon"))
+		return NULL;
+	return xstrndup(root, strlen(root) - strlen("/containerd/daemon"));
+}
+
+void policy_engine_volume_dirs(const char *bundle, const char *work, const char *id,
+			       struct str_array *out)
+{
+	_cleanup_free_ char *b = NULL, *graph = NULL, *d = NULL, *v = NULL;
+
+	if (!bundle || bundle[0] != '/' || !plain_name(id))
+		return;
+	b = policy_clean_path(bundle);
+	if (split_podman_bundle(b, id, &graph))
+		v = xasprintf("%s/volumes", graph);
+	else if ((d = docker_data_root(work, id)))
+		v = xasprintf("%s/volumes", d);
+	if (v)
+		policy_strv_add(out, v);
+}
+
+bool policy_volume_allowed(const struct str_array *dirs, const char *where)
+{
+	for (size_t i = 0; i < dirs->len; i++) {
+		size_t n = strlen(dirs->items[i]);
+		const char *name, *slash;
+
+		if (strncmp(where, dirs->items[i], n) || where[n] != '/')
+			continue;
+		name = where + n + 1;
+		slash = strchr(name, '/');
+		if (!slash || slash == name)
+			continue;
+		/* <dir>/<name>/_data or below: one volume's data, never the
+		 * directory of every volume nor a volume's own metadata. */
+		if (!strncmp(slash, "/_data", 6) && (slash[6] == '\0' || slash[6] == '/'))
+			return true;
+	}
+	return false;
+}
+
+char *policy_engine_pod_dir(const char *bundle, const char *id, const char *pod_uid)
+{
+	_cleanup_free_ char *b = NULL, *state = NULL, *ns = NULL;
+
+	if (!bundle || bundle[0] != '/' || !plain_name(id) || !plain_name(pod_uid))
+		return NULL;
+	b = policy_clean_path(bundle);
+	if (!split_task_dir(b, id, &state, &ns))
+		return NULL;
+	return xasprintf(KUBELET_PODS "/%s", pod_uid);
 }

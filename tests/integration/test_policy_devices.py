@@ -235,8 +235,19 @@ def test_root_path_holding_the_state_root(penv, build):
     assert [e for e in os.listdir(state) if not e.startswith(".")] == []
 
 
-def test_root_path_is_the_bundle(penv):
+def test_root_path_may_be_the_bundle(penv):
+    """runtime-tools' layout ("root": {"path": "."}), which runc and crun
+    run: the container sees its own bundle, read-only, and nothing above."""
     bundle = penv.make_bundle("b")
-    rc, out, err = penv.run(make_spec(["true"], root__path="."), bundle=bundle)
+    rc, out, err = penv.run(make_spec(["/rootfs/bin/busybox", "sh", "-c",
+                                       "ls /config.json && ! touch /config.json 2>/dev/null"],
+                                      root__path="."), bundle=bundle)
+    assert rc == 0, err
+    assert "/config.json" in out, out
+
+
+def test_root_path_above_the_bundle_is_refused(penv):
+    bundle = penv.make_bundle("b")
+    rc, out, err = penv.run(make_spec(["true"], root__path=".."), bundle=bundle)
     assert rc != 0
-    assert "policy: root.path %s contains the bundle" % bundle in err, err
+    assert "contains the bundle" in err or "contains the runtime's state" in err, err

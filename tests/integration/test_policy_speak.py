@@ -619,7 +619,7 @@ def test_bind_refusal_lists_the_prefixes_and_the_field(penv):
     rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "run", "--bundle", bundle, cid])
     assert rc != 0
     assert "allowed prefixes (bindPrefixes of the policy built-in default): " \
-        "/var/lib/docker/containers, /var/lib/docker/volumes" in err, err
+        "/usr/bin/docker-init, /usr/libexec/docker" in err, err
     assert 'add its directory to "bindPrefixes" in the policy file' in err, err
     assert "agentsbx policy show" in err, err
     lines = audit_lines(cid)  # judged on the opened source, logged all the same
@@ -647,7 +647,11 @@ LIST_FIELDS = [
     ("maskedPaths", "/proc/driver"),
     ("readonlyPaths", "/proc/sysvipc"),
     ("bindPrefixes", "/srv/docker/containers"),
-    ("hookPrefixes", "/usr/bin/nvidia-container-runtime-hook"),
+    ("dockerHook", "/opt/docker/bin/dockerd"),
+    ("rootfsPrefixes", "/srv/images"),
+    ("bindSpecialFiles", "/run/agent.sock"),
+    ("bindVolumeDirs", "/srv/docker/volumes"),
+    ("seccompListeners", "/run/seccomp-agent.sock"),
     ("capabilities", "CAP_NET_BIND_SERVICE"),
     ("tmpfs", {"path": "/run", "size": 4194304}),
     ("relaxable", "network"),
@@ -680,7 +684,7 @@ def test_extend_replaces_a_tmpfs_at_the_same_path(penv):
 @pytest.mark.parametrize("content,needle", [
     ({"extend": {"bindprefixes": ["/srv"]}}, 'extend.bindprefixes: unknown key "bindprefixes" (did you mean "bindPrefixes"?)'),
     ({"extend": {"limits": {}}}, 'extend.limits: unknown key "limits"'),
-    ({"extend": {"bindPrefixes": ["relative"]}}, "bindPrefixes[16]: must be an absolute path"),  # after the 16 defaults
+    ({"extend": {"bindPrefixes": ["relative"]}}, "bindPrefixes[2]: must be an absolute path"),  # after the 2 defaults
     ({"extend": {"capabilities": ["CAP_NOPE"]}}, 'unknown capability "CAP_NOPE"'),
     ({"extend": []}, "extend"),
 ])
@@ -691,11 +695,13 @@ def test_extend_is_as_strict_as_the_rest(penv, content, needle):
 
 
 def test_extended_bind_prefix_keeps_dockers_and_allows_the_new_one(penv):
-    """The issue's case: one directory added (a dockerd data-root
-    elsewhere), Docker's and containerd's defaults kept."""
+    """One directory added (a dockerd data-root elsewhere), the defaults
+    kept; no default is a directory of every tenant's files."""
     p = shown(penv, {"extend": {"bindPrefixes": [os.path.join(penv.tmp, "containers")]}})
-    assert "/var/lib/docker/containers" in p["bindPrefixes"]
-    assert "/run/containerd" in p["bindPrefixes"]
+    assert "/usr/bin/docker-init" in p["bindPrefixes"]
+    for shared in ("/var/lib/docker/containers", "/var/lib/docker/volumes", "/run/containerd",
+                   "/var/lib/kubelet/pods", "/var/lib/containers", "/run/containers"):
+        assert shared not in p["bindPrefixes"], p["bindPrefixes"]
     pol = policy_file(penv, {"extend": {"bindPrefixes": [os.path.join(penv.tmp, "containers")]}})
     run_engine(penv, "docker", pol=pol)
 

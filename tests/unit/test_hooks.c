@@ -849,34 +849,110 @@ static void test_supported_names(void **state)
 		assert_string_equal(n[k], hook_kind_name((enum hook_kind)k));
 }
 
-/* ---- the policy's hooks rule (issue 12 row 14) ---------------------------- */
+/* ---- the policy's hooks rule: a hook is a command --------------------------- */
 
-/* A policy whose hookPrefixes is only dir (the rest: the built-in one). */
-static void guard_only(const char *dir)
+#define DID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define DBUNDLE "/run/docker/containerd/daemon/io.containerd.runtime.v2.task/moby/" DID
+
+/* A policy whose one hook rule is path with no argv (the rest: built-in). */
+static void guard_only(const char *path)
 {
 	struct policy p;
 
 	policy_default(&p);
-	for (size_t i = 0; i < p.hook_prefixes.len; i++)
-		free(p.hook_prefixes.items[i]);
-	p.hook_prefixes.items[0] = xstrdup(dir);
-	p.hook_prefixes.len = 1;
+	p.hook_rules = xcalloc(1, sizeof(*p.hook_rules));
+	p.hook_rules[0].path = xstrdup(path);
+	p.hook_rules[0].kinds = ~0u;
+	p.n_hook_rules = 1;
 	hooks_guard_set(&p);
 	policy_free(&p);
 }
 
-static void test_rule_prefix_match(void **state)
+static int judge_docker(const struct policy *p, enum hook_kind kind, char **args, size_t n,
+			char **env, size_t n_env, const char *id, const char *exec_root,
+			struct error *err)
 {
+	struct oci_hook h = mk_hook("/proc/1/exe", args, n, env, n_env, 0);
+	struct hook_subject s = { .kind = kind, .hook = &h, .real_path = "/usr/bin/dockerd",
+				  .id = id, .bundle = DBUNDLE, .exec_root = exec_root };
+
+	return policy_hook_judge(p, &s, err);
+}
+
+static void test_rule_docker_hook(void **state)
+{
+	char *ok[] = { "libnetwork-setkey", "-exec-root=/run/docker", DID, "0123456789ab" };
+	char *other[] = { "libnetwork-setkey", "-exec-root=/run/docker", "abc", "0123456789ab" };
+	char *extra[] = { "libnetwork-setkey", "-exec-root=/run/docker", DID, "0123456789ab", "x" };
+	char *cfg[] = { "--config-file", "/etc/shadow", DID, "0123456789ab" };
+	char *preload[] = { "LD_PRELOAD=/x.so" };
+	char *path[] = { "PATH=/bin" };
 	struct policy p;
+	struct error err;
 
 	policy_default(&p);
-	assert_true(policy_hook_allowed(&p, "/usr/bin/dockerd"));
-	assert_true(policy_hook_allowed(&p, "/usr/sbin/dockerd"));
-	assert_false(policy_hook_allowed(&p, "/usr/bin/dockerd-evil"));
-	assert_false(policy_hook_allowed(&p, "/usr/bin/dockerd/../../bin/sh"));
-	assert_false(policy_hook_allowed(&p, "/bin/sh"));
-	assert_false(policy_hook_allowed(&p, "usr/bin/dockerd"));
-	assert_false(policy_hook_allowed(&p, NULL));
+	assert_int_equal(judge_docker(&p, HOOK_PRESTART, ok, 4, NULL, 0, DID, "/run/docker", &err), 0);
+	/* another container's id, another Docker's exec root, more argv,
+	 * another command of the same binary, any environment */
+	assert_int_equal(judge_docker(&p, HOOK_PRESTART, other, 4, NULL, 0, DID, "/run/docker", &err), -1);
+	assert_contains(err.msg, "hookRules");
+	assert_int_equal(judge_docker(&p, HOOK_PRESTART, ok, 4, NULL, 0, DID, "/srv/other", &err), -1);
+	assert_int_equal(judge_docker(&p, HOOK_PRESTART, ok, 4, NULL, 0, DID, NULL, &err), -1);
+	assert_int_equal(judge_docker(&p, HOOK_PRESTART, extra, 5, NULL, 0, DID, "/run/docker", &err), -1);
+	assert_int_equal(judge_docker(&p, HOOK_PRESTART, cfg, 4, NULL, 0, DID, "/run/docker", &err), -1);
+	assert_int_equal(judge_docker(&p, HOOK_PRESTART, ok, 4, preload, 1, DID, "/run/docker", &err), -1);
+	assert_contains(err.msg, "LD_");
+	assert_int_equal(judge_docker(&p, HOOK_PRESTART, ok, 4, path, 1, DID, "/run/docker", &err), -1);
+	assert_int_equal(judge_docker(&p, HOOK_POSTSTOP, ok, 4, NULL, 0, DID, "/run/docker", &err), -1);
+	/* dockerHook: [] turns the built-in rule off */
+	p.docker_hook.len = 0;
+	assert_int_equal(judge_docker(&p, HOOK_PRESTART, ok, 4, NULL, 0, DID, "/run/docker", &err), -1);
+	policy_free(&p);
+}
+
+static void test_rule_operator_globs(void **state)
+{
+	char *good[] = { "nvidia-hook", "prestart", "--id=" DID };
+	char *bad[] = { "nvidia-hook", "prestart", "--id=other" };
+	char *env_ok[] = { "NVIDIA_VISIBLE_DEVICES=all" };
+	char *env_bad[] = { "HOME=/root" };
+	char *env_ld[] = { "LD_LIBRARY_PATH=/x" };
+	struct oci_hook h;
+	struct hook_subject s = { .kind = HOOK_PRESTART, .hook = &h,
+				  .real_path = "/usr/bin/nvidia-hook", .id = DID };
+	struct policy p;
+	struct error err;
+
+	policy_default(&p);
+	p.hook_rules = xcalloc(1, sizeof(*p.hook_rules));
+	p.hook_rules[0].path = xstrdup("/usr/bin/nvidia-hook");
+	p.hook_rules[0].kinds = 1u << HOOK_PRESTART;
+	p.hook_rules[0].args.items = xcalloc(4, sizeof(char *));
+	p.hook_rules[0].args.items[0] = xstrdup("nvidia-hook");
+	p.hook_rules[0].args.items[1] = xstrdup("prestart");
+	p.hook_rules[0].args.items[2] = xstrdup("--id=${id}");
+	p.hook_rules[0].args.len = 3;
+	p.hook_rules[0].env.items = xcalloc(3, sizeof(char *));
+	p.hook_rules[0].env.items[0] = xstrdup("NVIDIA_*");
+	p.hook_rules[0].env.items[1] = xstrdup("LD_*");
+	p.hook_rules[0].env.len = 2;
+	p.n_hook_rules = 1;
+	h = mk_hook("/usr/bin/nvidia-hook", good, 3, env_ok, 1, 0);
+	assert_int_equal(policy_hook_judge(&p, &s, &err), 0);
+	h = mk_hook("/usr/bin/nvidia-hook", bad, 3, NULL, 0, 0);
+	assert_int_equal(policy_hook_judge(&p, &s, &err), -1);
+	h = mk_hook("/usr/bin/nvidia-hook", good, 3, env_bad, 1, 0);
+	assert_int_equal(policy_hook_judge(&p, &s, &err), -1);
+	/* a loader variable, even where the rule's globs would take it */
+	h = mk_hook("/usr/bin/nvidia-hook", good, 3, env_ld, 1, 0);
+	assert_int_equal(policy_hook_judge(&p, &s, &err), -1);
+	assert_contains(err.msg, "LD_");
+	s.kind = HOOK_POSTSTOP;
+	h = mk_hook("/usr/bin/nvidia-hook", good, 3, env_ok, 1, 0);
+	assert_int_equal(policy_hook_judge(&p, &s, &err), -1);
+	s.kind = HOOK_PRESTART;
+	s.real_path = "/bin/sh";
+	assert_int_equal(policy_hook_judge(&p, &s, &err), -1);
 	policy_free(&p);
 }
 
@@ -886,11 +962,11 @@ static void test_guard_refuses_outside(void **state)
 	struct oci_hook h = mk_hook("/bin/sh", args, 3, NULL, 0, 0);
 	struct error err;
 
-	guard_only(tmpdir);
+	guard_only("/bin/true");
 	assert_int_equal(run1(&h, "{}", &err), -1);
 	hooks_guard_set(NULL);
 	assert_contains(err.msg, "hooks.createRuntime[0] /bin/sh");
-	assert_contains(err.msg, "hookPrefixes");
+	assert_contains(err.msg, "hookRules");
 }
 
 /* Judged on the file, not the string: a symlink in the allowed dir to a
@@ -903,7 +979,7 @@ static void test_guard_symlink_judged_on_target(void **state)
 	struct error err;
 
 	assert_int_equal(symlink("/bin/sh", link), 0);
-	guard_only(tmpdir);
+	guard_only(link);
 	assert_int_equal(run1(&h, "{}", &err), -1);
 	hooks_guard_set(NULL);
 	assert_contains(err.msg, "(the file /");
@@ -921,7 +997,7 @@ static void test_guard_runs_allowed_script_umask(void **state)
 	struct stat st;
 	mode_t old = umask(0);
 
-	guard_only(tmpdir);
+	guard_only(path);
 	assert_int_equal(run1(&h, "{}", &err), 0);
 	hooks_guard_set(NULL);
 	umask(old);
@@ -981,7 +1057,8 @@ int main(void)
 		T(test_sigchld_ignored_refused),
 		T(test_without_pidfd),
 		T(test_supported_names),
-		T(test_rule_prefix_match),
+		T(test_rule_docker_hook),
+		T(test_rule_operator_globs),
 		T(test_guard_refuses_outside),
 		T(test_guard_symlink_judged_on_target),
 		T(test_guard_runs_allowed_script_umask),

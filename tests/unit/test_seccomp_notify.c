@@ -2,7 +2,7 @@
 /*
  * SCMP_ACT_NOTIFY end to end: a child loads a filter with a listener, sends
  * it with seccomp_send_listener() to an "agent" (this process) listening
- * on a unix socket, and the agent answers the child's notified syscalls.
+ * on a unix socket, -1, and the agent answers the child's notified syscalls.
  * Plus the Container Process State JSON.
  */
 #include "test_seccomp_helpers.h"
@@ -164,7 +164,7 @@ static void child_notified(void *arg, int listener)
 	TSC_CHECK(fcntl(listener, F_GETFD) & FD_CLOEXEC);
 	state = state_for(getpid());
 	TSC_CHECK(state != NULL);
-	if (seccomp_send_listener(a->path, "agent-metadata", listener, state,
+	if (seccomp_send_listener(a->path, -1, "agent-metadata", listener, state,
 				  &err) < 0)
 		tsc_child_fail(__FILE__, __LINE__, err.msg, -1, err.code);
 	free(state);
@@ -273,7 +273,7 @@ static void test_send_any_fd(void **state)
 	assert_int_equal(pipe(pipefd), 0);
 	/* The agent is this process: connect() and a small send complete
 	 * into the backlog before accept(). */
-	assert_int_equal(seccomp_send_listener(a.path, NULL, pipefd[0], st,
+	assert_int_equal(seccomp_send_listener(a.path, -1, NULL, pipefd[0], st,
 					       &err), 0);
 	payload = agent_receive(&a, &got);
 	check_process_state(payload, 777, NULL);
@@ -294,18 +294,18 @@ static void test_send_errors(void **state)
 	char *st = state_for(1);
 	struct error err;
 
-	assert_int_equal(seccomp_send_listener("/nonexistent/agent.sock", NULL,
+	assert_int_equal(seccomp_send_listener("/nonexistent/agent.sock", -1, NULL,
 					       0, st, &err), -1);
 	assert_non_null(strstr(err.msg, "connect to /nonexistent/agent.sock"));
 	assert_int_equal(err.code, ENOENT);
-	assert_int_equal(seccomp_send_listener("/x", NULL, -1, st, &err), -1);
-	assert_int_equal(seccomp_send_listener(NULL, NULL, 0, st, &err), -1);
-	assert_int_equal(seccomp_send_listener("/x", NULL, 0, "{", &err), -1);
+	assert_int_equal(seccomp_send_listener("/x", -1, NULL, -1, st, &err), -1);
+	assert_int_equal(seccomp_send_listener(NULL, -1, NULL, 0, st, &err), -1);
+	assert_int_equal(seccomp_send_listener("/x", -1, NULL, 0, "{", &err), -1);
 	assert_non_null(strstr(err.msg, "state JSON"));
-	assert_int_equal(seccomp_send_listener("/x", NULL, 0,
+	assert_int_equal(seccomp_send_listener("/x", -1, NULL, 0,
 					       "{\"id\": \"a\"}", &err), -1);
 	assert_non_null(strstr(err.msg, "no valid pid"));
-	assert_int_equal(seccomp_send_listener("/x", NULL, 0, "[1]", &err), -1);
+	assert_int_equal(seccomp_send_listener("/x", -1, NULL, 0, "[1]", &err), -1);
 	free(st);
 }
 

@@ -1,36 +1,30 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Joined namespaces judged by what they are, not by their path: every
- * linux.namespaces[].path is opened once, here, in the parent; the fd must
- * be an nsfs file of the type the spec says (NS_GET_NSTYPE), and its
- * device/inode says whether it is the host's (the runtime's own, or PID
- * 1's).  That very fd is what namespaces.c joins, so the object judged is
- * the object entered: no second lookup by name in another process.
+ * Whose a joined namespace is: every linux.namespaces[].path is opened
+ * once, in the parent, by the judge (runtime/judge/ns.c: an nsfs file of
+ * the type the spec says, and whether it is the host's); here, whether it
+ * is another container's under the same --root, or in use by a process.
+ * That very fd is what runtime/init/namespaces.c joins, so the object
+ * judged is the object entered: no second lookup by name.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/magic.h>
-#include <linux/nsfs.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../internal.h"
+#include "../judge/judge.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
-#endif
-#ifndef NSFS_MAGIC
-#define NSFS_MAGIC 0x6e736673
 #endif
 
 static const struct {
@@ -54,54 +48,13 @@ static bool same_object(const struct stat *a, const struct stat *b)
 
 int ns_open_file(const char *path, enum ns_type t, int *out, struct error *err)
 {
-	const char *name = ns_type_name(t);
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-	struct statfs sfs;
-	int type;
-
-	if (fd < 0)
-		return error_sys(err, "open %s namespace %s", name, path);
-	if (fstatfs(fd, &sfs) < 0)
-		return error_sys(err, "statfs %s namespace %s", name, path);
-	if (sfs.f_type != NSFS_MAGIC)
-		return error_set(err, "linux.namespaces[%s].path %s: not a namespace file (not on nsfs)",
-				 name, path);
-	type = ioctl(fd, NS_GET_NSTYPE);
-	if (type < 0)
-		return error_sys(err, "ioctl(NS_GET_NSTYPE) on %s namespace %s", name, path);
-	if (type != ns_kinds[t].flag)
-		return error_set(err, "linux.namespaces[%s].path %s: not a %s namespace (type 0x%x)",
-				 name, path, name, type);
-	*out = take_fd(fd);
-	return 0;
+	return judge_ns_open(path, ns_kinds[t].flag, ns_type_name(t), out, err);
 }
 
 int ns_fd_is_host(int fd, int proc_fd, enum ns_type t, bool *host,
 		  struct error *err)
 {
-	char path[64];
-	struct stat theirs, ours, init;
-
-	*host = false;
-	if (fstat(fd, &theirs) < 0)
-		return error_sys(err, "stat %s namespace fd", ns_type_name(t));
-	snprintf(path, sizeof(path), "self/ns/%s", ns_kinds[t].file);
-	if (fstatat(proc_fd, path, &ours, 0) < 0)
-		return error_sys(err, "stat /proc/%s", path);
-	if (same_object(&theirs, &ours)) {
-		*host = true;
-		return 0;
-	}
-	/* PID 1's: the host's even when the runtime runs in namespaces of
-	 * its own (a daemon's).  Unreadable (no ptrace access): only ours. */
-	snprintf(path, sizeof(path), "1/ns/%s", ns_kinds[t].file);
-	if (fstatat(proc_fd, path, &init, 0) < 0) {
-		log_debug("stat /proc/%s: %s (compared with the runtime's own only)",
-			  path, strerror(errno));
-		return 0;
-	}
-	*host = same_object(&theirs, &init);
-	return 0;
+	return judge_ns_is_host(fd, proc_fd, ns_kinds[t].file, host, err);
 }
 
 int ns_open_joined(struct container_ctx *c, struct error *err)

@@ -442,7 +442,11 @@ static int rule_binds(struct mrules *a)
 					 i, m->source, m->destination, a->p->source);
 		if (!policy_bind_allowed(&a->p->bind_prefixes, m->source)) {
 			_cleanup_free_ char *clean = policy_clean_path(m->source);
-			_cleanup_free_ char *advice = policy_bind_advice(
+			_cleanup_free_ char *advice = NULL;
+
+			if (policy_volume_allowed(&a->p->bind_volume_dirs, clean))
+				continue;
+			advice = policy_bind_advice(
 				&(struct policy_bind_advice_in){ &a->p->bind_prefixes, a->p->source, clean });
 			return error_set(a->err, "policy: mounts[%zu]: bind mount of host path %s on %s is not allowed by the policy (%s); %s",
 					 i, clean, m->destination, a->p->source, advice);

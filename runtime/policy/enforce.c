@@ -318,13 +318,13 @@ static int judge_rootfs(struct container_ctx *c, struct error *err)
 		return -1;
 	}
 	allowed = WEAKENED("rootfs-anywhere") ||
-		  policy_rootfs_allowed(&c->policy, bundle.where, c->id, c->rootfs);
+		  policy_rootfs_allowed(&c->policy, bundle.where, c->rootfs);
 	judged_close(&bundle);
 	if (above)
 		return error_set(err, "policy: root.path %s contains the bundle %s: refused by the policy (%s); no policy field allows it",
 				 c->rootfs, c->bundle, c->policy.source);
 	if (!allowed)
-		return error_set(err, "policy: root.path %s is a host directory, not an image the engine unpacked for this container (inside its bundle %s): refused by the policy (%s); a directory under the policy's rootfsPrefixes would be allowed",
+		return error_set(err, "policy: root.path %s is a host directory, not an image the engine unpacked for this container (inside its bundle %s, or one layer of its engine's graph driver): refused by the policy (%s); a directory under the policy's rootfsPrefixes would be allowed",
 				 c->rootfs, c->bundle, c->policy.source);
 	return 0;
 }

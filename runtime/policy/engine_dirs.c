@@ -88,5 +88,7 @@ int policy_add_engine_dirs(struct container_ctx *c, struct error *err)
 	move_into(&add, &c->policy.bind_prefixes, "bindPrefixes");
 	policy_engine_volume_dirs(path, n > 0 ? work : NULL, c->id, &add);
 	move_into(&add, &c->policy.bind_volume_dirs, "bindVolumeDirs");
+	policy_engine_layer_dirs(path, n > 0 ? work : NULL, c->id, &add);
+	move_into(&add, &c->policy.engine_layer_dirs, "the engine's layer directories");
 	return 0;
 }

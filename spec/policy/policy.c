@@ -183,6 +183,7 @@ void policy_free(struct policy *p)
 	strv_free(&p->rootfs_prefixes);
 	strv_free(&p->bind_special_files);
 	strv_free(&p->bind_volume_dirs);
+	strv_free(&p->engine_layer_dirs);
 	strv_free(&p->seccomp_listeners);
 	policy_hook_rules_free(p);
 	strv_free(&p->capabilities);

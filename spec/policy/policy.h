@@ -98,6 +98,9 @@ struct policy {
 	struct str_array bind_volume_dirs;
 	/* sockets, FIFOs and device nodes a bind may come from */
 	struct str_array bind_special_files;
+	/* derived at create, not a policy key: the engine's graph-driver
+	 * directories of this container, whose <hex>/merged may be root.path */
+	struct str_array engine_layer_dirs;
 	/* unix sockets linux.seccomp.listenerPath may name */
 	struct str_array seccomp_listeners;
 
@@ -266,10 +269,12 @@ void policy_resolve_bind_sources(struct oci_spec *s, const char *bundle);
  * derived from the bundle's path and the shim's `work` link in it (NULL:
  * none), appended to out.  sandbox_id: the pod's sandbox (CRI), or NULL. */
 /* root.path (located) may be used: inside the bundle (located; the
- * engine's own unpacked image), under rootfsPrefixes, or a podman
- * container's layer mount for a podman bundle of this id. */
-bool policy_rootfs_allowed(const struct policy *p, const char *bundle, const char *id,
-			   const char *rootfs);
+ * engine's own unpacked image), under rootfsPrefixes, or one layer's
+ * <dir>/<hex>/merged of this container's engine's layer directories. */
+bool policy_rootfs_allowed(const struct policy *p, const char *bundle, const char *rootfs);
+/* Docker's <data-root>/overlay2 (fuse-overlayfs), podman's <graph>/overlay. */
+void policy_engine_layer_dirs(const char *bundle, const char *work, const char *id,
+			      struct str_array *out);
 void policy_engine_bind_prefixes(const char *bundle, const char *work, const char *id,
 				 const char *sandbox_id, struct str_array *out);
 /* Docker's or podman's volumes directory for this container's engine

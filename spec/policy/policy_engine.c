@@ -133,31 +133,31 @@ static bool split_podman_bundle(const char *bundle, const char *id, char **graph
 	return true;
 }
 
-/* <G>/overlay/<layer>/merged: one layer's mount, never G or overlay/. */
-static bool podman_layer_root(const char *graph, const char *rootfs)
+/* <dir>/<layer>/merged, the layer a hex id: one layer's mount, never the
+ * directory of every layer. */
+static bool layer_root_of(const struct str_array *dirs, const char *rootfs)
 {
-	_cleanup_free_ char *base = xasprintf("%s/overlay/", graph);
-	const char *layer, *slash;
+	for (size_t i = 0; i < dirs->len; i++) {
+		size_t n = strlen(dirs->items[i]);
+		const char *layer, *slash;
 
-	if (!str_has_prefix(rootfs, base))
-		return false;
-	layer = rootfs + strlen(base);
-	slash = strchr(layer, '/');
-	return slash && slash > layer && !strcmp(slash, "/merged") &&
-	       strspn(layer, "0123456789abcdef") == (size_t)(slash - layer);
+		if (strncmp(rootfs, dirs->items[i], n) || rootfs[n] != '/')
+			continue;
+		layer = rootfs + n + 1;
+		slash = strchr(layer, '/');
+		if (slash && slash > layer && !strcmp(slash, "/merged") &&
+		    strspn(layer, "0123456789abcdef") == (size_t)(slash - layer))
+			return true;
+	}
+	return false;
 }
 
-bool policy_rootfs_allowed(const struct policy *p, const char *bundle, const char *id,
-			   const char *rootfs)
+bool policy_rootfs_allowed(const struct policy *p, const char *bundle, const char *rootfs)
 {
-	_cleanup_free_ char *graph = NULL;
-
 	if (bundle && policy_path_under(rootfs, bundle))
 		return true;
-	if (policy_bind_allowed(&p->rootfs_prefixes, rootfs))
-		return true;
-	return bundle && plain_name(id) && split_podman_bundle(bundle, id, &graph) &&
-	       podman_layer_root(graph, rootfs);
+	return policy_bind_allowed(&p->rootfs_prefixes, rootfs) ||
+	       layer_root_of(&p->engine_layer_dirs, rootfs);
 }
 
 /* The data-root of the Docker whose containerd made this task: the work
@@ -175,20 +175,41 @@ static char *docker_data_root(const char *work, const char *id)
 	return xstrndup(root, strlen(root) - strlen("/containerd/daemon"));
 }
 
-void policy_engine_volume_dirs(const char *bundle, const char *work, const char *id,
-			       struct str_array *out)
+/* <data-root or graph root>/sub for this container's engine. */
+static void engine_subdirs(const char *bundle, const char *work, const char *id,
+			   const char *podman_sub, const char *const docker_subs[],
+			   struct str_array *out)
 {
-	_cleanup_free_ char *b = NULL, *graph = NULL, *d = NULL, *v = NULL;
+	_cleanup_free_ char *b = NULL, *graph = NULL, *d = NULL;
 
 	if (!bundle || bundle[0] != '/' || !plain_name(id))
 		return;
 	b = policy_clean_path(bundle);
-	if (split_podman_bundle(b, id, &graph))
-		v = xasprintf("%s/volumes", graph);
-	else if ((d = docker_data_root(work, id)))
-		v = xasprintf("%s/volumes", d);
-	if (v)
+	if (split_podman_bundle(b, id, &graph)) {
+		_cleanup_free_ char *v = xasprintf("%s/%s", graph, podman_sub);
 		policy_strv_add(out, v);
+	} else if ((d = docker_data_root(work, id))) {
+		for (size_t i = 0; docker_subs[i]; i++) {
+			_cleanup_free_ char *v = xasprintf("%s/%s", d, docker_subs[i]);
+			policy_strv_add(out, v);
+		}
+	}
+}
+
+void policy_engine_volume_dirs(const char *bundle, const char *work, const char *id,
+			       struct str_array *out)
+{
+	static const char *const docker[] = { "volumes", NULL };
+
+	engine_subdirs(bundle, work, id, "volumes", docker, out);
+}
+
+void policy_engine_layer_dirs(const char *bundle, const char *work, const char *id,
+			      struct str_array *out)
+{
+	static const char *const docker[] = { "overlay2", "fuse-overlayfs", NULL };
+
+	engine_subdirs(bundle, work, id, "overlay", docker, out);
 }
 
 bool policy_volume_allowed(const struct str_array *dirs, const char *where)

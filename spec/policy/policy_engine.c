@@ -80,6 +80,22 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcmp(s + n - m, suffix) && (n == m || s[n - m - 1] == '/');
 }
 
+/* The data-root of the Docker whose containerd made this task: the work
+ * link is <D>/containerd/daemon/io.containerd.runtime.v2.task/<ns>/<id>. */
+static char *docker_data_root(const char *bundle, const char *work, const char *id)
+{
+	_cleanup_free_ char *w = NULL, *root = NULL, *ns = NULL, *state = NULL, *bns = NULL;
+
+	if (!work || work[0] != '/' || !split_task_dir(bundle, id, &state, &bns))
+		return NULL;
+	w = policy_clean_path(work);
+	/* The same namespace and id: the link names this task's work dir. */
+	if (!split_task_dir(w, id, &root, &ns) || strcmp(ns, bns) || !ends_with(root, "containerd/daemon") ||
+	    strlen(root) <= strlen("/containerd/daemon"))
+		return NULL;
+	return xstrndup(root, strlen(root) - strlen("/containerd/daemon"));
+}
+
 void policy_engine_bind_prefixes(const char *bundle, const char *work, const char *id,
 				 const char *sandbox_id, struct str_array *out)
 {
@@ -113,8 +129,8 @@ void policy_engine_bind_prefixes(const char *bundle, const char *work, const cha
 		add_cri(out, root, id, sid);
 		/* dockerd runs its containerd with --root <data-root>/containerd/daemon
 		 * and keeps the container's files in <data-root>/containers/<id>. */
-		if (ends_with(root, "containerd/daemon") && strlen(root) > strlen("/containerd/daemon")) {
-			_cleanup_free_ char *d = xstrndup(root, strlen(root) - strlen("/containerd/daemon"));
+		_cleanup_free_ char *d = docker_data_root(b, work, id);
+		if (d) {
 			_cleanup_free_ char *c = xasprintf("%s/containers/%s", d, id);
 			policy_strv_add(out, c);
 		}
@@ -160,21 +176,6 @@ bool policy_rootfs_allowed(const struct policy *p, const char *bundle, const cha
 	       layer_root_of(&p->engine_layer_dirs, rootfs);
 }
 
-/* The data-root of the Docker whose containerd made this task: the work
- * link is <D>/containerd/daemon/io.containerd.runtime.v2.task/<ns>/<id>. */
-static char *docker_data_root(const char *work, const char *id)
-{
-	_cleanup_free_ char *w = NULL, *root = NULL, *ns = NULL;
-
-	if (!work || work[0] != '/')
-		return NULL;
-	w = policy_clean_path(work);
-	if (!split_task_dir(w, id, &root, &ns) || !ends_with(root, "containerd/daemon") ||
-	    strlen(root) <= strlen("/containerd/daemon"))
-		return NULL;
-	return xstrndup(root, strlen(root) - strlen("/containerd/daemon"));
-}
-
 /* <data-root or graph root>/sub for this container's engine. */
 static void engine_subdirs(const char *bundle, const char *work, const char *id,
 			   const char *podman_sub, const char *const docker_subs[],
@@ -188,7 +189,7 @@ static void engine_subdirs(const char *bundle, const char *work, const char *id,
 	if (split_podman_bundle(b, id, &graph)) {
 		_cleanup_free_ char *v = xasprintf("%s/%s", graph, podman_sub);
 		policy_strv_add(out, v);
-	} else if ((d = docker_data_root(work, id))) {
+	} else if ((d = docker_data_root(b, work, id))) {
 		for (size_t i = 0; docker_subs[i]; i++) {
 			_cleanup_free_ char *v = xasprintf("%s/%s", d, docker_subs[i]);
 			policy_strv_add(out, v);

@@ -109,10 +109,62 @@ static void test_nothing_derived(void **state)
 	freev(&a);
 }
 
+#define DTASK "/containerd/daemon/io.containerd.runtime.v2.task/moby/"
+
+static void test_volumes_and_layers_of_this_engine(void **state)
+{
+	struct str_array v = { 0 }, l = { 0 };
+	struct policy p;
+	(void)state;
+	policy_engine_volume_dirs("/run/docker" DTASK ID, "/srv/d" DTASK ID, ID, &v);
+	assert_int_equal(v.len, 1);
+	assert_string_equal(v.items[0], "/srv/d/volumes");
+	assert_true(policy_volume_allowed(&v, "/srv/d/volumes/data/_data"));
+	assert_true(policy_volume_allowed(&v, "/srv/d/volumes/data/_data/sub"));
+	assert_false(policy_volume_allowed(&v, "/srv/d/volumes"));
+	assert_false(policy_volume_allowed(&v, "/srv/d/volumes/data"));
+	assert_false(policy_volume_allowed(&v, "/srv/d/volumes/data/_database"));
+	assert_false(policy_volume_allowed(&v, "/srv/d/volumes//_data"));
+	/* podman: its graph root, from the bundle */
+	policy_engine_volume_dirs("/g/overlay-containers/" ID "/userdata", NULL, ID, &v);
+	assert_string_equal(v.items[1], "/g/volumes");
+	/* a bundle elsewhere, or a work link of another id: nothing */
+	policy_engine_volume_dirs("/home/u/b", "/srv/d" DTASK ID, ID, &v);
+	policy_engine_volume_dirs("/run/docker" DTASK ID, "/srv/d" DTASK "other", ID, &v);
+	assert_int_equal(v.len, 2);
+	policy_engine_layer_dirs("/run/docker" DTASK ID, "/srv/d" DTASK ID, ID, &l);
+	policy_default(&p);
+	freev(&p.engine_layer_dirs);
+	p.engine_layer_dirs = l;
+	assert_true(policy_rootfs_allowed(&p, "/b", "/srv/d/overlay2/0a1b/merged"));
+	assert_false(policy_rootfs_allowed(&p, "/b", "/srv/d/overlay2"));
+	assert_false(policy_rootfs_allowed(&p, "/b", "/srv/d/overlay2/0a1b"));
+	assert_false(policy_rootfs_allowed(&p, "/b", "/srv/d/overlay2/../x/merged"));
+	assert_false(policy_rootfs_allowed(&p, "/b", "/home/user"));
+	assert_true(policy_rootfs_allowed(&p, "/b", "/b/rootfs"));
+	assert_true(policy_rootfs_allowed(&p, "/b", "/b"));
+	assert_false(policy_rootfs_allowed(&p, "/b", "/bb"));
+	policy_free(&p);
+	freev(&v);
+}
+
+static void test_pod_dir_only_for_a_task(void **state)
+{
+	char *d;
+	(void)state;
+	d = policy_engine_pod_dir("/s/io.containerd.runtime.v2.task/k8s.io/" ID, ID, "u-1");
+	assert_string_equal(d, "/var/lib/kubelet/pods/u-1");
+	free(d);
+	assert_null(policy_engine_pod_dir("/home/u/b", ID, "u-1"));
+	assert_null(policy_engine_pod_dir("/s/io.containerd.runtime.v2.task/k8s.io/" ID, ID, "../x"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_containerd_any_root),
+		cmocka_unit_test(test_volumes_and_layers_of_this_engine),
+		cmocka_unit_test(test_pod_dir_only_for_a_task),
 		cmocka_unit_test(test_k3s),
 		cmocka_unit_test(test_dockerd_data_root),
 		cmocka_unit_test(test_nothing_derived),

@@ -259,7 +259,8 @@ int policy_parse_hook_rules(struct jctx *c, yajl_val root, struct policy *p, boo
 	if (!extend)
 		policy_hook_rules_free(p);
 	p->hook_rules = xrealloc(p->hook_rules, (p->n_hook_rules + n + 1) * sizeof(*add));
-	memcpy(p->hook_rules + p->n_hook_rules, add, n * sizeof(*add));
+	if (n)
+		memcpy(p->hook_rules + p->n_hook_rules, add, n * sizeof(*add));
 	p->n_hook_rules += n;
 	free(add);
 	return 0;

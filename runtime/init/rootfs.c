@@ -117,6 +117,35 @@ static int weak_clone_by_name(const struct mount_entry *e, int *tree,
 	return 0;
 }
 
+/* Since 6.8 a namespace lists its mounts (/proc/self/mountinfo) by unique
+ * mount id, in the order they were made, and the parent cloned the bind
+ * trees before the child mounted the root: attached as they are they come
+ * before "/" and /proc, where runc's follow the spec's order (runtime-tools'
+ * `mounts` case reads it).  The attached tree is cloned once more here (a
+ * detached tree cannot be cloned from another mount namespace), the first
+ * clone detached, and the new one attached in its place: the same judged
+ * object, with ids in spec order.  On kernels that keep attach order the
+ * step changes nothing. */
+static int reattach_in_spec_order(int rootfd, int dst, const struct mount_entry *e,
+				  int *top, struct error *err)
+{
+	_cleanup_close_ int first = -1;
+	const char *dest = e->spec->destination;
+	char p[FD_PATH_MAX];
+
+	if (reopen_target(rootfd, dest, &first, err) < 0)
+		return -1;
+	*top = (int)open_tree(first, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
+					 (e->recursive ? AT_RECURSIVE : 0));
+	if (*top < 0)
+		return error_sys(err, "clone bind mount %s on %s", e->source, dest);
+	if (umount2(fd_path(first, p), MNT_DETACH) < 0)
+		return error_sys(err, "detach the first clone of %s on %s", e->source, dest);
+	if (move_mount(*top, "", dst, "", MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
+		return error_sys(err, "bind mount %s on %s", e->source, dest);
+	return 0;
+}
+
 /* The tree the parent cloned from the judged source (mounts.c), attached
  * as it is: no lookup of the source by name here. */
 static int mount_bind(int rootfd, const struct mount_entry *e,
@@ -140,10 +169,10 @@ static int mount_bind(int rootfd, const struct mount_entry *e,
 	if (move_mount(tree, "", dst, "",
 		       MOVE_MOUNT_F_EMPTY_PATH | MOVE_MOUNT_T_EMPTY_PATH) < 0)
 		return error_sys(err, "bind mount %s on %s", e->source, dest);
+	if (reattach_in_spec_order(rootfd, dst, e, &top, err) < 0)
+		return -1;
 	if (!e->propagation)
 		return 0;
-	if (reopen_target(rootfd, dest, &top, err) < 0)
-		return -1;
 	return mounts_setattr(top, e->propagation & MS_REC, 0, 0,
 			      e->propagation & ~MS_REC, dest, err);
 }

@@ -292,6 +292,34 @@ def test_bind_file_on_dangling_symlink(env):
     assert out == "from-host\n"
 
 
+# ---- mountinfo order: the binds after the root ---------------------------------------
+
+def test_mountinfo_lists_binds_after_the_root(env):
+    """runtime-tools' `mounts` case reads /proc/self/mountinfo in order and
+    expects each mount after the one it sits on, as runc does.  Since 6.8
+    the kernel lists a namespace's mounts by unique mount id, so a bind
+    tree cloned before the root was mounted used to come first."""
+    srcs = []
+    for name in ("m1", "m2"):
+        d = env.hostdir(name)
+        with open(os.path.join(d, "f"), "w") as f:
+            f.write(name)
+        srcs.append(d)
+    spec = make_spec(["cat", "/proc/self/mountinfo"])
+    for i, src in enumerate(srcs):
+        spec["mounts"].append({"destination": "/mnt/b%d" % i, "type": "bind",
+                               "source": src, "options": ["rbind", "ro"]})
+    rc, out, err = env.run(spec)
+    assert rc == 0, "rc %d\nstdout: %s\nstderr: %s" % (rc, out, err)
+    points = [line.split()[4] for line in out.splitlines()]
+    assert "/" in points, out
+    # the spec's own mounts (/proc, /dev, ...) come before the binds it lists after them
+    before = max(points.index(m["destination"]) for m in spec["mounts"][:-2])
+    for i in range(len(srcs)):
+        assert points.index("/mnt/b%d" % i) > before > points.index("/"), out
+    assert points.index("/mnt/b0") < points.index("/mnt/b1"), out
+
+
 # ---- realtime scheduling on a cgroup v1 host -------------------------------------------
 
 def _v1_rt_host():

@@ -208,8 +208,9 @@ cri-test: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/cri
 
 # The one-way flow of README "How it is built", checked on the includes.
-layering:
-	tests/layering/check.sh
+layering: agentsbx
+	BUILD=$(BUILD) tests/layering/check.sh
+	tests/layering/plant.sh $(BUILD)
 
 # What a contributor runs before a commit: unit + the integration tests not
 # marked slow (under 5 minutes; `make integration` runs them all).

@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lib/fds.h"
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
@@ -101,7 +102,7 @@ __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 			error_sys(&r.err, "sandbox: dup2 onto fd %d", i);
 			goto reply;
 		}
-	sandbox_close_fds_but(reply_fd, log_get_fd());
+	fds_close_all_but(reply_fd, log_get_fd());
 	if (container_create_detailed(g, &o, &made, &r.err) == 0) {
 		r.ok = 1;
 		r.pid = made.pid;
@@ -173,7 +174,7 @@ __attribute__((noreturn)) static void creator_main(const struct global_opts *g, 
 		dup2(null, STDIN_FILENO);
 		dup2(null, STDOUT_FILENO);
 	}
-	sandbox_close_fds_but(sock, log_get_fd());
+	fds_close_all_but(sock, log_get_fd());
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
 		_exit(1);
 	for (;;) {

@@ -89,8 +89,6 @@ void sandbox_collect_outputs(struct sandbox *sb, struct sandbox_result *res);
 void sandbox_outputs_snapshot(struct sandbox *sb);
 void sandbox_outputs_forget(struct sandbox *sb);
 
-/* Close every fd from 3 up but keep_a and keep_b. */
-void sandbox_close_fds_but(int keep_a, int keep_b);
 int sandbox_watchdog_start(const struct global_opts *g, struct error *err);
 
 #endif

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../lib/fds.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
 #include "../lib/weaken.h"
@@ -59,7 +60,7 @@ static void drop_fds(void)
 		dup2(null, STDIN_FILENO);
 		dup2(null, STDOUT_FILENO);
 	}
-	sandbox_close_fds_but(log_get_fd(), log_get_fd());
+	fds_close_all_but(log_get_fd(), log_get_fd());
 }
 
 /* Out of the caller's process group, armed for its death: then ready. */

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static unsigned char open_at_start[FDS_SNAPSHOT_MAX / 8];
@@ -47,4 +48,20 @@ void fd_close(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+void fds_close_all_but(int keep_a, int keep_b)
+{
+	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
+	unsigned int from = 3;
+	int keep[2] = { lo, hi };
+
+	for (int i = 0; i < 2; i++) {
+		if (keep[i] < (int)from)
+			continue;
+		if (keep[i] > (int)from)
+			syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
+		from = (unsigned int)keep[i] + 1;
+	}
+	syscall(SYS_close_range, from, ~0U, 0);
 }

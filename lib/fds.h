@@ -18,4 +18,7 @@ bool fds_was_open(int fd);
 /* close(*fd) if it is open, then *fd = -1: safe to call twice. */
 void fd_close(int *fd);
 
+/* Close every fd from 3 up but keep_a and keep_b (close_range). */
+void fds_close_all_but(int keep_a, int keep_b);
+
 #endif

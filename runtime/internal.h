@@ -97,6 +97,9 @@ struct container_ctx {
 	unsigned long long start_time;
 	char *created;
 	char *state_json; /* for hooks' stdin */
+	/* Renders state_json with this status: set by the lifecycle (ctx_init),
+	 * called by the init, which knows no state format of its own. */
+	void (*render_state_json)(struct container_ctx *c, enum container_status status);
 };
 
 /* lifecycle/ctx.c: the context, and what create and exec share. */
@@ -147,12 +150,6 @@ int netfilter_check_joined_netns(struct container_ctx *c, struct error *err);
 int netfilter_remove_egress(int state_dir_fd, const char *id, struct error *err);
 /* Remove every interface but lo from the current netns. */
 int netfilter_only_loopback(struct error *err);
-
-/* run.c: foreground waiting, shared with exec.  The signals a foreground
- * run or exec passes on to the container (runc's list), plus SIGCHLD. */
-void forwarded_signals_mask(sigset_t *mask);
-void block_forwarded_signals(sigset_t *old);
-int wait_forwarding_signals(pid_t pid, int *status, struct error *err);
 
 /* namespaces.c */
 int ns_prepare(struct container_ctx *c, struct error *err);

@@ -18,17 +18,6 @@
 #include "../lib/util.h"
 #include "internal.h"
 
-int jparse_id_mapping(struct jctx *c, yajl_val v, void *out)
-{
-	struct oci_id_mapping *m = out;
-
-	if (jreq_u32(c, v, "containerID", &m->container_id) < 0 ||
-	    jreq_u32(c, v, "hostID", &m->host_id) < 0 ||
-	    jreq_u32(c, v, "size", &m->size) < 0)
-		return -1;
-	return 0;
-}
-
 static int parse_root(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_root *r = out;

@@ -67,28 +67,6 @@ static int parse_time_offsets(struct jctx *c, yajl_val v, void *out)
 	return 0;
 }
 
-int jparse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
-		       bool required, char *out)
-{
-	_cleanup_free_ char *type = NULL;
-	char q[QUOTE_MAX];
-	size_t mark;
-
-	if (required ? jreq_string(c, obj, "type", &type) < 0 : jstring(c, obj, "type", &type) < 0)
-		return -1;
-	if (!type)
-		return 0;
-	if (strlen(type) == 1 && strchr(allowed, type[0])) {
-		*out = type[0];
-		return 0;
-	}
-	mark = jpush_key(c, "type");
-	jfail(c, "unknown device type %s (expected one of \"%s\")",
-	      spec_quote(q, type), allowed);
-	jpop(c, mark);
-	return -1;
-}
-
 static int parse_device(struct jctx *c, yajl_val v, void *out)
 {
 	struct oci_device *d = out;
@@ -246,6 +224,17 @@ int jparse_linux(struct jctx *c, yajl_val v, void *out)
 		    0 ||
 	    jobject(c, v, "netDevices", parse_net_devices, NULL,
 		    &l->has_net_devices) < 0)
+		return -1;
+	return 0;
+}
+
+int jparse_id_mapping(struct jctx *c, yajl_val v, void *out)
+{
+	struct oci_id_mapping *m = out;
+
+	if (jreq_u32(c, v, "containerID", &m->container_id) < 0 ||
+	    jreq_u32(c, v, "hostID", &m->host_id) < 0 ||
+	    jreq_u32(c, v, "size", &m->size) < 0)
 		return -1;
 	return 0;
 }

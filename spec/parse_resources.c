@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* linux.resources: the cgroup settings. */
 #include <stdint.h>
+#include <string.h>
 
+#include "../lib/cleanup.h"
 #include "../lib/util.h"
 #include "internal.h"
 
@@ -198,4 +200,26 @@ int jparse_resources(struct jctx *c, yajl_val v, void *out)
 	    jstr_map(c, v, "unified", &r->unified) < 0)
 		return -1;
 	return 0;
+}
+
+int jparse_device_type(struct jctx *c, yajl_val obj, const char *allowed,
+		       bool required, char *out)
+{
+	_cleanup_free_ char *type = NULL;
+	char q[QUOTE_MAX];
+	size_t mark;
+
+	if (required ? jreq_string(c, obj, "type", &type) < 0 : jstring(c, obj, "type", &type) < 0)
+		return -1;
+	if (!type)
+		return 0;
+	if (strlen(type) == 1 && strchr(allowed, type[0])) {
+		*out = type[0];
+		return 0;
+	}
+	mark = jpush_key(c, "type");
+	jfail(c, "unknown device type %s (expected one of \"%s\")",
+	      spec_quote(q, type), allowed);
+	jpop(c, mark);
+	return -1;
 }

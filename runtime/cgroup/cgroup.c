@@ -236,26 +236,6 @@ int cgroup_create(const char *path, enum cgroup_manager manager,
 
 /* ---- a new process's way in ------------------------------------------------- */
 
-void cgroup_birth_init(struct cgroup_birth *b)
-{
-	memset(b, 0, sizeof(*b));
-	b->v2_fd = -1;
-}
-
-void cgroup_birth_close(struct cgroup_birth *b)
-{
-	for (size_t i = 0; i < b->n_tasks; i++)
-		close(b->tasks_fd[i]);
-	if (b->v2_fd >= 0)
-		close(b->v2_fd);
-	cgroup_birth_init(b);
-}
-
-int cgroup_birth_clone_fd(const struct cgroup_birth *b)
-{
-	return b->by_pid ? -1 : b->v2_fd;
-}
-
 /* A cgroup2 leaf whose cpuset a born-in process would miss on this kernel
  * is entered by pid instead (v2.c cg2_born_in_keeps_cpuset). */
 static void check_born_in(struct cgroup_birth *b)

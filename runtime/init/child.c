@@ -91,7 +91,7 @@ static void container_side_state_json(struct container_ctx *c,
 	pid_t host_pid = c->pid;
 
 	c->pid = getpid();
-	ctx_update_state_json(c, status);
+	c->render_state_json(c, status);
 	c->pid = host_pid;
 }
 

@@ -12,6 +12,8 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/weaken.h"
+#include "../internal.h"
+#include "../judge/judge.h"
 
 static long sys_openat2(int dirfd, const char *path, struct open_how *how)
 {
@@ -292,4 +294,21 @@ int path_mkfile_in_root(int rootfd, const char *path, mode_t mode, int *out,
 	}
 	*out = take_fd(fd);
 	return 0;
+}
+
+/* The rootfs create judged, as an fd of the container's mount namespace.
+ * In a joined mount namespace the path names that namespace's own rootfs,
+ * which create could not open: nothing to compare it with. */
+int rootfs_open_judged(const struct container_ctx *c, int *out, struct stat *st,
+		       struct error *err)
+{
+	if (spec_find_namespace(c->spec, NS_MOUNT)->path) {
+		_cleanup_close_ int fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		if (fd < 0 || (st && fstat(fd, st) < 0))
+			return error_sys(err, "open rootfs %s", c->rootfs);
+		*out = take_fd(fd);
+		return 0;
+	}
+	return judge_reopen_same("rootfs", c->rootfs, c->rootfs_fd, out, st, err);
 }

@@ -135,8 +135,7 @@ static int reattach_in_spec_order(int rootfd, int dst, const struct mount_entry 
 
 	if (reopen_target(rootfd, dest, &first, err) < 0)
 		return -1;
-	*top = (int)open_tree(first, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH |
-					 (e->recursive ? AT_RECURSIVE : 0));
+	*top = (int)open_tree(first, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
 	if (*top < 0)
 		return error_sys(err, "clone bind mount %s on %s", e->source, dest);
 	if (umount2(fd_path(first, p), MNT_DETACH) < 0)
@@ -267,25 +266,6 @@ static int make_cwd(struct container_ctx *c, struct error *err)
 	if (path_mkdir_in_root(c->rootfs_fd, c->spec->process.cwd, 0755, &cwd, err) < 0)
 		return error_prefix(err, "process.cwd");
 	return writable_layer_own_cwd(c, cwd, err);
-}
-
-int rootfs_open_judged(const struct container_ctx *c, int *out, struct stat *st,
-		       struct error *err)
-{
-	_cleanup_close_ int fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	struct stat judged, here;
-
-	if (fd < 0)
-		return error_sys(err, "open rootfs %s", c->rootfs);
-	if (fstat(fd, &here) < 0 || fstat(c->rootfs_fd, &judged) < 0)
-		return error_sys(err, "stat rootfs %s", c->rootfs);
-	if (!spec_find_namespace(c->spec, NS_MOUNT)->path &&
-	    (here.st_dev != judged.st_dev || here.st_ino != judged.st_ino))
-		return error_set(err, "rootfs %s is no longer the directory create opened", c->rootfs);
-	if (st)
-		*st = here;
-	*out = take_fd(fd);
-	return 0;
 }
 
 /* The rootfs made a mount point for pivot_root: the policy's writable

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../../lib/cleanup.h"
+#include "../../lib/forward_signals.h"
 #include "../../lib/fdpass.h"
 #include "../../lib/util.h"
 #include "../../lib/weaken.h"

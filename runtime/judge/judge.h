@@ -72,6 +72,13 @@ const char *judge_type_name(mode_t mode);
 
 void judged_close(struct judged *o);
 
+/* The object judged_fd is, opened again by its path in *this* mount
+ * namespace (after an unshare, a mount wants an fd of the new namespace's
+ * copy): a directory, the same device and inode, or an error.  *st (may be
+ * NULL) gets the new fd's stat. */
+int judge_reopen_same(const char *what, const char *path, int judged_fd, int *out,
+		      struct stat *st, struct error *err);
+
 /* ---- namespaces (nsfs objects: judged by what they are, not where) ---- */
 
 /* Open path as a namespace of kind nstype (a CLONE_NEW* flag; name for

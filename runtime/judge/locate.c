@@ -208,3 +208,21 @@ void judged_close(struct judged *o)
 		close(o->fd);
 	o->fd = -1;
 }
+
+int judge_reopen_same(const char *what, const char *path, int judged_fd, int *out,
+		      struct stat *st, struct error *err)
+{
+	_cleanup_close_ int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat judged, here;
+
+	if (fd < 0)
+		return error_sys(err, "open %s %s", what, path);
+	if (fstat(fd, &here) < 0 || fstat(judged_fd, &judged) < 0)
+		return error_sys(err, "stat %s %s", what, path);
+	if (here.st_dev != judged.st_dev || here.st_ino != judged.st_ino)
+		return error_set(err, "%s %s is no longer the directory create opened", what, path);
+	if (st)
+		*st = here;
+	*out = take_fd(fd);
+	return 0;
+}

@@ -28,6 +28,7 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	c->g = g;
 	c->opts = o;
 	c->id = o->id;
+	c->render_state_json = ctx_update_state_json;
 	c->rootfs_fd = c->host_proc_fd = c->state_dir_fd = c->fifo_fd = c->listener_fd = -1;
 	c->root_fd = -1;
 	c->done_fd = -1;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../../lib/cleanup.h"
+#include "../../lib/forward_signals.h"
 #include "../../lib/fds.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The policy file: defaults, parsing (the same safe JSON loading as
  * config.json), and printing (policy show). */
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -323,71 +322,6 @@ static const char *const limits_keys[] = {
 	NULL,
 };
 static const char *const tmpfs_keys[] = { "path", "size", NULL };
-
-/* Edit distance, case folded: "networkAlowed" and "bindprefixes" are one
- * step from the key meant. */
-static size_t key_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), row[64];
-
-	if (la >= 63 || lb >= 63)
-		return (size_t)-1;
-	for (size_t j = 0; j <= lb; j++)
-		row[j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = row[0];
-		row[0] = i;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]);
-			size_t best = diag + cost;
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
-		}
-	}
-	return row[lb];
-}
-
-/*
- * A policy file is the operator's floor: a misspelt key that is silently
- * ignored leaves the default in force while the operator believes
- * otherwise.  So an unknown key is an error naming it, with the nearest
- * known key when one is close.
- */
-int policy_check_known_keys(struct jctx *c, yajl_val obj, const char *const known[])
-{
-	char q[QUOTE_MAX];
-
-	for (size_t i = 0; YAJL_IS_OBJECT(obj) && i < obj->u.object.len; i++) {
-		const char *key = obj->u.object.keys[i];
-		const char *near = NULL;
-		size_t best = 3; /* at most 2 edits away */
-		bool ok = false;
-
-		for (size_t k = 0; known[k] && !ok; k++) {
-			size_t d = key_distance(key, known[k]);
-			ok = !strcmp(key, known[k]);
-			if (d < best) {
-				best = d;
-				near = known[k];
-			}
-		}
-		if (ok)
-			continue;
-		jpush_key(c, key);
-		if (!strcmp(key, "hookPrefixes"))
-			return jfail(c, "no longer a policy key: a hook is judged as a whole command, not a binary; list dockerd binaries in dockerHook and write other hooks as hookRules entries (binary, kinds, args, env)");
-		if (near)
-			return jfail(c, "unknown key %s (did you mean \"%s\"?)",
-				     spec_quote(q, key), near);
-		return jfail(c, "unknown key %s", spec_quote(q, key));
-	}
-	return 0;
-}
 
 static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 {
@@ -775,15 +709,6 @@ int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 }
 
 /* ---- policy show ------------------------------------------------------------ */
-
-void policy_gen_strv(yajl_gen g, const char *key, const struct str_array *a)
-{
-	jgen_str(g, key);
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < a->len; i++)
-		jgen_str(g, a->items[i]);
-	yajl_gen_array_close(g);
-}
 
 static void gkv_u64(yajl_gen g, const char *key, uint64_t v)
 {

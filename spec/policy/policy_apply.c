@@ -24,19 +24,6 @@ struct apply {
 	bool writable_root;
 };
 
-void policy_change_add(struct policy_changes *ch, const char *rule, const char *field,
-		       const char *from, const char *to)
-{
-	struct policy_change *c;
-
-	ch->items = xrealloc(ch->items, (ch->len + 1) * sizeof(*ch->items));
-	c = &ch->items[ch->len++];
-	c->rule = xstrdup(rule);
-	c->field = xstrdup(field);
-	c->from = xstrdup(from ? from : "(unset)");
-	c->to = xstrdup(to);
-}
-
 static void change(struct apply *a, const char *rule, const char *field,
 		   const char *from, const char *to)
 {
@@ -52,34 +39,7 @@ static void change_num(struct apply *a, const char *rule, const char *field,
 	change(a, rule, field, from, to);
 }
 
-void policy_changes_free(struct policy_changes *c)
-{
-	for (size_t i = 0; i < c->len; i++) {
-		free(c->items[i].rule);
-		free(c->items[i].field);
-		free(c->items[i].from);
-		free(c->items[i].to);
-	}
-	free(c->items);
-	memset(c, 0, sizeof(*c));
-}
-
 /* ---- small helpers over spec arrays ---------------------------------------- */
-
-bool policy_strv_has(const struct str_array *a, const char *s)
-{
-	for (size_t i = 0; i < a->len; i++)
-		if (!strcmp(a->items[i], s))
-			return true;
-	return false;
-}
-
-void policy_strv_add(struct str_array *a, const char *s)
-{
-	a->items = xrealloc(a->items, (a->len + 2) * sizeof(char *));
-	a->items[a->len++] = xstrdup(s);
-	a->items[a->len] = NULL;
-}
 
 static char *strv_join(const struct str_array *a)
 {

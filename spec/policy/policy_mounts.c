@@ -33,58 +33,6 @@ static void change(struct mrules *a, const char *rule, const char *field,
 
 /* ---- paths ------------------------------------------------------------------ */
 
-char *policy_clean_path(const char *path)
-{
-	char *out = xcalloc(1, strlen(path) + 2);
-	char *copy = xstrdup(path), *save = NULL;
-	size_t n = 0;
-
-	for (char *c = strtok_r(copy, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
-		if (!strcmp(c, "."))
-			continue;
-		if (!strcmp(c, "..")) {
-			while (n > 0 && out[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--;
-			out[n] = '\0';
-			continue;
-		}
-		out[n++] = '/';
-		strcpy(out + n, c);
-		n += strlen(c);
-	}
-	if (!n)
-		out[n++] = '/';
-	out[n] = '\0';
-	free(copy);
-	return out;
-}
-
-bool policy_path_under(const char *clean, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	while (n > 1 && prefix[n - 1] == '/')
-		n--;
-	if (n == 1 && prefix[0] == '/')
-		return clean[0] == '/';
-	return !strncmp(clean, prefix, n) && (clean[n] == '\0' || clean[n] == '/');
-}
-
-bool policy_bind_allowed(const struct str_array *prefixes, const char *source)
-{
-	_cleanup_free_ char *clean = NULL;
-
-	if (source[0] != '/')
-		return false; /* resolve it against the bundle first */
-	clean = policy_clean_path(source);
-	for (size_t i = 0; i < prefixes->len; i++)
-		if (policy_path_under(clean, prefixes->items[i]))
-			return true;
-	return false;
-}
-
 bool policy_mount_is_bind(const struct oci_mount *m)
 {
 	return (m->type && !strcmp(m->type, "bind")) || policy_strv_has(&m->options, "bind") ||

@@ -1,5 +1,6 @@
 #!/bin/bash
-# The one-way flow of README "How it is built", checked on the includes:
+# The one-way flow of README "How it is built", checked on the includes
+# (and, by calls.py, on the calls):
 #   cmd/ -> agent/ -> runtime/ (its public container.h only) -> spec/, lib/
 # A line per violation; exit 1 if there is any.
 set -u
@@ -43,4 +44,30 @@ for h in $(git ls-files 'runtime/cgroup/*.h'); do
 		includes "$inc" | grep -qx "$h" && fail "$h and $inc include each other"
 	done
 done
+# Where an fd is on the host is the judge's question alone (runtime/judge/):
+# no readlink of a /proc/self/fd link anywhere else, and every other
+# readlink in product code is one of these, each reading a link as a link.
+readlink_ok="runtime/policy/engine_dirs.c: the shim's work link, itself the evidence
+runtime/init/namespaces.c: /proc/self, our pid in the mounted procfs
+runtime/init/rootfs_cgroup.c: the host's cgroup co-mount links, copied as links
+runtime/init/pathres.c: the walk inside the rootfs, resolving its symlinks"
+# PLANT=DIR: files under DIR are checked as if they were in the tree
+# (tests/layering/plant.sh shows each rule failing on a planted call).
+sources() {
+	git ls-files 'lib/*.c' 'spec/*.c' 'runtime/*.c' 'cmd/*.c' 'hooks/*.c' 'agent/*.c'
+	[ -n "${PLANT:-}" ] && (cd "$PLANT" && find . -name '*.c' | sed 's|^\./||')
+}
+for f in $(sources); do
+	case $f in runtime/judge/*) continue ;; esac
+	src=$f
+	[ -f "$f" ] || src=$PLANT/$f
+	if grep -nE 'readlink(at)?[[:space:]]*\([^;]*(proc/self/fd|fd_path)' "$src" >/dev/null; then
+		fail "$f reads a /proc/self/fd link: locating an fd is runtime/judge/'s (judge_locate_fd)"
+	elif grep -qE '\breadlink(at)?[[:space:]]*\(' "$src" &&
+		! printf '%s\n' "$readlink_ok" | grep -q "^$f:"; then
+		fail "$f calls readlink: locating host objects is runtime/judge/'s; a link read as a link is listed in $0"
+	fi
+done
+# The calls, from the objects' symbol tables (make layering builds first).
+python3 tests/layering/calls.py "${BUILD:-build}" || bad=1
 exit $bad

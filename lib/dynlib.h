@@ -6,7 +6,7 @@
  * Libraries only some calls need (libnftables for egress rules, libsystemd
  * for --systemd-cgroup) are opened when they are needed, not at every
  * start: the dynamic linker's symbol binding for them was most of the cost
- * of a `run` (issue 19).  The headers still give the types: each user keeps
+ * of a `run`.  The headers still give the types: each user keeps
  * a table of pointers typed with __typeof__ of the real declarations.
  *
  * Only ever called in the runtime's own process on the host's filesystem,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The policy's writable layer (policy writableLayer, issue 17): the image
+ * The policy's writable layer (policy writableLayer): the image
  * stays read-only and what the container writes lands in an overlay whose
  * upper layer is a tmpfs of a fixed size.  The tmpfs is made with
  * fsopen/fsmount and attached only while the overlay is built, on the

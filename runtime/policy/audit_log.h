@@ -3,7 +3,7 @@
 #define AGENTSBX_AUDIT_LOG_H
 
 /*
- * The policy's audit log (issue 17): every decision the policy makes on a
+ * The policy's audit log: every decision the policy makes on a
  * container -- each change to its spec, each request it refused or clamped
  * -- appended as one JSON line to a file that outlives the container
  * (policy field auditLog, default /var/log/agentsbx/policy.log).  Each line

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * When a limit acted on a container (issue 17: "a CPU-busy service dies,
+ * When a limit acted on a container ("a CPU-busy service dies,
  * and nothing says why"), its audit log says which: at create the path of
  * the policy's audit log is kept in the state directory; when the container
  * is released (delete, run's own end), the memory cgroup's OOM-kill count

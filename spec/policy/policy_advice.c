@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What a bind refusal tells the operator to do (issue 17): the prefixes in
+ * What a bind refusal tells the operator to do: the prefixes in
  * force, the field, and -- when the source sits in an engine's per-container
  * directory outside the defaults (a dockerd data-root or a podman/containerd
  * root elsewhere) -- the directory to add.  Pure data, like spec/.

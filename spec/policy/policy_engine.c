@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Bind prefixes that follow the engine (issue 16): the files an engine
+ * Bind prefixes that follow the engine: the files an engine
  * binds into a container (hosts, hostname, resolv.conf, /dev/shm) live in
  * its own state and root directories, wherever it was told to keep them
  * (containerd --root/--state, k3s, dockerd --data-root).  Derived from the

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * What a spec explicitly asks for above the floor, told apart from what the
- * engine filled in without being asked (issue 17).  `docker run --cap-add
+ * engine filled in without being asked.  `docker run --cap-add
  * NET_ADMIN` and a plain `docker run` both carry capabilities the floor
  * drops; only the first is a request the user made and will miss.  Such a
  * request is refused at create with one error naming it, the rule, the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * exec_watcher: the `agentsbx exec` race attacker (issue 12 rows 6 and 7),
+ * exec_watcher: the `agentsbx exec` race attacker,
  * run inside a container by tests/integration/test_policy_exec_race.py.
  *
  *   exec_watcher [--target COMM] [--timeout SECS] [--ready FILE] [--stay]

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runtime/lifecycle/state.c, record before create (issue 14): the staged state
+ * runtime/lifecycle/state.c, record before create: the staged state
  * directory published whole, the sweep of a dead creator's staged one, the
  * "creating" status told from the creating process, removal with state.json
  * last.

@@ -65,7 +65,7 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 
-.PHONY: all deps test audit-log-mark check layering install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test attacks asan clean bench tools \
+.PHONY: all deps test audit-log-mark check layering docs install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test attacks asan clean bench tools \
 	fuzz fuzz-build fuzz-bins test-fuzz
 
 all: agentsbx
@@ -224,6 +224,11 @@ format:
 
 lint: layering
 	tests/lint/lint.sh
+	tests/docs/check.sh $(BUILD)/agentsbx
+
+# docs/policy-fields.md from the policy's own field table.
+docs: agentsbx
+	$(BUILD)/agentsbx policy fields > docs/policy-fields.md
 
 # The binary, and the example policy under /etc/agentsbx/ as
 # policy.json.example (an operator's own policy.json is never touched, and

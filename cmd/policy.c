@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* policy show | policy explain [--bundle DIR] | policy log [--follow] [--container ID] */
+/* policy show | policy explain [--bundle DIR] | policy fields | policy log [--follow] [--container ID] */
 #include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -108,10 +108,20 @@ static int run_policy(const struct global_opts *g, int argc, char **argv)
 			return cmd_usage(&cmd_policy, false);
 		return policy_show(g);
 	}
+	if (!strcmp(argv[1], "fields")) {
+		char *md;
+
+		if (argc != 2)
+			return cmd_usage(&cmd_policy, false);
+		md = policy_fields_markdown();
+		fputs(md, stdout);
+		free(md);
+		return 0;
+	}
 	if (!strcmp(argv[1], "log"))
 		return policy_log_run(g, &cmd_policy, argc - 1, argv + 1);
 	if (strcmp(argv[1], "explain")) {
-		log_error("policy: unknown subcommand \"%s\" (show, explain or log)", argv[1]);
+		log_error("policy: unknown subcommand \"%s\" (show, explain, fields or log)", argv[1]);
 		return 1;
 	}
 	optind = 1;
@@ -128,7 +138,7 @@ static int run_policy(const struct global_opts *g, int argc, char **argv)
 
 const struct command cmd_policy = {
 	.name = "policy",
-	.summary = "show the sandbox policy in force, explain what it changes in a bundle, or read its audit log",
-	.usage = "show | explain [--bundle|-b DIR] | log [--follow|-f] [--container|-c ID]",
+	.summary = "show the sandbox policy in force, explain what it changes in a bundle, list its fields, or read its audit log",
+	.usage = "show | explain [--bundle|-b DIR] | fields | log [--follow|-f] [--container|-c ID]",
 	.run = run_policy,
 };

@@ -91,7 +91,7 @@ static const char *const weak_engine_parents[] = {
  * hook (path /proc/<dockerd pid>/exe, which opens to the dockerd binary).
  * containerd/CRI add no hook; podman's come from descriptors in
  * /usr/share/containers/oci/hooks.d and name binaries anywhere, so the
- * operator writes a hookRules entry for each (README, "Hooks").
+ * operator writes a hookRules entry for each (docs/policy.md, "Hooks are commands").
  */
 static const char *const default_docker_hook[] = {
 	"/usr/bin/dockerd",
@@ -258,58 +258,6 @@ static int parse_u64_member(struct jctx *c, yajl_val obj, const char *key,
 
 /* ---- strictness: every key known ----------------------------------------- */
 
-static const char *const root_keys[] = {
-	"mode",
-	"source",
-	"onRequestAboveFloor",
-	"auditLog",
-	"networkAllowed",
-	"denyCidrs",
-	"allowCidrs",
-	"readonlyRoot",
-	"writableLayer",
-	"tmpfs",
-	"maskedPaths",
-	"readonlyPaths",
-	"bindPrefixes",
-	"bindSpecialFiles",
-	"bindVolumeDirs",
-	"rootfsPrefixes",
-	"seccompListeners",
-	"dockerHook",
-	"hookRules",
-	"writableBinds",
-	"idmappedMounts",
-	"capabilities",
-	"noNewPrivileges",
-	"strictSeccomp",
-	"defaultDevicesOnly",
-	"realtimeScheduling",
-	"uid",
-	"limits",
-	"relaxable",
-	"extend",
-	NULL,
-};
-/* The list fields: as a key of their own they replace the default list;
- * under "extend" they add to it (issue 17: a bindPrefixes that adds one
- * directory used to drop Docker's and containerd's). */
-static const char *const extend_keys[] = {
-	"denyCidrs",
-	"maskedPaths",
-	"readonlyPaths",
-	"bindPrefixes",
-	"bindSpecialFiles",
-	"bindVolumeDirs",
-	"rootfsPrefixes",
-	"seccompListeners",
-	"dockerHook",
-	"hookRules",
-	"capabilities",
-	"tmpfs",
-	"relaxable",
-	NULL,
-};
 static const char *const limits_keys[] = {
 	"memory",
 	"pids",
@@ -514,7 +462,7 @@ static int parse_extend(struct jctx *c, yajl_val root, struct policy *p)
 	if (!ext)
 		return 0;
 	mark = jpush_key(c, "extend");
-	if (jcheck_object(c, ext) < 0 || policy_check_known_keys(c, ext, extend_keys) < 0 ||
+	if (jcheck_object(c, ext) < 0 || policy_check_known_fields(c, ext, true) < 0 ||
 	    extend_strv(c, ext, "denyCidrs", &p->deny_cidrs) < 0 ||
 	    extend_strv(c, ext, "maskedPaths", &p->masked_paths) < 0 ||
 	    extend_strv(c, ext, "readonlyPaths", &p->readonly_paths) < 0 ||
@@ -536,7 +484,7 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 {
 	struct opt_bool b;
 
-	if (jcheck_object(c, root) < 0 || policy_check_known_keys(c, root, root_keys) < 0 ||
+	if (jcheck_object(c, root) < 0 || policy_check_known_fields(c, root, false) < 0 ||
 	    parse_mode(c, root, p) < 0 || parse_speech(c, root, p) < 0)
 		return -1;
 #define BOOL_MEMBER(key, field)                      \

@@ -213,6 +213,8 @@ int policy_load(const char *path, struct policy *p, struct error *err);
 void policy_free(struct policy *p);
 /* The policy in force as JSON (policy show). */
 char *policy_to_json(const struct policy *p);
+/* The policy file's fields as a Markdown page (docs/policy-fields.md). */
+char *policy_fields_markdown(void);
 
 /*
  * Make spec no looser than the policy (in enforce mode; audit computes the

@@ -162,7 +162,7 @@ static int rule_namespaces(struct apply *a)
 }
 
 /*
- * The network model (README, the policy table's "network" row):
+ * The network model (docs/policy.md, the policy table's "network" row):
  *  - a namespace the runtime makes (no path): only lo; whatever a hook
  *    plumbs into it is removed (Docker's bridge);
  *  - a namespace the engine made and the spec joins (a path: a pod's CNI

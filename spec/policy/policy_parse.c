@@ -10,6 +10,7 @@
 
 #include "../../lib/jsongen.h"
 #include "../../lib/util.h"
+#include "policy_fields.h"
 #include "policy_parse.h"
 
 /* Edit distance, case folded: "networkAlowed" and "bindprefixes" are one
@@ -84,4 +85,16 @@ void policy_gen_strv(yajl_gen g, const char *key, const struct str_array *a)
 	for (size_t i = 0; i < a->len; i++)
 		jgen_str(g, a->items[i]);
 	yajl_gen_array_close(g);
+}
+
+int policy_check_known_fields(struct jctx *c, yajl_val obj, bool lists_only)
+{
+	const char *known[64];
+	size_t n = 0;
+
+	for (unsigned i = 0; i < policy_n_fields && n + 1 < sizeof(known) / sizeof(known[0]); i++)
+		if (!lists_only || policy_fields[i].extendable)
+			known[n++] = policy_fields[i].key;
+	known[n] = NULL;
+	return policy_check_known_keys(c, obj, known);
 }

@@ -14,6 +14,9 @@
 
 /* Every key of obj is one of known (NULL-terminated), or an error naming it. */
 int policy_check_known_keys(struct jctx *c, yajl_val obj, const char *const known[]);
+/* The same against the field table (policy_fields.h): every field, or
+ * (lists_only, for "extend") the extendable lists. */
+int policy_check_known_fields(struct jctx *c, yajl_val obj, bool lists_only);
 
 /* root.hookRules: replaces the rules, or (extend) adds to them. */
 int policy_parse_hook_rules(struct jctx *c, yajl_val root, struct policy *p, bool extend);

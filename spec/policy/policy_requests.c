@@ -8,7 +8,7 @@
  * policy file and the field that would allow it (onRequestAboveFloor:
  * refuse, the default), or tightened like any default and logged (clamp).
  *
- * How a request is recognised (README "Asked for or engine default"):
+ * How a request is recognised (docs/policy.md, "Asked for, or filled in by the engine"):
  *  - capabilities outside the engines' default set (Docker's 14, which is
  *    also containerd's (ctr, CRI); podman's 11 and `runc spec`'s 3 are
  *    subsets of it) and outside the policy's own list;

@@ -3,10 +3,12 @@
 #define AGENTSBX_MCP_INTERNAL_H
 
 /*
- * Shared by mcp.c (transport, JSON-RPC, the main loop), mcp_calls.c (the
- * calls in flight: threads, the concurrency limit, cancellation, progress)
- * and mcp_tools.c (the run_code tool: schema, arguments, results, warm
- * pools).
+ * Shared by the MCP server's files, each calling only those below it:
+ * mcp.c (the main loop: reading, dispatch) -> mcp_calls.c (the calls in
+ * flight: threads, the concurrency limit, cancellation) -> mcp_tools.c (the
+ * tool list, run_code, warm pools) -> mcp_sessions.c (the session tools) ->
+ * mcp_tool_common.c (schema pieces, arguments, results) -> mcp_progress.c
+ * (progress notifications) -> mcp_wire.c (ids, one line per message).
  *
  * Threads: the main thread reads stdin and answers everything but
  * tools/call at once; each tools/call gets a thread of its own, which

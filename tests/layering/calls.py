@@ -21,8 +21,6 @@ PRODUCT = ("cmd", "agent", "runtime", "spec", "lib", "hooks")
 
 # Circles kept on purpose: {frozenset of files: why}.
 ALLOWED_CIRCLES = {
-    frozenset(["agent/mcp.c", "agent/mcp_calls.c", "agent/mcp_sessions.c", "agent/mcp_tools.c"]):
-        "not untied yet: the MCP server's room (issue 28)",
     frozenset(["agent/session_server.c", "agent/session_store.c"]):
         "not untied yet: the session room (issue 28)",
 }

@@ -1,0 +1,177 @@
+# SPDX-License-Identifier: Apache-2.0
+"""The floor oracle's run: mutated specs through `create`, the checker on
+every accepted one.
+
+    /usr/bin/python3 tests/floor/floor_fuzz.py run [--specs N] [--seed S]
+        [--out DIR] [--runtime PATH]
+    /usr/bin/python3 tests/floor/floor_fuzz.py replay FILE...
+
+`make floor-fuzz` runs `run` (FLOOR_SPECS, FLOOR_SEED); the bounded slice
+in `make test` is tests/floor/test_oracle_slice.py, which calls fuzz() and
+replay() below in the pytest process.  Importing this module imports the
+integration suite's conftest: this process becomes the child subreaper
+with its reaper thread, as pytest does.
+
+Every case the checker finds a violation in is written to --out as
+<seed>-<index>.json (the case with its placeholders, the violations, the
+runtime's stderr): copy it to tests/floor/regressions/ to keep it.
+"""
+
+import argparse
+import collections
+import json
+import os
+import sys
+import tempfile
+import time
+
+FLOOR_DIR = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, FLOOR_DIR)
+
+import floor_harness as fh  # noqa: E402
+import floor_mutator as fm  # noqa: E402
+
+ct = fh.ct
+REPO = os.path.dirname(os.path.dirname(FLOOR_DIR))
+REGRESSIONS = os.path.join(FLOOR_DIR, "regressions")
+
+
+class Stats:
+    def __init__(self):
+        self.tried = self.accepted = self.started = self.violating = 0
+        self.kinds = collections.Counter()
+        self.by_policy = collections.Counter()
+        self.accepted_by = collections.Counter()
+        self.mutations = collections.Counter()
+        self.files = []
+        self.seconds = 0.0
+
+    def line(self):
+        return ("specs tried %d, accepted %d (started %d), violations %d%s" % (
+            self.tried, self.accepted, self.started, self.violating,
+            (" " + json.dumps(dict(self.kinds))) if self.kinds else ""))
+
+
+def record(stats, case, res, out_dir):
+    stats.tried += 1
+    stats.by_policy[case.get("policy")] += 1
+    for m in case.get("mutations") or []:
+        stats.mutations[m] += 1
+    if res["accepted"]:
+        stats.accepted += 1
+        stats.accepted_by[case.get("policy")] += 1
+    if res["started"]:
+        stats.started += 1
+    if res["violations"]:
+        stats.violating += 1
+        for x in res["violations"]:
+            stats.kinds[x["kind"]] += 1
+        if out_dir:
+            os.makedirs(out_dir, exist_ok=True)
+            name = "%s-%s.json" % (case.get("seed", "case"), case.get("index", stats.tried))
+            path = os.path.join(out_dir, name)
+            with open(path, "w") as f:
+                json.dump({"case": case, "violations": res["violations"],
+                           "accepted": res["accepted"], "rc": res["rc"],
+                           "stderr": res["stderr"]}, f, indent=1)
+            stats.files.append(path)
+
+
+def fuzz(runner, seed, count, start=0, out_dir=None, log=None, deadline=None):
+    stats = Stats()
+    t0 = time.time()
+    for i in range(start, start + count):
+        if deadline and time.time() > deadline:
+            break
+        case = fm.case(seed, i)
+        res = runner.run(case)
+        record(stats, case, res, out_dir)
+        if log and (res["violations"] or i % 100 == 0):
+            log("[%s:%d] %s %s %s -> %s%s" % (
+                seed, i, case["template"], case["policy"], ",".join(case["mutations"]),
+                "accepted" if res["accepted"] else "refused",
+                "".join("\n    VIOLATION %s: %s" % (x["kind"], x["what"][:400])
+                        for x in res["violations"])))
+        if log and i % 250 == 249:
+            log("... %d done in %.0fs: %s" % (i + 1 - start, time.time() - t0, stats.line()))
+    stats.seconds = time.time() - t0
+    return stats
+
+
+def replay(runner, paths, runtime=None):
+    """[(path, result)] of every regression file replayed."""
+    out = []
+    for p in paths:
+        with open(p) as f:
+            data = json.load(f)
+        case = data.get("case", data)
+        out.append((p, runner.run(case, runtime=runtime)))
+    return out
+
+
+def session(runtime=None, base=None):
+    """HostObjects with a base rootfs of its own, for the CLI."""
+    runtime = runtime or os.environ.get("AGENTSBX") or os.path.join(REPO, "agentsbx")
+    ct.RUNTIME = runtime
+    if not os.environ.get("TOOLS"):
+        ct.TOOLS = os.path.join(REPO, "build", "tests", "tools")
+    sd = tempfile.mkdtemp(prefix="agentsbx-floor-session-")
+    os.chmod(sd, 0o755)
+    base = base or ct.base_rootfs.__wrapped__(sd)
+    return sd, fh.HostObjects(runtime, base).start()
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--specs", type=int, default=int(os.environ.get("FLOOR_SPECS") or 1000))
+    r.add_argument("--seed", default=os.environ.get("FLOOR_SEED") or str(int(time.time())))
+    r.add_argument("--start", type=int, default=0)
+    r.add_argument("--out", default=os.environ.get("FLOOR_OUT") or
+                   os.path.join(REPO, "build", "floor"))
+    r.add_argument("--runtime")
+    rp = sub.add_parser("replay")
+    rp.add_argument("files", nargs="*")
+    rp.add_argument("--runtime")
+    a = ap.parse_args(argv)
+    if os.path.exists("/etc/agentsbx/policy.json"):
+        print("floor: /etc/agentsbx/policy.json exists; the built-in policy would not be "
+              "in force", file=sys.stderr)
+        return 4
+    sd, objects = session(a.runtime)
+    rc = 0
+    try:
+        runner = fh.TrialRunner(objects)
+        if a.cmd == "run":
+            print("floor-fuzz: seed %s, %d specs, runtime %s, violations to %s" % (
+                a.seed, a.specs, objects.runtime, a.out), flush=True)
+            st = fuzz(runner, a.seed, a.specs, a.start, a.out,
+                      log=lambda s: print(s, flush=True))
+            print("floor-fuzz: seed %s: %s in %.0fs" % (a.seed, st.line(), st.seconds))
+            print("floor-fuzz: accepted by policy %s of %s" % (dict(st.accepted_by),
+                                                                dict(st.by_policy)))
+            print("floor-fuzz: mutations %s" % dict(st.mutations))
+            for f in st.files:
+                print("floor-fuzz: wrote %s" % f)
+            rc = 1 if st.violating else 0
+        else:
+            files = a.files or sorted(os.path.join(REGRESSIONS, f) for f in
+                                      os.listdir(REGRESSIONS) if f.endswith(".json"))
+            for p, res in replay(runner, files):
+                print("%s: %s, %d violation(s)%s" % (
+                    p, "accepted" if res["accepted"] else "refused", len(res["violations"]),
+                    "".join("\n    %s: %s" % (x["kind"], x["what"][:400])
+                            for x in res["violations"])))
+                rc |= 1 if res["violations"] else 0
+    finally:
+        left = objects.close()
+        ct.run_cmd(["rm", "-rf", sd])
+        if left:
+            print("floor: left behind: %s" % left, file=sys.stderr)
+            rc = 2
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

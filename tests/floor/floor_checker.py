@@ -468,8 +468,11 @@ def check_mounts(trial, pid, v, host_mounts, other_devs):
                 if m.mp != "/proc" and enforce:
                     v.add("mount.fs-type", "%s: procfs outside /proc" % where)
             elif m.fstype == "sysfs":
-                if enforce and (m.mp != "/sys" or "ro" not in m.opts):
-                    v.add("mount.sysfs", "%s: sysfs not read-only at /sys" % where)
+                if enforce and m.mp != "/sys":
+                    v.add("mount.sysfs-moved", "%s: a sysfs outside /sys, where the policy's "
+                          "/sys masks (/sys/firmware, ...) are not applied" % where)
+                elif enforce and "ro" not in m.opts:
+                    v.add("mount.sysfs", "%s: sysfs not read-only" % where)
             elif m.fstype == "tmpfs":
                 size = super_size(m)
                 cap = tmpfs_caps.get(m.mp, mem_cap)
@@ -913,15 +916,18 @@ def check_devices(trial, pid, v):
 
 
 def container_pids(pid):
-    ns = ns_of(pid, "pid")
-    return pids_in_pidns(ns) if ns else []
+    """The container's own processes: in its pid and mount namespaces (a
+    pid namespace it joined holds another container's processes too)."""
+    ns, mnt = ns_of(pid, "pid"), ns_of(pid, "mnt")
+    return [p for p in pids_in_pidns(ns) if ns_of(p, "mnt") == mnt] if ns else []
 
 
 def check_container(trial, phase, other_devs=None):
     """Violations of the floor in the container whose init is trial.pid."""
     v = Verdicts()
     pid = trial.pid
-    if not pid or not os.path.exists("/proc/%d" % pid):
+    alive = _alive(pid)
+    if not alive:
         return v
     host_mounts = read_mountinfo("self")
     trial.host_mounts_pid1 = read_mountinfo(1)
@@ -932,7 +938,22 @@ def check_container(trial, phase, other_devs=None):
     if phase == "started":
         for p in container_pids(pid) or [pid]:
             check_creds(trial, p, v)
+    if _alive(pid) != alive:
+        # it died (or its pid was reused) while we looked: what was read
+        # may be a zombie's, which has no mounts nor cgroups any more
+        return Verdicts()
     return v
+
+
+def _alive(pid):
+    """(pid, starttime) of a live (not zombie) process, else None."""
+    text = read("/proc/%d/stat" % pid) if pid else None
+    if not text:
+        return None
+    f = text[text.rfind(")") + 2:].split()
+    if f[0] in ("Z", "X"):
+        return None
+    return (pid, f[19])
 
 
 # --------------------------------------------------------------------------

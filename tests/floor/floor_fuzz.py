@@ -38,8 +38,9 @@ REGRESSIONS = os.path.join(FLOOR_DIR, "regressions")
 
 class Stats:
     def __init__(self):
-        self.tried = self.accepted = self.started = self.violating = 0
+        self.tried = self.accepted = self.started = self.violating = self.pending = 0
         self.kinds = collections.Counter()
+        self.pending_kinds = collections.Counter()
         self.by_policy = collections.Counter()
         self.accepted_by = collections.Counter()
         self.mutations = collections.Counter()
@@ -47,9 +48,12 @@ class Stats:
         self.seconds = 0.0
 
     def line(self):
-        return ("specs tried %d, accepted %d (started %d), violations %d%s" % (
-            self.tried, self.accepted, self.started, self.violating,
-            (" " + json.dumps(dict(self.kinds))) if self.kinds else ""))
+        return ("specs tried %d, accepted %d (started %d), violations %d%s; "
+                "identity pending %d%s" % (
+                    self.tried, self.accepted, self.started, self.violating,
+                    (" " + json.dumps(dict(self.kinds))) if self.kinds else "",
+                    self.pending,
+                    (" " + json.dumps(dict(self.pending_kinds))) if self.pending_kinds else ""))
 
 
 def record(stats, case, res, out_dir):
@@ -62,19 +66,29 @@ def record(stats, case, res, out_dir):
         stats.accepted_by[case.get("policy")] += 1
     if res["started"]:
         stats.started += 1
+    if res.get("pending"):
+        stats.pending += 1
+        for x in res["pending"]:
+            stats.pending_kinds[x["kind"]] += 1
     if res["violations"]:
         stats.violating += 1
         for x in res["violations"]:
             stats.kinds[x["kind"]] += 1
         if out_dir:
-            os.makedirs(out_dir, exist_ok=True)
-            name = "%s-%s.json" % (case.get("seed", "case"), case.get("index", stats.tried))
-            path = os.path.join(out_dir, name)
-            with open(path, "w") as f:
-                json.dump({"case": case, "violations": res["violations"],
-                           "accepted": res["accepted"], "rc": res["rc"],
-                           "stderr": res["stderr"]}, f, indent=1)
-            stats.files.append(path)
+            stats.files.append(write_case(out_dir, case, res, stats.tried))
+    elif res.get("pending") and out_dir and stats.pending <= 20:
+        write_case(os.path.join(out_dir, "pending"), case, res, stats.tried)
+
+
+def write_case(out_dir, case, res, n):
+    os.makedirs(out_dir, exist_ok=True)
+    name = "%s-%s.json" % (case.get("seed", "case"), case.get("index", n))
+    path = os.path.join(out_dir, name)
+    with open(path, "w") as f:
+        json.dump({"case": case, "violations": res["violations"],
+                   "pending": res.get("pending") or [], "accepted": res["accepted"],
+                   "rc": res["rc"], "stderr": res["stderr"]}, f, indent=1)
+    return path
 
 
 def fuzz(runner, seed, count, start=0, out_dir=None, log=None, deadline=None):
@@ -86,12 +100,14 @@ def fuzz(runner, seed, count, start=0, out_dir=None, log=None, deadline=None):
         case = fm.case(seed, i)
         res = runner.run(case)
         record(stats, case, res, out_dir)
-        if log and (res["violations"] or i % 100 == 0):
-            log("[%s:%d] %s %s %s -> %s%s" % (
+        if log and (res["violations"] or res.get("pending") or i % 100 == 0):
+            log("[%s:%d] %s %s %s -> %s%s%s" % (
                 seed, i, case["template"], case["policy"], ",".join(case["mutations"]),
-                "accepted" if res["accepted"] else "refused",
+                "accepted" if res["accepted"] else "refused: " + res["stderr"].strip()[-160:],
                 "".join("\n    VIOLATION %s: %s" % (x["kind"], x["what"][:400])
-                        for x in res["violations"])))
+                        for x in res["violations"]),
+                "".join("\n    pending (identity) %s: %s" % (x["kind"], x["what"][:200])
+                        for x in res.get("pending") or [])))
         if log and i % 250 == 249:
             log("... %d done in %.0fs: %s" % (i + 1 - start, time.time() - t0, stats.line()))
     stats.seconds = time.time() - t0
@@ -121,6 +137,49 @@ def session(runtime=None, base=None):
     return sd, fh.HostObjects(runtime, base).start()
 
 
+ENGINE_FAKES = {
+    "/var/lib/kubelet/pods/0f0f0f0f-1111-2222-3333-444444444444/volumes/"
+    "kubernetes.io~secret/token/token": "%s\n",
+    "/var/lib/docker/containers/" + "e" * 64 + "/config.v2.json":
+    '{"Config":{"Env":["API_KEY=%s"]}}\n',
+    "/var/lib/docker/volumes/v1/_data/file": "%s\n",
+    "/run/containerd/io.containerd.runtime.v2.task/k8s.io/" + "d" * 64 + "/config.json":
+    '{"process":{"env":["API_KEY=%s"]}}\n',
+}
+
+
+def engine_row(case_path, runtime):
+    """Rows 5 and 9 need the real engine directories, which this host may
+    not have and a test must not make: run in a private mount namespace
+    (the caller's `unshare -m --propagation private`), with tmpfs over
+    /run and /var/lib there only, and the engines' directories faked on
+    them, each with a secret."""
+    if fh.fc.ns_of("self", "mnt") == fh.fc.ns_of(os.getppid(), "mnt"):
+        print("engine-row: not in a mount namespace of its own", file=sys.stderr)
+        return 4
+    for d in ("/run", "/var/lib"):
+        rc, _, err = ct.run_cmd(["mount", "-t", "tmpfs", "-o", "size=16m,mode=0755",
+                                 "floor-engines", d])
+        if rc != 0:
+            print("engine-row: mount %s: %s" % (d, err), file=sys.stderr)
+            return 4
+    secret = fh.SECRET + "engine"
+    for path, text in ENGINE_FAKES.items():
+        fh._write(path, text % secret)
+    sd, objects = session()
+    objects.secrets.append(secret)
+    try:
+        with open(case_path) as f:
+            case = json.load(f)
+        res = fh.TrialRunner(objects).run(case, runtime=runtime)
+    finally:
+        left = objects.close()
+        ct.run_cmd(["rm", "-rf", sd])
+    print(json.dumps({"accepted": res["accepted"], "violations": res["violations"],
+                      "pending": res["pending"], "stderr": res["stderr"], "left": left}))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -134,7 +193,13 @@ def main(argv=None):
     rp = sub.add_parser("replay")
     rp.add_argument("files", nargs="*")
     rp.add_argument("--runtime")
+    er = sub.add_parser("engine-row", help="in a private mount namespace (unshare -m): "
+                        "fake the real engine directories, run one case, print its result")
+    er.add_argument("--case", required=True)
+    er.add_argument("--runtime", required=True)
     a = ap.parse_args(argv)
+    if a.cmd == "engine-row":
+        return engine_row(a.case, a.runtime)
     if os.path.exists("/etc/agentsbx/policy.json"):
         print("floor: /etc/agentsbx/policy.json exists; the built-in policy would not be "
               "in force", file=sys.stderr)

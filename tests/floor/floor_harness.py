@@ -173,6 +173,11 @@ class HostObjects:
         out += [d for d in REAL_ENGINE_DIRS if os.path.lexists(d)]
         return out
 
+    def restore(self):
+        """Put back the host objects a weak build's trial may have changed
+        (a hook that overwrote the host file)."""
+        _write(self.p("hostfile"), self.secrets[0] + "\n", 0o600)
+
     def base_for(self, parent):
         """A copy of the image on the same filesystem as parent, to hard
         link from (the shared tmpfs is a filesystem of its own)."""
@@ -243,19 +248,27 @@ class HostObjects:
         self._mount(["mount", "--make-shared", T("sharedfs")], record=False)
         ct.run_cmd(["cp", "-a", self.base_rootfs, T("sharedfs", "base")], check=True)
         # the host service, in a cgroup of its own
-        svc = ct.spawn([T("hookbin/floorhook"), "sleep", "1000000"])
+        # argv[0] names the applet: a link "sleep" to the rule binary
+        os.symlink("floorhook", T("hookbin/sleep"))
+        svc = ct.spawn([T("hookbin/sleep"), "1000000"])
         self.procs.append(svc)
+        ct.wait_for(lambda: fc.file_id("/proc/%d/exe" % svc.pid) == fc.file_id(
+            T("hookbin/floorhook")), what="the host service")
         self._cg_make("svc", svc.pid)
+        self._cg_make("docker", None)  # dockerd's parent, there before its containers
         # the tenant container
         self._tenant()
         self.runtime_ids.add(fc.file_id(self.runtime))
         # the harness policies
-        rules = [
-            {"path": T("hookbin/floorhook"), "args": ["sh", "-c", "touch %s/${id}.*" % ev],
-             "env": ["FLOOR_OK=*"]},
-            {"path": T("hookbin/floorhook"), "kinds": ["prestart"],
-             "args": ["sh", "-c", "touch %s/*" % ev]},
-        ]
+        # One rule per canary a hook may touch (a glob ending in "*" would
+        # let any command through: "touch x; anything"), for this
+        # container's id; and prestart's for any id.
+        rules = [{"path": T("hookbin/floorhook"), "kinds": [k],
+                  "args": ["sh", "-c", "touch %s/${id}.%s.%d" % (ev, k, i)],
+                  "env": ["FLOOR_OK=*"]}
+                 for k in fc.HOST_HOOK_KINDS for i in range(3)]
+        rules.append({"path": T("hookbin/floorhook"), "kinds": ["prestart"],
+                      "args": ["sh", "-c", "touch %s/?*.prestart.[0-2]" % ev]})
         ext = {"bindPrefixes": [T("allowed")],
                "bindSpecialFiles": [T("allowed/named.sock")],
                "hookRules": rules,
@@ -392,6 +405,9 @@ class HostObjects:
         return left
 
 
+KEPT_CGROUPS = ("svc", "tenant", "docker")
+
+
 def _mount_keys(mounts):
     return [(m.mp, m.dev, m.root, m.fstype) for m in mounts]
 
@@ -490,7 +506,7 @@ class TrialRunner:
         env.ids, env.bundles, env.pids = [cid], [], {}
         env._prefix = "fl"
         derived_binds, derived_rootfs, tenant_extra, parents = [], [], [], []
-        table = {"@T@": o.tmp, "@EV@": o.p("ev"), "@CID@": cid,
+        table = {"@T@": o.tmp, "@TREL@": o.tmp.lstrip("/"), "@EV@": o.p("ev"), "@CID@": cid,
                  "@TENANT_PID@": o.tenant_pid, "@TENANT_CID@": o.tenant_cid,
                  "@HOST_PID@": o.procs[0].pid, "@SELF_PID@": os.getpid(), "@RUN@": o.cg,
                  "@OTHER_DOCKER_ID@": o.other_docker_id}
@@ -560,7 +576,7 @@ class TrialRunner:
             except AssertionError as e:
                 v.add("runtime.timeout", "delete: %s" % str(e)[:300])
             watch.stop()
-        self._host_checks(trial, before, watch, names, outputs, v, res)
+        self._host_checks(trial, before, watch, names, outputs, v, res, runtime)
         for path, value in sysctls.items():
             now = fc.read(path)
             if now != value:
@@ -571,11 +587,11 @@ class TrialRunner:
         for mp in trial_mounts:
             ct.run_cmd(["umount", "-l", mp], timeout=30)
         left = env.cleanup()
-        left += self._cgroups_left()
+        left += self._cgroups_left(cid)
         if left:
             v.add("leftover", "; ".join(left))
             env.force_clean()
-            self._cgroups_clean()
+        self._cgroups_clean()
         ct.run_cmd(["rm", "-rf", tdir], timeout=60)
         for n in os.listdir(o.p("ev")):
             if n not in before["ev"]:
@@ -583,9 +599,10 @@ class TrialRunner:
                     os.unlink(o.p("ev", n))
                 except OSError:
                     pass
+        res["pending"] = fc.Verdicts()
         if not self.identity:
-            res["violations"] = fc.Verdicts(x for x in v if not x["kind"].startswith(
-                "identity"))
+            res["pending"] = fc.Verdicts(x for x in v if identity_pending(x))
+            res["violations"] = fc.Verdicts(x for x in v if not identity_pending(x))
         return res
 
     def _sibling(self, env, runtime, tdir):
@@ -622,7 +639,7 @@ class TrialRunner:
         cid, bundle = trial.cid, env.bundles[0]
         try:
             rc, out, err = ct.run_cmd(env.argv("create", "--bundle", bundle, cid),
-                                      timeout=timeout)
+                                      timeout=timeout, cwd=bundle)
         except AssertionError as e:
             v.add("runtime.timeout", "create: %s" % str(e)[:300])
             return
@@ -671,7 +688,7 @@ class TrialRunner:
                 return
             time.sleep(0.01)
 
-    def _host_checks(self, trial, before, watch, names, outputs, v, res):
+    def _host_checks(self, trial, before, watch, names, outputs, v, res, runtime):
         o = self.o
         after = o.snapshot()
         # the mount tables
@@ -728,18 +745,20 @@ class TrialRunner:
                 v.add("proc.hook", "hooks.%s[%d] ran (its canary %s) but its command "
                       "matches no rule: %s" % (kind, i, n, json.dumps(h)[:300]))
         # every exec by the runtime's commands
-        check_execs(self, trial, watch, v)
+        check_execs(self, trial, watch, v, runtime)
         res["execs"] = [(e["exe"], e["argv"], e.get("uids"), e["mntns"]) for e in watch.execs]
 
-    def _cgroups_left(self):
+    def _cgroups_left(self, cid):
+        """Cgroups under the harness's parent named after this container
+        (the parents a cgroupsPath made the runtime create are left by
+        design, as runc leaves them: cleaned, not counted)."""
         out = []
         for root in cgroup_roots():
             d = os.path.join(root, self.o.cg.lstrip("/"))
-            if not os.path.isdir(d):
-                continue
-            for n in os.listdir(d):
-                if n not in ("svc", "tenant") and os.path.isdir(os.path.join(d, n)):
-                    out.append("cgroup %s/%s left" % (d, n))
+            for dirpath, dirs, _ in os.walk(d) if os.path.isdir(d) else []:
+                for n in dirs:
+                    if cid in n:
+                        out.append("cgroup %s left" % os.path.join(dirpath, n))
         return out
 
     def _cgroups_clean(self):
@@ -747,15 +766,24 @@ class TrialRunner:
             d = os.path.join(root, self.o.cg.lstrip("/"))
             if not os.path.isdir(d):
                 continue
-            for n in os.listdir(d):
-                if n in ("svc", "tenant"):
-                    continue
-                for dirpath, _, _ in sorted(os.walk(os.path.join(d, n)),
-                                            key=lambda x: -len(x[0])):
+            keep = {d} | {os.path.join(d, k) for k in KEPT_CGROUPS}
+            for dirpath, _, _ in sorted(os.walk(d), key=lambda x: -len(x[0])):
+                if dirpath not in keep:
                     try:
                         os.rmdir(dirpath)
                     except OSError:
                         pass
+
+
+# Checked always, counted as violations only with FLOOR_CHECK_IDENTITY=1
+# until the lead's identity change lands (issue 26 "Identity": a host uid
+# and gid of each container's own, group 0 dropped whatever the uid); until
+# then they are reported as pending.
+PENDING_KINDS = ("cred.gid", "cred.groups")
+
+
+def identity_pending(v):
+    return v["kind"] in PENDING_KINDS or v["kind"].startswith("identity.")
 
 
 def host_sysctls(spec):
@@ -793,18 +821,31 @@ def _canary_names(spec):
     return out
 
 
-def check_execs(runner, trial, watch, v):
+def check_execs(runner, trial, watch, v, runtime):
     """Every exec by the runtime's commands: the runtime itself, the
-    container's own process, or a hook that matches a rule; nothing else
-    runs on the host."""
+    container's own process, or a hook that matches a rule (and what that
+    hook's own command runs); nothing else runs on the host."""
     o = runner.o
     host_mnt = fc.host_ns("mnt")
-    runtime_ids = o.runtime_ids | {fc.file_id(runner.runtime)}
+    runtime_ids = o.runtime_ids | {fc.file_id(runner.runtime), fc.file_id(runtime)}
     hooks = list(fc.spec_hooks(trial.spec))
     args = [str(a) for a in (trial.spec.get("process") or {}).get("args") or []]
+    ruled = set()  # pids of hooks that matched a rule
+
+    def in_ruled(pid):
+        seen = set()
+        while pid and pid not in seen:
+            if pid in ruled:
+                return True
+            seen.add(pid)
+            pid = watch.parents.get(pid)
+        return False
+
     for e in watch.execs:
         if e["exe_id"] in runtime_ids:
             continue
+        if in_ruled(e["pid"]):
+            continue  # what an allowed hook's command runs
         if e["gone"]:
             continue  # the canaries tell
         matches = [(k, i, h) for k, i, h in hooks
@@ -814,10 +855,12 @@ def check_execs(runner, trial, watch, v):
             if not any(fc.hook_rule_matches(trial.policy, trial, k, h, exe_id=e["exe_id"])
                        for k, i, h in matches):
                 v.add("proc.hook", "a hook ran as %s that matches no rule: exe %s argv %s "
-                      "env %s" % (e.get("uids"), e["exe"], e["argv"], e["env"][:5]))
+                      "env %s" % (e.get("uids"), e["exe"], e["argv"], (e["env"] or [])[:5]))
             elif e["env"] and any(x.startswith(fc.LOADER_VARS) for x in e["env"]):
                 v.add("proc.hook", "a hook ran with a loader variable: %s" %
                       [x for x in e["env"] if x.startswith(fc.LOADER_VARS)])
+            else:
+                ruled.add(e["pid"])
             continue
         if e["mntns"] != host_mnt and e["argv"] == args:
             continue  # the container's process (its credentials: check_creds)

@@ -96,7 +96,8 @@ HOST_SOURCES = [
     "/run/containerd/io.containerd.runtime.v2.task",
 ]
 RELATIVE_SOURCES = ["rootfs", "rootfs/etc", ".", "..", "../..", "rootfs/../../..", "work",
-                    "./config.json", "state", "rootfs/tmp", "../state", "nonexistent"]
+                    "./config.json", "state", "rootfs/tmp", "../state", "nonexistent",
+                    "@TREL@/tenant", "@TREL@/allowed/dir", "etc"]
 DOCKER_SOURCES = [
     "@DATA@/containers/@CID@/hostname", "@DATA@/containers/@CID@",
     "@DATA@/containers/@OTHER_DOCKER_ID@", "@DATA@/containers", "@DATA@/volumes",
@@ -161,7 +162,6 @@ SYSCTLS = {
     "vm.swappiness": ["13"], "kernel.sysrq": ["0", "1"], "kernel.msgmax": ["65536"],
     "net.ipv4.conf.all.forwarding": ["1"], "kernel/shmmni": ["1024"],
     "net.ipv4.ping_group_range": ["0 2147483647"], "kernel.sem": ["250 32000 32 128"],
-    "kernel.ns_last_pid": ["1000"],
     "../../../proc/sysrq-trigger": ["h"], "net.ipv4.ip_unprivileged_port_start": ["0"],
 }
 
@@ -207,7 +207,7 @@ def docker_template():
         "ociVersion": "1.0.2-dev",
         "process": {"user": {"uid": 0, "gid": 0}, "args": list(ARGS),
                     "env": [PATH_ENV, "HOSTNAME=@CID@"], "cwd": "/", "capabilities": caps,
-                    "apparmorProfile": "docker-default", "oomScoreAdj": 0},
+                    "oomScoreAdj": 0},
         "root": {"path": "@DATA@/overlay2/" + "ab" * 32 + "/merged"},
         "hostname": "docker-floor",
         "mounts": [
@@ -323,34 +323,43 @@ class Mutator:
             pools += [DOCKER_SOURCES] * 3
         return self.pick(self.pick(pools))
 
-    def options(self, base=()):
+    def options(self, base=(), ro=0.85):
+        """Mostly what engines write (so that the spec is accepted and the
+        checker has a container to look at), sometimes anything."""
         opts = list(base)
-        for _ in range(self.r.randrange(4)):
-            opts.append(self.pick(OPTIONS))
-        if self.chance(0.6) and "ro" not in opts:
+        if self.chance(ro):
             opts.append("ro")
+        if self.chance(0.4):
+            opts.append(self.pick(["private", "rprivate", "slave", "rslave", "shared", "rshared",
+                                   "nosuid", "nodev", "noexec", "rro", "unbindable"]))
+        if self.chance(0.15):
+            for _ in range(self.r.randrange(1, 3)):
+                opts.append(self.pick(OPTIONS))
         self.r.shuffle(opts)
         return opts
 
     # -- mutations: each takes the spec and changes it in place
     def m_bind(self, s):
-        m = {"destination": self.pick(DESTS) if self.chance(0.5) else "/m",
+        m = {"destination": self.pick(DESTS) if self.chance(0.3) else
+             self.pick(["/m", "/data", "/m", "/etc/x", "/var/run/x"]),
              "source": self.source(),
              "options": self.options([self.pick(["rbind", "bind"])])}
         if self.chance(0.8):
-            m["type"] = self.pick(["bind", "bind", "none", "", "tmpfs"])
+            m["type"] = self.pick(["bind", "bind", "bind", "none", "", "tmpfs"])
         if self.chance(0.05):
-            m["uidMappings"] = [{"containerID": 0, "hostID": 0, "size": 65536}]
-            m["gidMappings"] = [{"containerID": 0, "hostID": 0, "size": 65536}]
+            host = self.pick([0, 1000, 65534])
+            m["uidMappings"] = [{"containerID": 0, "hostID": host, "size": 65536}]
+            m["gidMappings"] = [{"containerID": 0, "hostID": host, "size": 65536}]
+            if self.chance(0.5):
+                m["options"].append("idmap")
         s.setdefault("mounts", []).append(m)
 
     def m_fs(self, s):
         t = self.pick(FSTYPES)
         src = self.pick(FS_SOURCES.get(t, [t or "none"]))
-        m = {"destination": self.pick(DESTS), "type": t, "source": src,
-             "options": self.options()}
-        if self.chance(0.3):
-            m["options"] = [o for o in m["options"] if o != "ro"]
+        m = {"destination": self.pick(DESTS) if self.chance(0.6) else
+             self.pick(["/m", "/data", "/run", "/tmp"]), "type": t, "source": src,
+             "options": self.options(ro=0.5)}
         s.setdefault("mounts", []).append(m)
 
     def m_mount_change(self, s):

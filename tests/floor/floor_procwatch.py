@@ -91,6 +91,7 @@ class ProcWatch:
     def __init__(self, roots=None):
         self.roots = set(roots or [os.getpid()])
         self.tree = set()
+        self.parents = {}
         self.execs = []
         self.forks = 0
         self.lost = False
@@ -143,6 +144,7 @@ class ProcWatch:
             _, ptgid, _, ctgid = FORK.unpack_from(body)
             if ptgid in self.roots or ptgid in self.tree:
                 self.tree.add(ctgid)
+                self.parents[ctgid] = ptgid
                 self.forks += 1
         elif what == PROC_EVENT_EXEC and len(body) >= EXEC.size:
             _, tgid = EXEC.unpack_from(body)

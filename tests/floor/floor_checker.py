@@ -951,7 +951,9 @@ def _alive(pid):
     if not text:
         return None
     f = text[text.rfind(")") + 2:].split()
-    if f[0] in ("Z", "X"):
+    # field 3 state; field 9 flags, PF_EXITING (0x4): an exiting task is
+    # already out of its cgroups and namespaces before it is a zombie
+    if f[0] in ("Z", "X") or int(f[6]) & 0x4:
         return None
     return (pid, f[19])
 
@@ -970,18 +972,22 @@ def ids_of(pid):
             {int(x) for x in st.get("Groups", "").split()})
 
 
-def check_identity(containers, host_mntns=None):
-    """containers: {cid: init pid}.  No two containers share a host uid or
-    gid, and none shares one with a host process outside every container."""
+def check_identity(containers, others=None, host_mntns=None):
+    """containers: {cid: init pid} of containers under enforce; others:
+    {cid: init pid} of the other live containers (any policy).  No
+    container of the first shares a host uid or gid with another container,
+    nor with a host process outside every container."""
     v = Verdicts()
+    others = dict(others or {})
     host_mntns = host_mntns or host_ns("mnt")
-    owner = {}  # pid -> cid
+    every = dict(others)
+    every.update(containers)
     ns_to_cid = {}
-    for cid, pid in containers.items():
+    for cid, pid in every.items():
         ns = ns_of(pid, "pid")
         if ns:
             ns_to_cid[ns] = cid
-    ids = {cid: (set(), set()) for cid in containers}
+    ids = {cid: (set(), set()) for cid in every}
     hosts = []
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -992,24 +998,29 @@ def check_identity(containers, host_mntns=None):
             continue
         cid = ns_to_cid.get(ns_of(pid, "pid"))
         if cid is not None:
-            owner[pid] = cid
             ids[cid][0].update(got[0])
             ids[cid][1].update(got[1])
         elif ns_of(pid, "mnt") == host_mntns and read("/proc/%d/cmdline" % pid):
             hosts.append((pid, got))
-    cids = sorted(ids)
-    for i, a in enumerate(cids):
-        for b in cids[i + 1:]:
+    done = set()
+    for a in sorted(containers):
+        for b in sorted(every):
+            if a == b or (b, a) in done:
+                continue
+            done.add((a, b))
             u = ids[a][0] & ids[b][0]
             g = ids[a][1] & ids[b][1]
             if u or g:
                 v.add("identity.shared", "containers %s and %s share host uid %s gid %s"
                       % (a, b, sorted(u), sorted(g)))
+        shared = {}
         for pid, (hu, hg) in hosts:
-            u = ids[a][0] & hu
-            g = ids[a][1] & hg
-            if u or g:
-                v.add("identity.host", "container %s shares host uid %s gid %s with host "
-                      "process %d (%s)" % (a, sorted(u), sorted(g), pid,
-                                           (read("/proc/%d/comm" % pid) or "").strip()))
+            key = (tuple(sorted(ids[a][0] & hu)), tuple(sorted(ids[a][1] & hg)))
+            if key != ((), ()):
+                shared.setdefault(key, []).append(pid)
+        for (u, g), pids in sorted(shared.items()):
+            v.add("identity.host", "container %s shares host uid %s gid %s with %d host "
+                  "process(es) outside every container, e.g. %d (%s)" % (
+                      a, list(u), list(g), len(pids), pids[0],
+                      (read("/proc/%d/comm" % pids[0]) or "").strip()))
     return v

@@ -36,9 +36,33 @@ REPO = os.path.dirname(os.path.dirname(FLOOR_DIR))
 REGRESSIONS = os.path.join(FLOOR_DIR, "regressions")
 
 
+KNOWN = os.path.join(FLOOR_DIR, "known.json")
+
+
+def load_known(path=KNOWN):
+    try:
+        with open(path) as f:
+            return json.load(f)["known"]
+    except (OSError, ValueError, KeyError):
+        return []
+
+
+def split_known(violations, known):
+    """(unknown, known) violations: known ones match an entry of
+    known.json (a runtime bug reported and not fixed yet)."""
+    un, kn = [], []
+    for x in violations:
+        hit = any(k["kind"] == x["kind"] and fh.fc.glob_match(k.get("what", "*"), x["what"])
+                  for k in known)
+        (kn if hit else un).append(x)
+    return un, kn
+
+
 class Stats:
     def __init__(self):
         self.tried = self.accepted = self.started = self.violating = self.pending = 0
+        self.known = 0
+        self.known_kinds = collections.Counter()
         self.kinds = collections.Counter()
         self.pending_kinds = collections.Counter()
         self.by_policy = collections.Counter()
@@ -48,15 +72,23 @@ class Stats:
         self.seconds = 0.0
 
     def line(self):
-        return ("specs tried %d, accepted %d (started %d), violations %d%s; "
-                "identity pending %d%s" % (
-                    self.tried, self.accepted, self.started, self.violating,
-                    (" " + json.dumps(dict(self.kinds))) if self.kinds else "",
-                    self.pending,
-                    (" " + json.dumps(dict(self.pending_kinds))) if self.pending_kinds else ""))
+        def kinds(c):
+            return (" " + json.dumps(dict(c))) if c else ""
+        return ("specs tried %d, accepted %d (started %d), violations %d%s; known (reported, "
+                "not fixed) %d%s; identity pending %d%s" % (
+                    self.tried, self.accepted, self.started, self.violating, kinds(self.kinds),
+                    self.known, kinds(self.known_kinds), self.pending,
+                    kinds(self.pending_kinds)))
 
 
-def record(stats, case, res, out_dir):
+def record(stats, case, res, out_dir, known=()):
+    res["violations"], res["known"] = split_known(res["violations"], known)
+    if res["known"]:
+        stats.known += 1
+        for x in res["known"]:
+            stats.known_kinds[x["kind"]] += 1
+        if out_dir and stats.known <= 50:
+            write_case(os.path.join(out_dir, "known"), case, res, stats.tried)
     stats.tried += 1
     stats.by_policy[case.get("policy")] += 1
     for m in case.get("mutations") or []:
@@ -86,26 +118,31 @@ def write_case(out_dir, case, res, n):
     path = os.path.join(out_dir, name)
     with open(path, "w") as f:
         json.dump({"case": case, "violations": res["violations"],
+                   "known": res.get("known") or [],
                    "pending": res.get("pending") or [], "accepted": res["accepted"],
                    "rc": res["rc"], "stderr": res["stderr"]}, f, indent=1)
     return path
 
 
-def fuzz(runner, seed, count, start=0, out_dir=None, log=None, deadline=None):
+def fuzz(runner, seed, count, start=0, out_dir=None, log=None, deadline=None, known=None):
     stats = Stats()
+    known = load_known() if known is None else known
     t0 = time.time()
     for i in range(start, start + count):
         if deadline and time.time() > deadline:
             break
         case = fm.case(seed, i)
         res = runner.run(case)
-        record(stats, case, res, out_dir)
-        if log and (res["violations"] or res.get("pending") or i % 100 == 0):
-            log("[%s:%d] %s %s %s -> %s%s%s" % (
+        record(stats, case, res, out_dir, known)
+        if log and (res["violations"] or res.get("pending") or res.get("known") or
+                    i % 100 == 0):
+            log("[%s:%d] %s %s %s -> %s%s%s%s" % (
                 seed, i, case["template"], case["policy"], ",".join(case["mutations"]),
                 "accepted" if res["accepted"] else "refused: " + res["stderr"].strip()[-160:],
                 "".join("\n    VIOLATION %s: %s" % (x["kind"], x["what"][:400])
                         for x in res["violations"]),
+                "".join("\n    known %s: %s" % (x["kind"], x["what"][:200])
+                        for x in res.get("known") or []),
                 "".join("\n    pending (identity) %s: %s" % (x["kind"], x["what"][:200])
                         for x in res.get("pending") or [])))
         if log and i % 250 == 249:
@@ -115,13 +152,16 @@ def fuzz(runner, seed, count, start=0, out_dir=None, log=None, deadline=None):
 
 
 def replay(runner, paths, runtime=None):
-    """[(path, result)] of every regression file replayed."""
+    """[(path, data, result)] of every regression file replayed (with the
+    identity checks on where the file says "identity")."""
     out = []
     for p in paths:
         with open(p) as f:
             data = json.load(f)
         case = data.get("case", data)
-        out.append((p, runner.run(case, runtime=runtime)))
+        r = fh.TrialRunner(runner.o, runner.runtime, identity=True) if data.get("identity") \
+            else runner
+        out.append((p, data, r.run(case, runtime=runtime)))
     return out
 
 
@@ -223,12 +263,14 @@ def main(argv=None):
         else:
             files = a.files or sorted(os.path.join(REGRESSIONS, f) for f in
                                       os.listdir(REGRESSIONS) if f.endswith(".json"))
-            for p, res in replay(runner, files):
-                print("%s: %s, %d violation(s)%s" % (
+            for p, data, res in replay(runner, files):
+                print("%s: %s, %d violation(s)%s%s" % (
                     p, "accepted" if res["accepted"] else "refused", len(res["violations"]),
+                    " (known: %s)" % data["known"] if data.get("known") else "",
                     "".join("\n    %s: %s" % (x["kind"], x["what"][:400])
                             for x in res["violations"])))
-                rc |= 1 if res["violations"] else 0
+                # a known one must still be seen; any other must hold
+                rc |= 1 if bool(res["violations"]) != bool(data.get("known")) else 0
     finally:
         left = objects.close()
         ct.run_cmd(["rm", "-rf", sd])

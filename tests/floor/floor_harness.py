@@ -155,6 +155,7 @@ class HostObjects:
         self.tenant_cid = None
         self.tenant_pid = None
         self.tenant_root = os.path.join(self.tmp, "tenant-state")
+        self.tenants = {}  # cid -> (pid, --root)
         self.policies = {}
         self.shows = {}
         self.secrets = []
@@ -169,7 +170,8 @@ class HostObjects:
 
     def tenant_paths(self):
         out = [self.p("tenant"), self.p("hostfile"), self.p("home", "id_rsa"),
-               self.tenant_bundle, self.tenant_root]
+               self.tenant_bundle, self.tenant_root, self.p("tenant2-state"),
+               self.p("tenant2-bundle")]
         out += [d for d in REAL_ENGINE_DIRS if os.path.lexists(d)]
         return out
 
@@ -321,7 +323,21 @@ class HostObjects:
         ct.run_cmd(argv + ["start", self.tenant_cid], check=True)
         st = json.loads(ct.run_cmd(argv + ["state", self.tenant_cid], check=True)[1])
         self.tenant_pid = st["pid"]
-        self._tenant_argv = argv
+        self.tenants[self.tenant_cid] = (self.tenant_pid, self.tenant_root)
+        # a second tenant under the built-in policy (enforce), as a trial
+        # is: the identity check's other container
+        root2, b2 = T("tenant2-state"), T("tenant2-bundle")
+        os.mkdir(root2, 0o700)
+        os.mkdir(b2)
+        ct.run_cmd(["cp", "-a", self.base_rootfs, os.path.join(b2, "rootfs")], check=True)
+        ct.write_spec(b2, ct.make_spec(["sleep", "1000000"],
+                                       linux__cgroupsPath=self.cg + "/tenant2"))
+        cid2 = "floor-tenant2-" + self.run
+        argv = [self.runtime, "--root", root2]
+        ct.run_cmd(argv + ["create", "--bundle", b2, cid2], check=True)
+        ct.run_cmd(argv + ["start", cid2], check=True)
+        st = json.loads(ct.run_cmd(argv + ["state", cid2], check=True)[1])
+        self.tenants[cid2] = (st["pid"], root2)
 
     def policy_show(self, name, runtime=None):
         key = (name, runtime or self.runtime)
@@ -352,6 +368,10 @@ class HostObjects:
                 out[dirpath] = out.get(dirpath) or ("dir", sorted(dirs + files))
         return out
 
+    def mounts_now(self):
+        return {"mounts1": set(_mount_keys(fc.read_mountinfo(1))),
+                "mountsself": set(_mount_keys(fc.read_mountinfo("self")))}
+
     def snapshot(self):
         return {
             "mounts1": set(_mount_keys(fc.read_mountinfo(1))),
@@ -361,18 +381,17 @@ class HostObjects:
             "hostname": os.uname().nodename,
             "domainname": fc.read("/proc/sys/kernel/domainname", "").strip(),
             "host_pids": self.host_pids(),
-            "tenant_alive": ct.pid_alive(self.tenant_pid),
+            "tenants_alive": [c for c, (p, _) in self.tenants.items() if ct.pid_alive(p)],
             "ev": set(os.listdir(self.p("ev"))),
         }
 
     # ---- teardown --------------------------------------------------------
     def close(self):
         left = []
-        if self.tenant_cid:
-            argv = [self.runtime, "--root", self.tenant_root]
-            ct.run_cmd(argv + ["delete", "--force", self.tenant_cid], timeout=30)
+        for cid, (pid, root) in self.tenants.items():
+            ct.run_cmd([self.runtime, "--root", root, "delete", "--force", cid], timeout=30)
             deadline = time.time() + 5
-            while self.tenant_pid and ct.pid_alive(self.tenant_pid) and time.time() < deadline:
+            while ct.pid_alive(pid) and time.time() < deadline:
                 ct.reap_orphans()
                 time.sleep(0.02)
         for pr in self.procs:
@@ -405,7 +424,7 @@ class HostObjects:
         return left
 
 
-KEPT_CGROUPS = ("svc", "tenant", "docker")
+KEPT_CGROUPS = ("svc", "tenant", "tenant2", "docker")
 
 
 def _mount_keys(mounts):
@@ -549,7 +568,7 @@ class TrialRunner:
         ct.write_spec(bundle, spec)
         policy = o.policy_show(case.get("policy", "harness"), runtime)
         trial = Trial(cid=cid, bundle=os.path.realpath(bundle), spec=spec, policy=policy,
-                      objects=o, tenants={o.tenant_cid: o.tenant_pid},
+                      objects=o, tenants={c: p for c, (p, _) in o.tenants.items()},
                       derived_binds=derived_binds, derived_rootfs=derived_rootfs,
                       tenant_paths=o.tenant_paths() + tenant_extra, engine_parents=parents)
         res = {"cid": cid, "accepted": False, "started": False, "violations": fc.Verdicts(),
@@ -562,7 +581,7 @@ class TrialRunner:
         outputs = []
         watch = ProcWatch().start()
         try:
-            self._lifecycle(env, runtime, trial, res, other_devs, outputs, timeout)
+            self._lifecycle(env, runtime, trial, res, other_devs, outputs, timeout, before)
         finally:
             # delete (poststop hooks) under the watch; a refused create
             # must have left nothing to delete
@@ -599,6 +618,9 @@ class TrialRunner:
                     os.unlink(o.p("ev", n))
                 except OSError:
                     pass
+        seen = set()
+        v[:] = [x for x in v if (x["kind"], x["what"]) not in seen and
+                not seen.add((x["kind"], x["what"]))]
         res["pending"] = fc.Verdicts()
         if not self.identity:
             res["pending"] = fc.Verdicts(x for x in v if identity_pending(x))
@@ -626,15 +648,16 @@ class TrialRunner:
         """Devices of the tenant's own filesystems (not the host's)."""
         out = {}
         host = {m.dev for m in fc.read_mountinfo("self")} | {m.dev for m in fc.read_mountinfo(1)}
-        try:
-            for m in fc.read_mountinfo(self.o.tenant_pid):
-                if m.dev not in host and m.fstype not in ("cgroup", "cgroup2"):
-                    out[m.dev] = "tenant %s's %s at %s" % (self.o.tenant_cid, m.fstype, m.mp)
-        except OSError:
-            pass
+        for cid, (pid, _) in self.o.tenants.items():
+            try:
+                for m in fc.read_mountinfo(pid):
+                    if m.dev not in host and m.fstype not in ("cgroup", "cgroup2"):
+                        out[m.dev] = "tenant %s's %s at %s" % (cid, m.fstype, m.mp)
+            except OSError:
+                pass
         return out
 
-    def _lifecycle(self, env, runtime, trial, res, other_devs, outputs, timeout):
+    def _lifecycle(self, env, runtime, trial, res, other_devs, outputs, timeout, before):
         v = res["violations"]
         cid, bundle = trial.cid, env.bundles[0]
         try:
@@ -656,6 +679,7 @@ class TrialRunner:
             return
         trial.pid = st["pid"]
         v.extend(fc.check_container(trial, "created", other_devs))
+        self.mount_diff(before, self.o.mounts_now(), v, "after create")
         try:
             rc, out, err = ct.run_cmd(env.argv("start", cid), timeout=timeout)
         except AssertionError as e:
@@ -668,10 +692,9 @@ class TrialRunner:
         res["started"] = True
         self._wait_exec(trial)
         v.extend(fc.check_container(trial, "started", other_devs))
+        self.mount_diff(before, self.o.mounts_now(), v, "after start")
         if self.identity:
-            live = {cid: trial.pid}
-            live.update(trial.tenants)
-            v.extend(fc.check_identity(live))
+            v.extend(fc.check_identity({cid: trial.pid}, trial.tenants))
 
     def _wait_exec(self, trial):
         """Until the init is the container's process (not the runtime)."""
@@ -691,19 +714,9 @@ class TrialRunner:
     def _host_checks(self, trial, before, watch, names, outputs, v, res, runtime):
         o = self.o
         after = o.snapshot()
-        # the mount tables
-        seen_devs = set()
-        for key in ("mounts1", "mountsself"):
-            added = after[key] - before[key]
-            removed = before[key] - after[key]
-            for what, diff in (("appeared on", added), ("vanished from", removed)):
-                for mp, dev, root, fstype in sorted(diff, key=str):
-                    ours = fc.path_under(mp, o.tmp) or self.strict_mounts
-                    if ours and (mp, what) not in seen_devs:
-                        seen_devs.add((mp, what))
-                        v.add("host.mounts", "%s %s the host's mount table (%s)" % (
-                            "a %s mount at %s" % (fstype, mp), what,
-                            "/proc/1" if key == "mounts1" else "the runtime's"))
+        # the mount tables, after delete (after create and start:
+        # mount_diff() in _lifecycle)
+        self.mount_diff(before, after, v, "after delete")
         # host objects
         b, a = before["watched"], after["watched"]
         for path in sorted(set(b) | set(a)):
@@ -721,8 +734,9 @@ class TrialRunner:
         for pid in before["host_pids"]:
             if pid not in after["host_pids"]:
                 v.add("host.process", "host process %d died" % pid)
-        if before["tenant_alive"] and not after["tenant_alive"]:
-            v.add("host.process", "the tenant container died")
+        for c in before["tenants_alive"]:
+            if c not in after["tenants_alive"]:
+                v.add("host.process", "the tenant container %s died" % c)
         # sysctls named by the spec, on the host
         # (read before: the spec is written before the snapshot)
         # secrets in what the runtime printed
@@ -747,6 +761,22 @@ class TrialRunner:
         # every exec by the runtime's commands
         check_execs(self, trial, watch, v, runtime)
         res["execs"] = [(e["exe"], e["argv"], e.get("uids"), e["mntns"]) for e in watch.execs]
+
+    def mount_diff(self, before, now, v, when):
+        """Host mounts that appeared or vanished under the harness's tree
+        (any, with FLOOR_STRICT_HOST_MOUNTS=1: other suites running beside
+        this one mount and unmount elsewhere)."""
+        seen = set()
+        for key in ("mounts1", "mountsself"):
+            for what, diff in (("appeared on", now[key] - before[key]),
+                               ("vanished from", before[key] - now[key])):
+                for mp, dev, root, fstype in sorted(diff, key=str):
+                    ours = fc.path_under(mp, self.o.tmp) or self.strict_mounts
+                    if ours and (mp, what) not in seen:
+                        seen.add((mp, what))
+                        v.add("host.mounts", "%s: a %s mount at %s %s the host's mount "
+                              "table (%s)" % (when, fstype, mp, what,
+                                              "/proc/1" if key == "mounts1" else "the runtime's"))
 
     def _cgroups_left(self, cid):
         """Cgroups under the harness's parent named after this container

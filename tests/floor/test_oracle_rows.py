@@ -251,7 +251,7 @@ def test_identity_check_sees_a_shared_uid(env):
             (fc.status_of(p) or {}).get("Uid", "").startswith(("4242", "4343"))
             for p in pids.values()):
         time.sleep(0.02)
-    shared = fc.check_identity({"a": pids["a"], "b": pids["b"]})
+    shared = fc.check_identity({"a": pids["a"]}, {"b": pids["b"]})
     assert any(x["kind"] == "identity.shared" for x in shared), shared
-    apart = fc.check_identity({"a": pids["a"], "c": pids["c"]})
+    apart = fc.check_identity({"a": pids["a"]}, {"c": pids["c"]})
     assert not [x for x in apart if x["kind"] == "identity.shared"], apart

@@ -60,6 +60,6 @@ def test_regression(floor_objects, name, request):
         # be seen (strict: once fixed, this fails until "known" goes)
         request.node.add_marker(pytest.mark.xfail(reason=data["known"], strict=True))
     case = data.get("case", data)
-    res = fh.TrialRunner(floor_objects).run(case)
+    res = fh.TrialRunner(floor_objects, identity=bool(data.get("identity")) or None).run(case)
     assert not res["violations"], "%s (%s): the floor does not hold:\n%s" % (
         name, "accepted" if res["accepted"] else "refused", describe(res))

@@ -421,6 +421,10 @@ def check_mounts(trial, pid, v, host_mounts, other_devs):
     mem_cap = p.get("limits", {}).get("memory") or 0
     tmpfs_caps = {t["path"]: t["size"] for t in p.get("tmpfs") or []}
     proc_devs = {m.dev for m in mounts if m.mp == "/proc" and m.fstype == "proc"}
+    root_m = [m for m in mounts if m.mp == "/"]
+    # the writable layer's overlay is a filesystem of the container's own:
+    # a bind of a part of it (a readonlyPaths entry) is its own
+    own_root_dev = root_m[-1].dev if root_m and root_m[-1].fstype == "overlay" else None
     for m in mounts:
         where = "%s (%s %s root %s)" % (m.mp, m.fstype, m.source, m.root)
         for o in m.optional:
@@ -461,6 +465,10 @@ def check_mounts(trial, pid, v, host_mounts, other_devs):
             continue
         if m.dev in other_devs:
             v.add("mount.other-container", "%s: a filesystem of %s" % (where, other_devs[m.dev]))
+            continue
+        if own_root_dev is not None and m.dev == own_root_dev:
+            if enforce and m.mp in readonly and "ro" not in m.opts:
+                v.add("mount.readonly", "%s is writable in the container" % m.mp)
             continue
         if m.dev not in host_devs:
             # a filesystem of its own
@@ -530,6 +538,13 @@ def check_bind(trial, pid, m, obj, v, host_mounts, binds, roots, special, where,
         v.add("mount.under-pseudo", "%s: a bind under /proc or /sys" % where)
     if not enforce:
         return
+    image = trial_root_path(trial)
+    if image != "/" and path_under(host, image):
+        # a part of the image bound over itself (readonlyPaths, the
+        # runtime's own): the image stays read-only
+        if "ro" not in m.opts and trial.policy.get("readonlyRoot", True):
+            v.add("root.writable", "%s: a part of the image bound writable" % where)
+        return
     hit = tenant_hit(trial, host)
     if hit:
         v.add("mount.bind-tenant", "%s: host path %s, %s" % (where, host, hit))
@@ -559,6 +574,16 @@ def check_bind(trial, pid, m, obj, v, host_mounts, binds, roots, special, where,
                   % (where, host, fst[0] if fst else "?"))
 
 
+def trial_root_path(trial):
+    """root.path as the host resolves it."""
+    rootpath = (trial.spec.get("root") or {}).get("path") if isinstance(
+        trial.spec.get("root"), dict) else None
+    if not isinstance(rootpath, str):
+        rootpath = "rootfs"
+    want = rootpath if rootpath.startswith("/") else os.path.join(trial.bundle, rootpath)
+    return os.path.realpath(want)
+
+
 def check_root(trial, pid, m, v, host_mounts, other_devs):
     p = trial.policy
     enforce = _policy_enforces(p)
@@ -566,8 +591,7 @@ def check_root(trial, pid, m, v, host_mounts, other_devs):
         trial.spec.get("root"), dict) else None
     if not isinstance(rootpath, str):
         rootpath = "rootfs"
-    want = rootpath if rootpath.startswith("/") else os.path.join(trial.bundle, rootpath)
-    want_real = os.path.realpath(want)
+    want_real = trial_root_path(trial)
     where = "/ (%s %s root %s)" % (m.fstype, m.source, m.root)
     if enforce:
         ok = path_under(want_real, os.path.realpath(trial.bundle)) or any(

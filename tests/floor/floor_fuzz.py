@@ -21,6 +21,7 @@ import argparse
 import collections
 import json
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -244,6 +245,9 @@ def main(argv=None):
         print("floor: /etc/agentsbx/policy.json exists; the built-in policy would not be "
               "in force", file=sys.stderr)
         return 4
+    def stop(signum, frame):
+        raise KeyboardInterrupt("signal %d" % signum)
+    signal.signal(signal.SIGTERM, stop)  # clean up as on ^C
     sd, objects = session(a.runtime)
     rc = 0
     try:

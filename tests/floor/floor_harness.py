@@ -47,7 +47,6 @@ The real engine directories (/var/lib/docker/containers, /run/containerd,
 
 import json
 import os
-import random
 import shutil
 import socket
 import stat
@@ -579,6 +578,34 @@ class TrialRunner:
         other_devs = self._other_devs()
         names = _canary_names(spec)
         outputs = []
+        try:
+            self._trial(env, runtime, trial, res, other_devs, outputs, timeout, before,
+                        names, sysctls)
+        finally:
+            # whatever happened (an interrupt included), nothing is left
+            if sib:
+                ct.run_cmd(env.argv("delete", "--force", sib[0]), timeout=30)
+            for mp in trial_mounts:
+                ct.run_cmd(["umount", "-l", mp], timeout=30)
+            left = env.cleanup()
+            left += self._cgroups_left(cid)
+            if left:
+                v.add("leftover", "; ".join(left))
+                env.force_clean()
+            self._cgroups_clean()
+            ct.run_cmd(["rm", "-rf", tdir], timeout=60)
+            for n in os.listdir(o.p("ev")):
+                if n not in before["ev"]:
+                    try:
+                        os.unlink(o.p("ev", n))
+                    except OSError:
+                        pass
+        return self._finish(res, v)
+
+    def _trial(self, env, runtime, trial, res, other_devs, outputs, timeout, before, names,
+               sysctls):
+        """create .. delete under the process watch, then the host's checks."""
+        v, cid = res["violations"], trial.cid
         watch = ProcWatch().start()
         try:
             self._lifecycle(env, runtime, trial, res, other_devs, outputs, timeout, before)
@@ -601,23 +628,8 @@ class TrialRunner:
             if now != value:
                 v.add("host.sysctl", "the host's %s changed: %r -> %r" % (path, value, now))
                 _restore(path, value)
-        if sib:
-            ct.run_cmd(env.argv("delete", "--force", sib[0]), timeout=30)
-        for mp in trial_mounts:
-            ct.run_cmd(["umount", "-l", mp], timeout=30)
-        left = env.cleanup()
-        left += self._cgroups_left(cid)
-        if left:
-            v.add("leftover", "; ".join(left))
-            env.force_clean()
-        self._cgroups_clean()
-        ct.run_cmd(["rm", "-rf", tdir], timeout=60)
-        for n in os.listdir(o.p("ev")):
-            if n not in before["ev"]:
-                try:
-                    os.unlink(o.p("ev", n))
-                except OSError:
-                    pass
+
+    def _finish(self, res, v):
         seen = set()
         v[:] = [x for x in v if (x["kind"], x["what"]) not in seen and
                 not seen.add((x["kind"], x["what"]))]

@@ -27,7 +27,6 @@ make: they run in a private mount namespace (unshare), with a tmpfs over
 /run and /var/lib there only (floor_fuzz.py engine-row).
 """
 
-import copy
 import json
 import os
 import shutil

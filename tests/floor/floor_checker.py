@@ -801,17 +801,23 @@ def check_cgroups(trial, pid, v, phase):
         others["host process %d" % hpid] = cgroups_of(hpid)
     pidns = ns_of(pid, "pid")
     members = set(pids_in_pidns(pidns)) if pidns else set()
+    found = {}  # (kind, text) -> hierarchies
     for ctrl, path in cgs.items():
         if ctrl.startswith("name=") and ctrl != "name=systemd":
             continue
         if path == "/":
-            v.add("cgroup.root", "the container is in the root %s cgroup" % (ctrl or "v2"))
+            found.setdefault(("cgroup.root", "the container is in the root cgroup"),
+                             []).append(ctrl or "v2")
             continue
         for who, theirs in others.items():
             t = theirs.get(ctrl)
             if t and path_under(t, path):
-                v.add("cgroup.shared", "the container's %s cgroup %s holds %s's %s"
-                      % (ctrl or "v2", path, who, t))
+                found.setdefault(("cgroup.shared", "the container's cgroup %s holds %s's %s"
+                                  % (path, who, t)), []).append(ctrl or "v2")
+            elif t and t != "/" and path_under(path, t) and not who.startswith("PID 1"):
+                found.setdefault(("cgroup.nested", "the container's cgroup %s is inside %s's "
+                                  "%s: charged to its limits" % (path, who, t)),
+                                 []).append(ctrl or "v2")
         base = mnts.get(ctrl)
         if not base or ctrl not in ("memory", "pids", "cpu", "devices", ""):
             continue
@@ -819,8 +825,11 @@ def check_cgroups(trial, pid, v, phase):
         if procs is not None and members:
             strangers = [int(x) for x in procs.split() if int(x) not in members]
             if strangers:
-                v.add("cgroup.shared", "the container's %s cgroup %s holds processes not in "
-                      "the container: %s" % (ctrl or "v2", path, strangers[:5]))
+                found.setdefault(("cgroup.shared", "the container's cgroup %s holds processes "
+                                  "not in the container: %s" % (path, strangers[:5])),
+                                 []).append(ctrl or "v2")
+    for (kind, text), ctrls in sorted(found.items()):
+        v.add(kind, "%s (%s)" % (text, ",".join(sorted(ctrls))))
     res = (trial.spec.get("linux") or {}).get("resources") or {}
     if not isinstance(res, dict):
         res = {}
@@ -920,22 +929,27 @@ def check_devices(trial, pid, v):
         return
     base = "/proc/%d/root/dev" % pid
     try:
-        names = os.listdir(base)
+        names = ["/dev/" + n for n in os.listdir(base)]
     except OSError:
-        return
+        names = []
+    # and wherever the spec put one (a linux.devices path outside /dev)
+    for d in (trial.spec.get("linux") or {}).get("devices") or []:
+        if isinstance(d, dict) and isinstance(d.get("path"), str) and \
+                d["path"].startswith("/") and not path_under(d["path"], "/dev"):
+            names.append(os.path.normpath(d["path"]))
     for n in names:
-        path = os.path.join(base, n)
+        path = "/proc/%d/root%s" % (pid, n)
         try:
             st = os.lstat(path)
         except OSError:
             continue
         if stat.S_ISBLK(st.st_mode):
-            v.add("dev.node", "/dev/%s is a block device %d:%d" % (
+            v.add("dev.node", "%s is a block device %d:%d" % (
                 n, os.major(st.st_rdev), os.minor(st.st_rdev)))
         elif stat.S_ISCHR(st.st_mode):
             d = (os.major(st.st_rdev), os.minor(st.st_rdev))
-            if d not in DEFAULT_DEVICES and d[0] != 136:
-                v.add("dev.node", "/dev/%s is a device %d:%d beyond the default nodes"
+            if d not in DEFAULT_DEVICES and d[0] != 136 or not path_under(n, "/dev"):
+                v.add("dev.node", "%s is a device %d:%d beyond the default nodes"
                       % (n, d[0], d[1]))
 
 

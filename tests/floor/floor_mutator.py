@@ -591,8 +591,8 @@ class Mutator:
     def m_cgroups_path(self, s):
         self.linux(s)["cgroupsPath"] = self.pick([
             "@RUN@/svc", "@RUN@/tenant", "@RUN@", "@RUN@/x/../tenant", "@RUN@/c-@CID@",
-            "@RUN@/svc/child", "@RUN@/tenant/child", "@RUN@/a/b/c", "@RUN@/../" + "@RUN@"[1:]
-            + "/d"])
+            "@RUN@/svc/child", "@RUN@/tenant/child", "@RUN@/tenant2/child", "@RUN@/a/b/c",
+            "@RUN@/../" + "@RUN@"[1:] + "/d", "@RUN@/docker/@TENANT_CID@"])
 
     def m_propagation(self, s):
         self.linux(s)["rootfsPropagation"] = self.pick(["shared", "rshared", "slave", "rslave",

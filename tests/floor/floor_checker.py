@@ -467,7 +467,7 @@ def check_mounts(trial, pid, v, host_mounts, other_devs):
             v.add("mount.other-container", "%s: a filesystem of %s" % (where, other_devs[m.dev]))
             continue
         if own_root_dev is not None and m.dev == own_root_dev:
-            if enforce and m.mp in readonly and "ro" not in m.opts:
+            if enforce and m.mp in (p.get("readonlyPaths") or []) and "ro" not in m.opts:
                 v.add("mount.readonly", "%s is writable in the container" % m.mp)
             continue
         if m.dev not in host_devs:
@@ -501,7 +501,10 @@ def check_mounts(trial, pid, v, host_mounts, other_devs):
         # a bind of a host object
         check_bind(trial, pid, m, obj if top else None, v, host_mounts, binds, roots,
                    special, where, in_pseudo)
-    check_masks(trial, pid, mounts, masked, readonly, v)
+    # the floor is the policy's lists: the spec's own masked and read-only
+    # paths are its business (OCI conformance, not the floor)
+    check_masks(trial, pid, mounts, set(p.get("maskedPaths") or []),
+                set(p.get("readonlyPaths") or []), v)
     return mounts
 
 

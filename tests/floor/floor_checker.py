@@ -424,7 +424,7 @@ def check_mounts(trial, pid, v, host_mounts, other_devs):
     root_m = [m for m in mounts if m.mp == "/"]
     # the writable layer's overlay is a filesystem of the container's own:
     # a bind of a part of it (a readonlyPaths entry) is its own
-    own_root_dev = root_m[-1].dev if root_m and root_m[-1].fstype == "overlay" else None
+    own_root_dev = root_m[0].dev if root_m and root_m[0].fstype == "overlay" else None
     for m in mounts:
         where = "%s (%s %s root %s)" % (m.mp, m.fstype, m.source, m.root)
         for o in m.optional:
@@ -435,7 +435,9 @@ def check_mounts(trial, pid, v, host_mounts, other_devs):
             v.add("mount.idmapped", where)
         in_pseudo = path_under(m.mp, "/proc") and m.mp != "/proc" or \
             path_under(m.mp, "/sys") and m.mp != "/sys"
-        if m.mp == "/":
+        if m.mp == "/" and m is root_m[0]:
+            # the root the container pivoted into; a mount the spec puts
+            # over "/" later is judged as any other mount
             check_root(trial, pid, m, v, host_mounts, other_devs)
             continue
         if m.fstype in ("cgroup", "cgroup2"):

@@ -81,7 +81,10 @@ def snapshot(pid):
             out["uids"] = [int(x) for x in line.split()[1:]]
         elif line.startswith("Gid:"):
             out["gids"] = [int(x) for x in line.split()[1:]]
-    out["gone"] = out["argv"] is None or out["exe_id"] is None
+    # an exiting process has no argv, exe nor namespaces any more: read
+    # half-way, it is as good as gone (its canary tells)
+    out["gone"] = not out["argv"] or out["exe_id"] is None or out["exe"] is None or \
+        out["mntns"] is None
     return out
 
 

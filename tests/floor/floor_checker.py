@@ -412,8 +412,6 @@ def check_mounts(trial, pid, v, host_mounts, other_devs):
     host_peers = peer_groups(host_mounts) | peer_groups(trial.host_mounts_pid1)
     masked = set(p.get("maskedPaths") or []) | set(
         (trial.spec.get("linux") or {}).get("maskedPaths") or [])
-    readonly = set(p.get("readonlyPaths") or []) | set(
-        (trial.spec.get("linux") or {}).get("readonlyPaths") or [])
     cgs = cgroups_of(pid)
     binds = spec_binds(trial)
     roots = allowed_bind_roots(trial)

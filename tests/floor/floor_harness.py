@@ -40,6 +40,11 @@ Host objects (HostObjects, one set per session, under one temp dir T):
                         nothing covers its /tmp), cgroup /floor-<run>/tenant;
                         its image has a shell at T/hookbin/floorhook and a
                         secret at /secret
+  a second tenant       another --root (T/tenant2-state), the built-in
+                        policy, cgroup /floor-<run>/tenant2 (the identity
+                        check's other container under enforce)
+  T/sharedfs/           a tmpfs made shared, where some trials' bundles go
+                        (containerd's under a shared /run)
 
 The real engine directories (/var/lib/docker/containers, /run/containerd,
 ...) count as other tenants' where they exist.

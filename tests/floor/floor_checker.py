@@ -484,7 +484,9 @@ def check_mounts(trial, pid, v, host_mounts, other_devs):
             elif m.fstype == "tmpfs":
                 size = super_size(m)
                 cap = tmpfs_caps.get(m.mp, mem_cap)
-                holder = m.mp == "/sys/fs/cgroup" and "ro" in m.opts
+                # the read-only tmpfs that holds the cgroup hierarchies,
+                # wherever below /sys/fs/cgroup the spec's cgroup mount is
+                holder = path_under(m.mp, "/sys/fs/cgroup") and "ro" in m.opts
                 if enforce and in_pseudo and not holder and not (m.mp in masked and
                                                                  "ro" in m.opts):
                     v.add("mount.under-pseudo", "%s: a tmpfs under /proc or /sys" % where)

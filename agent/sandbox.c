@@ -124,7 +124,6 @@ int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cf
 		    struct sandbox *sb, struct error *err)
 {
 	_cleanup_free_ char *interpreter = NULL, *json = NULL;
-	uid_t uid = 0;
 
 	sandbox_init_struct(sb, cfg->lang);
 	if (sandbox_make_state_root(g, err) < 0)
@@ -135,8 +134,7 @@ int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cf
 	if (cfg->lang == SANDBOX_LANG_NONE && (!cfg->args || !cfg->args[0]))
 		return error_set(err, "sandbox: no command to run");
 	json = sandbox_spec_json(cfg, interpreter, err);
-	if (!json || sandbox_process_uid(g, &uid, err) < 0 ||
-	    sandbox_workspace_make(sb, cfg->disk, uid, err) < 0 ||
+	if (!json || sandbox_workspace_make(g, sb, cfg->disk, err) < 0 ||
 	    sandbox_overlay_mount(sb, cfg->rootfs, err) < 0 || sandbox_install_init(sb, err) < 0 ||
 	    sandbox_write_bundle_config(sb, json, err) < 0 ||
 	    sandbox_create_with_pipes(g, cfg, sb, err) < 0) {

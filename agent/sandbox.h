@@ -135,6 +135,8 @@ struct sandbox {
 	char id[64];
 	char *dir; /* SANDBOX_WORK_DIR/ID: the bundle, on its own tmpfs */
 	bool dir_made, dir_mounted, overlay_mounted;
+	bool identity_held; /* dir holds the identity its containers share */
+	uint32_t uid;	    /* their process's host uid (0: root, rootless) */
 	int code_dirfd; /* /.agentsbx in the overlay */
 	enum sandbox_lang lang;
 	int out_fd, err_fd; /* our read ends */
@@ -261,8 +263,6 @@ int sandbox_parse_seconds(const char *s, double *out);
 
 /* Whether --network PATH needs the agentsbx.network=allow annotation
  * (the policy in force does not allow networking by itself). */
-/* The uid the sandbox's process runs as under the policy in force. */
-int sandbox_process_uid(const struct global_opts *g, uid_t *out, struct error *err);
 int sandbox_network_needs_annotation(const struct global_opts *g, bool *out,
 				     struct error *err);
 /* The caller's own limits and network (cfg) against the policy's caps:

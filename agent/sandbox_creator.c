@@ -91,6 +91,8 @@ __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 		.own_bind_prefix = bundle,
 		.init_sigmask = sandbox_container_sigmask(),
 		.no_writable_layer = true,
+		/* the workspace holds the identity (sandbox_workspace_make) */
+		.identity_dir = bundle,
 	};
 	struct created_container made;
 	struct create_reply r;

@@ -198,7 +198,7 @@ static int make_subdirs(int dirfd, uid_t uid, struct error *err)
 	return 0;
 }
 
-int sandbox_workspace_make(struct sandbox *sb, uint64_t disk, uid_t uid,
+int sandbox_workspace_make(const struct global_opts *g, struct sandbox *sb, uint64_t disk,
 			   struct error *err)
 {
 	_cleanup_free_ char *opts = xasprintf("size=%llu,mode=0700,nr_inodes=65536",
@@ -215,7 +215,10 @@ int sandbox_workspace_make(struct sandbox *sb, uint64_t disk, uid_t uid,
 	dirfd = open(sb->dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dirfd < 0)
 		return error_sys(err, "sandbox workspace: open %s", sb->dir);
-	return make_subdirs(dirfd, uid, err);
+	if (container_identity_hold(g, sb->dir, &sb->uid, err) < 0)
+		return -1;
+	sb->identity_held = true;
+	return make_subdirs(dirfd, sb->uid, err);
 }
 
 int sandbox_overlay_mount(struct sandbox *sb, const char *image, struct error *err)
@@ -278,6 +281,10 @@ void sandbox_workspace_remove(struct sandbox *sb)
 		if (umount2(target, MNT_DETACH) < 0)
 			log_warn("sandbox %s: unmount %s: %s", sb->id, target, strerror(errno));
 		sb->overlay_mounted = false;
+	}
+	if (sb->identity_held) {
+		container_identity_release(sb->dir);
+		sb->identity_held = false;
 	}
 	if (sb->dir_mounted) {
 		if (umount2(sb->dir, MNT_DETACH) < 0)

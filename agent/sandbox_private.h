@@ -19,9 +19,11 @@ const char *sandbox_work_dir(void);
 
 /* SANDBOX_WORK_DIR/ID on a tmpfs of its own, capped at disk bytes, with
  * upper/, upper/.agentsbx, work/ and rootfs/. */
-/* uid: the process's user once the policy is applied; the overlay's root
- * (the upper dir) is its own, as an image's root is its root user's. */
-int sandbox_workspace_make(struct sandbox *sb, uint64_t disk, uid_t uid,
+/* The workspace holds the identity its containers share (policy field
+ * identities: sb->uid, the process's host uid; 0: root stays root), and
+ * the overlay's root (the upper dir) is that uid's, as an image's root is
+ * its root user's. */
+int sandbox_workspace_make(const struct global_opts *g, struct sandbox *sb, uint64_t disk,
 			   struct error *err);
 /* The overlay of image on rootfs/, and sb->code_dirfd on its /.agentsbx. */
 int sandbox_overlay_mount(struct sandbox *sb, const char *image, struct error *err);

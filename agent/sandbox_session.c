@@ -44,7 +44,6 @@ int sandbox_session_open(const struct global_opts *g, const struct sandbox_confi
 			 struct sandbox_session *ss, struct error *err)
 {
 	_cleanup_close_ int dirfd = -1;
-	uid_t uid = 0;
 
 	memset(ss, 0, sizeof(*ss));
 	ss->files_fd = ss->outputs_fd = -1;
@@ -53,8 +52,8 @@ int sandbox_session_open(const struct global_opts *g, const struct sandbox_confi
 	ss->cfg.stdin_fd = -1;
 	sandbox_init_struct(&ss->sb, cfg->lang);
 	ss->sb.session = true;
-	if (sandbox_make_state_root(g, err) < 0 || sandbox_process_uid(g, &uid, err) < 0 ||
-	    sandbox_workspace_make(&ss->sb, cfg->disk, uid, err) < 0 ||
+	if (sandbox_make_state_root(g, err) < 0 ||
+	    sandbox_workspace_make(g, &ss->sb, cfg->disk, err) < 0 ||
 	    sandbox_overlay_mount(&ss->sb, cfg->rootfs, err) < 0 ||
 	    sandbox_install_init(&ss->sb, err) < 0)
 		goto fail;

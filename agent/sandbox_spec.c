@@ -368,19 +368,6 @@ int sandbox_network_needs_annotation(const struct global_opts *g, bool *out,
 	return 0;
 }
 
-int sandbox_process_uid(const struct global_opts *g, uid_t *out, struct error *err)
-{
-	struct policy p;
-
-	if (policy_load(g->policy_path, &p, err) < 0)
-		return -1;
-	/* The spec says uid 0; the policy in force replaces it (policy_kernel.c)
-	 * when that is host root -- not rootless, where 0 is the caller. */
-	*out = p.mode == POLICY_ENFORCE && p.uid.set && geteuid() == 0 ? (uid_t)p.uid.v : 0;
-	policy_free(&p);
-	return 0;
-}
-
 /* ---- flag values ---------------------------------------------------------- */
 
 int sandbox_parse_size(const char *s, uint64_t *out)

@@ -44,7 +44,10 @@
  * tree keeps its host peer group under a non-recursive rootfsPropagation),
  * rootfs-anywhere (root.path may be any host directory), seccomp-listener
  * (linux.seccomp.listenerPath may be any socket), engine-parents (the old
- * default bindPrefixes: every tenant's engine directories).
+ * default bindPrefixes: every tenant's engine directories), group-zero
+ * (the user rule of old: only a host-root uid replaced, root's group kept
+ * for any other uid; no identities), shared-identity (no identities:
+ * every container runs as the policy's one uid).
  */
 #ifdef AGENTSBX_WEAKEN
 #include <string.h>

@@ -134,6 +134,14 @@ int policy_add_engine_dirs(struct container_ctx *c, struct error *err);
 /* After the rootfs and the joined namespaces are open, before anything is
  * written: judge them (the host's namespaces, a host root) under enforce. */
 int policy_judge_objects(struct container_ctx *c, struct error *err);
+/* policy/identity.c: under identities (c->decision.identity), a host uid
+ * and gid of the container's own (its pod's), recorded in its state
+ * directory and written into process.user: create, once the state
+ * directory is there; exec, the one create recorded; delete gives it back. */
+int identity_take(struct container_ctx *c, struct error *err);
+int identity_apply_exec(struct container_ctx *c, int state_dir_fd, struct error *err);
+int identity_of(int state_dir_fd, uint32_t *uid, struct error *err);
+void identity_release(int state_dir_fd, const char *id);
 /* A refusal into the policy's audit log (policy/audit_log.h). */
 void policy_audit_refusal(struct container_ctx *c, const struct error *err);
 

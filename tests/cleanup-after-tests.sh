@@ -3,9 +3,11 @@
 # containers, then fail the run if any test left something of ours behind.
 #
 # Kept on purpose, removed here where nothing else is in it: the shared
-# parent of the default cgroup paths (/agentsbx in every hierarchy) and the
-# default state root holding only the compiled-seccomp cache.  Anything
-# still in use is left alone (rmdir refuses a non-empty directory).
+# parent of the default cgroup paths (/agentsbx in every hierarchy), the
+# host-wide registry of identities (.identities: its lock file, and no uid
+# held) and the default state root holding only these and the
+# compiled-seccomp cache.  Anything still in use is left alone (rmdir
+# refuses a non-empty directory).
 #
 # Leftovers that fail the run: a cgroup of ours (agentsbx*, sbx-*) still
 # there, at the top of a hierarchy or under the caller's own cgroup (where
@@ -19,6 +21,10 @@ for d in /sys/fs/cgroup/agentsbx /sys/fs/cgroup/*/agentsbx; do
 	rmdir "$d" 2>/dev/null || true
 done
 root=/run/agentsbx
+ids=$root/.identities
+if [ -d "$ids" ] && [ -z "$(ls -A "$ids" | grep -vx '.lock')" ]; then
+	rm -f "$ids/.lock" && rmdir "$ids"
+fi
 if [ -d "$root" ] && [ -z "$(ls -A "$root" | grep -vx '.seccomp-cache')" ]; then
 	rm -rf "$root/.seccomp-cache" && rmdir "$root"
 fi
@@ -45,6 +51,12 @@ done < /proc/self/cgroup
 if [ -d "$root" ]; then
 	for d in "$root"/*; do
 		[ -e "$d" ] && report "container state $d"
+	done
+fi
+# A uid still held: some container of a test was never deleted.
+if [ -d "$ids" ]; then
+	for d in "$ids"/*; do
+		[ -e "$d" ] && report "identity $d held: $(cat "$d"/* 2>/dev/null | tr '\n' ' ')"
 	done
 fi
 # The audit log is the operator's: a test writes its own (auditLog or

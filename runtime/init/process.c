@@ -422,8 +422,15 @@ int process_apply_credentials(struct container_ctx *c, struct error *err)
 	if (change_cwd(c, p->cwd, err) < 0) {
 		/* An image's root-only WORKDIR (/root is 0700): say why. */
 		if (err->code == EACCES && c->policy_loaded &&
-		    c->policy.mode == POLICY_ENFORCE && c->policy.uid.set &&
-		    p->user.uid == c->policy.uid.v) {
+		    c->policy.mode == POLICY_ENFORCE && c->decision.identity) {
+			char was[ERROR_MSG_MAX];
+			snprintf(was, sizeof(was), "%s", err->msg);
+			error_set(err, "%s: the policy runs the process as uid %u, the container's own, not host root (policy field \"identities\"; null, with \"uid\": null, keeps root)",
+				  was, p->user.uid);
+			err->code = EACCES;
+		} else if (err->code == EACCES && c->policy_loaded &&
+			   c->policy.mode == POLICY_ENFORCE && c->policy.uid.set &&
+			   p->user.uid == c->policy.uid.v) {
 			char was[ERROR_MSG_MAX];
 			snprintf(was, sizeof(was), "%s", err->msg);
 			error_set(err, "%s: the policy runs the process as uid %u, not host root (policy field \"uid\"; null keeps root)",

@@ -408,6 +408,8 @@ static void create_abort(struct container_ctx *c)
 	if (c->cgroup_created &&
 	    cgroup_destroy(c->cgroup_path, c->cgroup_manager, true, &e) < 0)
 		log_warn("cleanup after failed create: %s", e.msg);
+	if (c->state_dir_made)
+		identity_release(c->state_dir_fd, c->id);
 	if (c->state_dir_made && netfilter_remove_egress(c->state_dir_fd, c->id, &e) < 0)
 		log_warn("cleanup after failed create: %s", e.msg);
 	if (c->state_dir_made && state_dir_remove(c->root_fd, c->id, c->state_dir_fd, &e) < 0)
@@ -427,7 +429,8 @@ int create_container(struct container_ctx *c, struct error *err)
 		return -1;
 	}
 	hooks_set_cwd(c->bundle);
-	if (make_state_dir(c, err) < 0 || netfilter_note_joined_netns(c, err) < 0 ||
+	if (make_state_dir(c, err) < 0 || identity_take(c, err) < 0 ||
+	    netfilter_note_joined_netns(c, err) < 0 ||
 	    spawn_init(c, err) < 0 || netfilter_check_joined_netns(c, err) < 0 ||
 	    write_ctx_state(c, STATUS_CREATED, err) < 0 ||
 	    (c->opts->pid_file && write_pid_file(c->opts->pid_file, c->pid, err) < 0)) {
@@ -448,6 +451,8 @@ int container_create_detailed(const struct global_opts *g,
 	r = create_container(&c, err);
 	if (r == 0 && out) {
 		out->pid = c.pid;
+		out->uid = c.spec->process.user.uid;
+		out->gid = c.spec->process.user.gid;
 		out->cgroup_path = xstrdup(c.cgroup_path ? c.cgroup_path : "");
 	}
 	ctx_release(&c);

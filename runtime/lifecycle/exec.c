@@ -331,7 +331,8 @@ static int prepare_exec(struct container_ctx *c, const struct container_handle *
 	if (h->st.bundle)
 		policy_resolve_bind_sources(c->spec, h->st.bundle);
 	c->exec_bundle = h->st.bundle;
-	if (ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0)
+	if (ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0 ||
+	    identity_apply_exec(c, h->dirfd, err) < 0)
 		return -1;
 	if (caps_prepare(&c->spec->process.capabilities, c->spec->process.has_capabilities,
 			 &c->caps, err) < 0 ||

@@ -154,6 +154,11 @@ void policy_default(struct policy *p)
 	p->ptys = 64;
 	/* nobody: container code is not host root (issue 12, row 13) */
 	p->uid = (struct opt_u64){ true, 65534 };
+	/* ... and no two containers share a host uid: per-uid kernel limits
+	 * (inotify instances, pipe pages, RLIMIT_NPROC) and file ownership
+	 * stay per tenant. */
+	p->identity_first = POLICY_IDENTITY_FIRST;
+	p->identity_count = POLICY_IDENTITY_COUNT;
 	p->relaxable = 0;
 }
 
@@ -270,6 +275,7 @@ static const char *const limits_keys[] = {
 	NULL,
 };
 static const char *const tmpfs_keys[] = { "path", "size", NULL };
+static const char *const identities_keys[] = { "first", "count", NULL };
 
 static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 {
@@ -380,6 +386,43 @@ static int parse_uid(struct jctx *c, yajl_val root, struct policy *p)
 		return -1;
 	if (uid.set)
 		p->uid = uid;
+	return 0;
+}
+
+static bool has_key(yajl_val obj, const char *key)
+{
+	for (size_t i = 0; i < obj->u.object.len; i++)
+		if (!strcmp(obj->u.object.keys[i], key))
+			return true;
+	return false;
+}
+
+/* "identities": {"first", "count"} (both required), or null: off.  The
+ * range holds neither root nor nobody (65534, 65535) and fits in a uid_t
+ * that is not (uid_t)-1. */
+static int parse_identities(struct jctx *c, yajl_val root, struct policy *p)
+{
+	yajl_val v = jmember(root, "identities");
+	uint64_t first, count;
+	size_t mark;
+
+	if (!v && has_key(root, "identities")) { /* null */
+		p->identity_first = p->identity_count = 0;
+		return 0;
+	}
+	if (!v)
+		return 0;
+	mark = jpush_key(c, "identities");
+	if (jcheck_object(c, v) < 0 || policy_check_known_keys(c, v, identities_keys) < 0 ||
+	    jreq_u64(c, v, "first", &first) < 0 || jreq_u64(c, v, "count", &count) < 0)
+		return -1;
+	if (first == 0 || count == 0 || first + count > UINT32_MAX ||
+	    (first <= 65535 && first + count > 65534))
+		return jfail(c, "the range [%llu, %llu) must be non-empty, hold neither uid 0 nor 65534/65535, and end below 4294967295",
+			     (unsigned long long)first, (unsigned long long)(first + count));
+	p->identity_first = (uint32_t)first;
+	p->identity_count = (uint32_t)count;
+	jpop(c, mark);
 	return 0;
 }
 
@@ -544,8 +587,12 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 		if (capability_from_name(p->capabilities.items[i]) < 0)
 			return jfail(c, "capabilities[%zu]: unknown capability \"%s\"", i,
 				     p->capabilities.items[i]);
-	if (parse_uid(c, root, p) < 0)
+	if (parse_uid(c, root, p) < 0 || parse_identities(c, root, p) < 0)
 		return -1;
+	/* A file written for "uid" alone (before identities) would have it
+	 * ignored: say so instead. */
+	if (p->identity_count && has_key(root, "uid") && !has_key(root, "identities"))
+		return jfail(c, "\"uid\" applies only with \"identities\": null (identities, the default, gives every container a uid of its own); add \"identities\": null to keep the policy's one uid");
 	if (parse_limits(c, root, p) < 0)
 		return -1;
 	return 0;
@@ -712,6 +759,15 @@ char *policy_to_json(const struct policy *p)
 		gkv_u64(g, "uid", p->uid.v);
 	} else {
 		jgen_str(g, "uid");
+		yajl_gen_null(g);
+	}
+	jgen_str(g, "identities");
+	if (p->identity_count) {
+		yajl_gen_map_open(g);
+		gkv_u64(g, "first", p->identity_first);
+		gkv_u64(g, "count", p->identity_count);
+		yajl_gen_map_close(g);
+	} else {
 		yajl_gen_null(g);
 	}
 	jgen_str(g, "limits");

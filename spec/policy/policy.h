@@ -115,7 +115,14 @@ struct policy {
 	bool strict_seccomp; /* stack the agent profile on the spec's */
 	bool default_devices_only;
 	struct opt_u64 uid;	  /* run as this uid (and gid) when the spec says host
-			     * root; default 65534, "uid": null: unset */
+			     * root and identities is off; default 65534,
+			     * "uid": null: unset */
+	/* identities: every container (every pod) without a user namespace
+	 * of its own runs as a host uid and gid of its own, taken from
+	 * [identity_first, identity_first + identity_count) at create and
+	 * given back at delete (runtime/policy/identity.c); count 0: off. */
+	uint32_t identity_first;
+	uint32_t identity_count;
 	bool realtime_scheduling; /* SCHED_DEADLINE/FIFO/RR, RT I/O (policy_process.c) */
 
 	/* resources: a maximum, also the value filled in when missing */
@@ -157,7 +164,20 @@ struct policy_decision {
 	bool refuse_writable_dir_binds; /* rw bind of a directory not on tmpfs */
 	uint64_t writable_layer;	/* bytes: an overlay over the read-only
 					 * image, its upper on a tmpfs this size */
+	bool identity;			/* the process runs as a host uid/gid of
+					 * this container's own (identities): the
+					 * runtime takes one and writes it into
+					 * process.user before anything runs */
 };
+
+/* The built-in identities range: above systemd's container range
+ * (524288..1879048191, systemd.io/UIDS-GIDS) and below 2^31, which some
+ * tools still read as a signed int. */
+#define POLICY_IDENTITY_FIRST 1879048192u
+#define POLICY_IDENTITY_COUNT 65536u
+/* What policy_apply() writes into process.user until the runtime has the
+ * container's own identity: nobody, never root, should a caller forget. */
+#define POLICY_IDENTITY_PLACEHOLDER 65534u
 
 /*
  * spec/policy/policy_requests.c: what a spec explicitly asks for above the
@@ -338,11 +358,12 @@ const char *policy_docker_hook_exec_root(const struct oci_hook *hook);
 #define POLICY_AGENT_FILTERS 2
 int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err);
 
-/* policy_kernel.c: the process user (not host root), TCP socket memory,
- * devpts max=, linux.resources.unified keys that would undo the limits.
- * Called by policy_apply() after the limits are set. */
+/* policy_kernel.c: the process user (an identity of its own, or not host
+ * root), TCP socket memory, devpts max=, linux.resources.unified keys that
+ * would undo the limits.  Called by policy_apply() after the limits are
+ * set; sets d->identity. */
 void policy_apply_kernel(const struct policy *p, struct oci_spec *spec,
-			 struct policy_changes *changes);
+			 struct policy_changes *changes, struct policy_decision *d);
 /* `update` under enforce: the new values no looser than the floor (only
  * what the update sets is judged; swap without the limit is refused). */
 int policy_cap_update(const struct policy *p, struct oci_resources *r,

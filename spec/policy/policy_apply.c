@@ -440,7 +440,7 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 	rule_devices(&a);
 	rule_limits(&a);
 	rule_rlimits(&a);
-	policy_apply_kernel(p, spec, changes); /* policy_kernel.c */
+	policy_apply_kernel(p, spec, changes, d); /* policy_kernel.c */
 	d->refuse_host_netns = true;
 	d->stack_agent_seccomp = p->strict_seccomp;
 	d->check_bind_sources = true;

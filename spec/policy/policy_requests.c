@@ -208,7 +208,9 @@ static void req_caps(const struct policy *p, const struct oci_spec *s, bool eng,
 	list = join_some(&extra);
 	/* The policy's uid (not root) holds no capability: both fields. */
 	allow = xasprintf("\"capabilities\" (list %s)%s", extra.len == 1 ? extra.items[0] : "them",
-			  p->uid.set ? " with \"uid\": null (the policy's uid holds no capabilities)" : "");
+			  p->identity_count ? " with \"identities\": null and \"uid\": null (a uid of the container's own holds no capabilities)" :
+			  p->uid.set	    ? " with \"uid\": null (the policy's uid holds no capabilities)" :
+					      "");
 	if (c->bounding.len >= PRIVILEGED_CAPS)
 		add(r, "capabilities", allow,
 		    xasprintf("every capability (%zu; %zu beyond the engine's default set: %s%s)",

@@ -281,7 +281,7 @@ def test_annotation_relaxation_only_where_allowed(penv):
     assert "agentsbx.network=allow asks for a relaxation the policy" in err
     # uid null: the process stays uid 0 (the default, 65534, cannot write
     # the image's root-owned / even when it is mounted writable).
-    pol = policy_file(penv, {"relaxable": ["writableRoot"], "uid": None})
+    pol = policy_file(penv, {"relaxable": ["writableRoot"], "uid": None, "identities": None})
 
     def ask_rw(spec):
         spec.setdefault("annotations", {})["agentsbx.rootfs"] = "writable"

@@ -17,6 +17,7 @@
 #include "../../lib/util.h"
 #include "../../hooks/hooks.h"
 #include "../../lib/weaken.h"
+#include "../cgroup/cgroup.h"
 #include "../internal.h"
 #include "../judge/judge.h"
 #include "audit_log.h"
@@ -386,6 +387,32 @@ int policy_judge_objects(struct container_ctx *c, struct error *err)
 	return judge_objects(c, err); /* a refusal: logged by create */
 }
 
+/*
+ * A limit the host cannot hold, said rather than passed in silence: on a
+ * cgroup v1 memory hierarchy TCP socket buffers are charged apart from
+ * memory.limit_in_bytes, and memory.kmem.tcp.limit_in_bytes only puts the
+ * sockets under pressure (each may still take an skb, up to 64 KiB on
+ * loopback: measured 142 MiB held under a 32 MiB kernelTCP with 1,500
+ * connections).  cgroup v2 counts them in memory.max.
+ */
+static void warn_unbounded_tcp_memory(struct container_ctx *c)
+{
+	struct policy_changes ch = { 0 };
+	enum cgroup_mode mode;
+	struct error ignored;
+
+	if (!c->config_json || !c->spec->linux.resources.memory.limit.set ||
+	    cgroup_detect_mode(&mode, &ignored) < 0 || mode == CGROUP_MODE_V2)
+		return;
+	policy_change_add(&ch, "limits", "linux.resources.memory.kernelTCP", "cgroup v1",
+			  "not a bound: TCP socket memory is charged apart from limits.memory and only pressured at kernelTCP (a cgroup v2 host bounds it)");
+	audit_log_changes(&c->policy, &(struct audit_subject){ c->id, "create", c->spec }, &ch,
+			  "warning", false);
+	log_info("policy: cgroup v1: TCP socket memory of container %s is not bounded by limits.memory (only pressured at kernelTCP); a cgroup v2 host bounds it",
+		 c->id);
+	policy_changes_free(&ch);
+}
+
 int policy_enforce(struct container_ctx *c, struct error *err)
 {
 	struct policy_changes ch = { 0 };
@@ -424,6 +451,7 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	}
 	audit_log_changes(&c->policy, &(struct audit_subject){ c->id, c->is_exec ? "exec" : "create", c->spec },
 			  &ch, "applied", true);
+	warn_unbounded_tcp_memory(c);
 	/* create: every hook judged (and its file kept open) now. */
 	hooks_guard_set(&c->policy);
 	hooks_guard_container(c->id, c->bundle);

@@ -520,6 +520,31 @@ def test_policy_update_capped(docker, policy):
         docker("rm", "-f", cid)
 
 
+def test_policy_update_below_the_caps_is_applied(docker, policy):
+    """`docker update` *below* the floor's caps (the floor issue: it
+    returned 0 and docker inspect showed the values, but the cgroup kept
+    the policy's 256 MiB and a full CPU): lowering a limit always works."""
+    cid = docker("run", "-d", *POL, IMAGE, "sleep", "1000").ok().out.strip()
+    try:
+        wait_status(docker, cid, "running")
+        docker("update", "--memory", "100m", "--memory-swap", "100m", cid).ok()
+        mem = docker("exec", cid, "sh", "-c",
+                     cgroup_file("memory/memory.limit_in_bytes", "memory.max")).ok().out.strip()
+        assert int(mem) == 100 << 20, mem
+        docker("update", "--cpus", "0.5", cid).ok()
+        quota = docker("exec", cid, "sh", "-c",
+                       "if [ -f /sys/fs/cgroup/cgroup.controllers ]; then cat /sys/fs/cgroup/cpu.max; "
+                       "else echo $(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us) "
+                       "$(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us); fi").ok().out.split()
+        assert int(quota[0]) * 2 == int(quota[1]), quota
+        docker("update", "--pids-limit", "50", cid).ok()
+        pids = docker("exec", cid, "sh", "-c",
+                      cgroup_file("pids/pids.max", "pids.max")).ok().out.strip()
+        assert pids == "50", pids
+    finally:
+        docker("rm", "-f", cid)
+
+
 @pytest.mark.parametrize("flag,name", [("--pid", "pid"), ("--ipc", "ipc"), ("--uts", "uts")])
 def test_policy_host_namespaces_refused(docker, policy, flag, name):
     """docker --pid/--ipc/--uts host: refused with the policy's one error

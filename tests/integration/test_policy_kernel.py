@@ -260,3 +260,22 @@ def test_unified_cannot_undo_the_limits(penv):
     for key in ("memory.max", "memory.swap.max", "pids.max", "cpu.max"):
         assert "linux.resources.unified[%s]" % key in out, out
     assert "unified[memory.high]" not in out, out
+
+
+@pytest.mark.skipif(not _cgroup_v1_memory(), reason="no cgroup v1 memory hierarchy")
+def test_v1_tcp_memory_beyond_the_limit_is_said(penv):
+    """The floor issue's row 12: on cgroup v1 the kernel only pressures TCP
+    socket memory at memory.kmem.tcp.limit_in_bytes (1,500 loopback
+    connections held 142 MiB under a 32 MiB kernelTCP; 3 processes 358 MiB
+    against 256 MiB): not a bound the runtime can give, so every create
+    says so in the audit log instead of passing in silence."""
+    import json
+    bundle = penv.make_bundle("b-tcpwarn", spec=make_spec(["true"]))
+    cid = penv.new_id()
+    run_cmd([penv.runtime, "--root", penv.root, "run", "--bundle", bundle, cid],
+            timeout=60, check=True)
+    with open(os.environ["AGENTSBX_POLICY_LOG"]) as f:
+        lines = [json.loads(l) for l in f if '"%s"' % cid in l]
+    warned = [l for l in lines if l["action"] == "warning"
+              and l["field"] == "linux.resources.memory.kernelTCP"]
+    assert warned and "not a bound" in warned[0]["to"], lines

@@ -137,7 +137,7 @@ struct sandbox {
 	bool dir_made, dir_mounted, overlay_mounted;
 	bool identity_held; /* dir holds the identity its containers share */
 	uint32_t uid;	    /* their process's host uid (0: root, rootless) */
-	int code_dirfd; /* /.agentsbx in the overlay */
+	int code_dirfd;	    /* /.agentsbx in the overlay */
 	enum sandbox_lang lang;
 	int out_fd, err_fd; /* our read ends */
 	int in_fd;	    /* our write end of the stdin pipe, or -1 */

@@ -32,7 +32,7 @@
 #include "../lib/cleanup.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../lib/weaken.h"
+#include "weak.h"
 #include "sandbox_private.h"
 
 #define VALUE_MAX (64 * 1024)	       /* bytes of repr() kept */
@@ -84,7 +84,7 @@ const char sandbox_python_wrapper[] =
  * by us (O_NOFOLLOW), a FIFO must not block us (O_NONBLOCK, then fstat). */
 static int read_small(int dirfd, const char *name, size_t max, char **out, size_t *len)
 {
-	int nofollow = WEAKENED("value-nofollow") ? 0 : O_NOFOLLOW;
+	int nofollow = WEAK_VALUE_NOFOLLOW ? 0 : O_NOFOLLOW;
 	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | nofollow | O_NONBLOCK | O_CLOEXEC);
 	struct error e;
 

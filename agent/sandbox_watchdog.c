@@ -26,7 +26,7 @@
 #include "../lib/fds.h"
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../lib/weaken.h"
+#include "weak.h"
 #include "../runtime/container.h"
 #include "sandbox_private.h"
 
@@ -69,7 +69,7 @@ static void watchdog_arm(const sigset_t *set, int ready_fd)
 	char b = 1;
 
 	sigprocmask(SIG_BLOCK, set, NULL);
-	if (!WEAKENED("watchdog-session") && setsid() < 0)
+	if (!WEAK_WATCHDOG_SESSION && setsid() < 0)
 		_exit(1);
 	if (prctl(PR_SET_PDEATHSIG, SIGUSR1, 0, 0, 0) < 0)
 		_exit(1);

@@ -16,7 +16,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../../hooks/hooks.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../cgroup/cgroup.h"
 #include "../internal.h"
 #include "../judge/judge.h"
@@ -198,7 +198,7 @@ static int judge_pod_netns(struct container_ctx *c, const struct oci_namespace *
 	bool found;
 	pid_t user;
 
-	if (WEAKENED("ns-host"))
+	if (WEAK_NS_HOST)
 		return 0;
 	if (ns_of_container(c, NS_NETWORK, c->ns_fd[NS_NETWORK], &found, err) < 0)
 		return -1;
@@ -226,7 +226,7 @@ static int judge_namespace(struct container_ctx *c, const struct oci_namespace *
 			return policy_refuse_host_ns(&c->policy, NS_NETWORK, ns->path, err);
 		return judge_pod_netns(c, ns, err);
 	}
-	if (WEAKENED("ns-host"))
+	if (WEAK_NS_HOST)
 		return 0;
 	if (host_ns_refused[ns->type] && c->ns_host[ns->type])
 		return policy_refuse_host_ns(&c->policy, ns->type, ns->path, err);
@@ -293,7 +293,7 @@ static int judge_rootfs(struct container_ctx *c, struct error *err)
 	struct stat rootfs, host_root;
 	bool above, allowed;
 
-	if (WEAKENED("rootfs-host"))
+	if (WEAK_ROOTFS_HOST)
 		return 0;
 	if (fstat(c->rootfs_fd, &rootfs) < 0)
 		return error_sys(err, "stat rootfs %s", c->rootfs);
@@ -318,7 +318,7 @@ static int judge_rootfs(struct container_ctx *c, struct error *err)
 		judged_close(&bundle);
 		return -1;
 	}
-	allowed = WEAKENED("rootfs-anywhere") ||
+	allowed = WEAK_ROOTFS_ANYWHERE ||
 		  policy_rootfs_allowed(&c->policy, bundle.where, c->rootfs);
 	judged_close(&bundle);
 	if (above)
@@ -345,7 +345,7 @@ static int judge_seccomp_listener(struct container_ctx *c, struct error *err)
 		return -1;
 	if (judge_require_type("linux.seccomp.listenerPath", &o, JUDGE_TYPE_SOCK, NULL, err) < 0)
 		goto fail;
-	if (!WEAKENED("seccomp-listener") &&
+	if (!WEAK_SECCOMP_LISTENER &&
 	    !policy_bind_allowed(&c->policy.seccomp_listeners, o.where)) {
 		error_set(err, "policy: linux.seccomp.listenerPath %s (%s) is not a seccomp agent the operator named: the runtime would connect to it as root and hand it the container's seccomp fd; refused by the policy (%s): an entry in the policy's seccompListeners would allow it",
 			  path, o.where, c->policy.source);

@@ -281,8 +281,7 @@ static int take_free_uid(const struct policy *p, int reg, const struct holder *h
 		*out = uid;
 		return 0;
 	}
-	return error_set(err, "policy: identities: all %" PRIu32 " uids from %" PRIu32
-			      " are in use by other containers (policy field \"identities\": a larger \"count\")",
+	return error_set(err, "policy: identities: all %" PRIu32 " uids from %" PRIu32 " are in use by other containers (policy field \"identities\": a larger \"count\")",
 			 count, first);
 }
 

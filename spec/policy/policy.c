@@ -11,7 +11,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/jsongen.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../internal.h"
 #include "policy.h"
 #include "policy_parse.h"
@@ -129,7 +129,7 @@ void policy_default(struct policy *p)
 	strv_set(&p->masked_paths, default_masked);
 	strv_set(&p->readonly_paths, default_readonly);
 	strv_set(&p->bind_prefixes,
-		 WEAKENED("engine-parents") ? weak_engine_parents : default_bind_prefixes);
+		 WEAK_ENGINE_PARENTS ? weak_engine_parents : default_bind_prefixes);
 	strv_set(&p->docker_hook, default_docker_hook);
 	strv_set(&p->rootfs_prefixes, no_strings);
 	strv_set(&p->bind_special_files, no_strings);
@@ -694,7 +694,7 @@ int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 	if (rc == 0)
 		rc = jparse_seccomp(&c, root, out);
 	yajl_tree_free(root);
-	if (rc == 0 && i == 0 && WEAKENED("socket-proto"))
+	if (rc == 0 && i == 0 && WEAK_SOCKET_PROTO)
 		weaken_socket_proto(out);
 	if (rc == 0) {
 		out->present = true;

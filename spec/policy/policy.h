@@ -114,7 +114,7 @@ struct policy {
 	bool no_new_privileges;
 	bool strict_seccomp; /* stack the agent profile on the spec's */
 	bool default_devices_only;
-	struct opt_u64 uid;	  /* run as this uid (and gid) when the spec says host
+	struct opt_u64 uid; /* run as this uid (and gid) when the spec says host
 			     * root and identities is off; default 65534,
 			     * "uid": null: unset */
 	/* identities: every container (every pod) without a user namespace

@@ -12,7 +12,7 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "policy.h"
 
 struct apply {
@@ -149,7 +149,7 @@ static int rule_namespaces(struct apply *a)
 	static const enum ns_type added[] = { NS_MOUNT, NS_CGROUP };
 
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		if (spec_find_namespace(a->s, refused[i]) || WEAKENED("ns-absent"))
+		if (spec_find_namespace(a->s, refused[i]) || WEAK_NS_ABSENT)
 			continue;
 		if (a->p->on_request != ON_REQUEST_CLAMP)
 			return policy_refuse_host_ns(a->p, refused[i], NULL, a->err);
@@ -190,7 +190,7 @@ static void rule_network(struct apply *a, struct policy_decision *d)
 	}
 	if (!net)
 		return; /* the host's: refused above (but in the ns-absent build) */
-	if (net->path && !WEAKENED("pod-egress")) {
+	if (net->path && !WEAK_POD_EGRESS) {
 		change(a, "network", "egress", "(open)",
 		       "new outbound connections dropped (the joined namespace is kept: inbound connections and their replies pass)");
 		d->egress_filter = true;

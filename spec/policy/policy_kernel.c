@@ -23,7 +23,7 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "policy.h"
 
 /* ---- the process user ------------------------------------------------------ */
@@ -112,7 +112,7 @@ static void rule_user(const struct policy *p, struct oci_spec *s, struct policy_
 		      struct policy_decision *d)
 {
 	struct oci_user *u = &s->process.user;
-	bool shared = WEAKENED("shared-identity") || WEAKENED("group-zero");
+	bool shared = WEAK_SHARED_IDENTITY || WEAK_GROUP_ZERO;
 
 	if (p->identity_count && !shared && !spec_find_namespace(s, NS_USER)) {
 		rule_identity(u, s, ch, d);
@@ -120,7 +120,7 @@ static void rule_user(const struct policy *p, struct oci_spec *s, struct policy_
 	}
 	if (!p->uid.set)
 		return; /* "uid": null keeps root, its group too */
-	if (WEAKENED("group-zero") && !uid_is_host_root(s, u->uid))
+	if (WEAK_GROUP_ZERO && !uid_is_host_root(s, u->uid))
 		return;
 	if (uid_is_host_root(s, u->uid))
 		set_id(&u->uid, (uint32_t)p->uid.v, "process.user.uid", ch);

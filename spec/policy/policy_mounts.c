@@ -15,7 +15,7 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "policy.h"
 
 struct mrules {
@@ -43,7 +43,7 @@ char *policy_bind_source_path(const char *bundle, const char *source)
 {
 	_cleanup_free_ char *joined = NULL;
 
-	if (source[0] == '/' || WEAKENED("bind-relative"))
+	if (source[0] == '/' || WEAK_BIND_RELATIVE)
 		return policy_clean_path(source);
 	joined = xasprintf("%s/%s", bundle, source);
 	return policy_clean_path(joined);
@@ -57,7 +57,7 @@ void policy_resolve_bind_sources(struct oci_spec *s, const char *bundle)
 
 		if (!policy_mount_is_bind(m) || !m->source || m->source[0] == '/')
 			continue;
-		if (WEAKENED("bind-relative"))
+		if (WEAK_BIND_RELATIVE)
 			continue;
 		abs = policy_bind_source_path(bundle, m->source);
 		free(m->source);
@@ -366,7 +366,7 @@ static int judge_fs_type(struct mrules *a, size_t i, const struct oci_mount *m)
 
 static int rule_fs_types(struct mrules *a)
 {
-	if (WEAKENED("fs-types"))
+	if (WEAK_FS_TYPES)
 		return 0;
 	for (size_t i = 0; i < a->s->n_mounts; i++)
 		if (judge_fs_type(a, i, &a->s->mounts[i]) < 0)
@@ -383,7 +383,7 @@ static int rule_binds(struct mrules *a)
 		/* Relative sources were resolved against the bundle
 		 * (policy_resolve_bind_sources); one still relative here was
 		 * not, and is refused rather than guessed. */
-		if (m->source[0] != '/' && WEAKENED("bind-relative"))
+		if (m->source[0] != '/' && WEAK_BIND_RELATIVE)
 			continue;
 		if (m->source[0] != '/')
 			return error_set(a->err, "policy: mounts[%zu]: bind mount of relative path %s on %s: not resolved against the bundle, refused by the policy (%s)",

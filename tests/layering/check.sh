@@ -68,6 +68,15 @@ for f in $(sources); do
 		fail "$f calls readlink: locating host objects is runtime/judge/'s; a link read as a link is listed in $0"
 	fi
 done
+# A weak-build switch is named through its room's weak.h (WEAK_NAME), so
+# that each room's switches are listed, with what they turn off, in one
+# place: WEAKENED() itself only in lib/weaken.h and the weak.h files.
+for f in $(sources) $(git ls-files 'lib/*.h' 'spec/*.h' 'runtime/*.h' 'cmd/*.h' 'hooks/*.h' 'agent/*.h'); do
+	case $f in lib/weaken.h | */weak.h) continue ;; esac
+	src=$f
+	[ -f "$f" ] || src=$PLANT/$f
+	grep -q 'WEAKENED(' "$src" && fail "$f calls WEAKENED(): name the switch through its room's weak.h"
+done
 # The calls, from the objects' symbol tables (make layering builds first).
 python3 tests/layering/calls.py "${BUILD:-build}" || bad=1
 exit $bad

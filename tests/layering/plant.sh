@@ -60,4 +60,10 @@ printf '%s\n' 'int f(int fd, char *b) { char p[32]; return (int)readlink(fd_path
 out=$(PLANT=$tmp/tree BUILD=$build tests/layering/check.sh 2>&1)
 expect "a /proc/self/fd link read outside the judge" \
 	'runtime/policy/planted.c reads a /proc/self/fd link' "$out"
+
+rm -rf "$tmp/tree" && mkdir -p "$tmp/tree/runtime/init"
+printf '%s\n' 'int f(void) { return WEAKENED("planted"); }' >"$tmp/tree/runtime/init/planted.c"
+out=$(PLANT=$tmp/tree BUILD=$build tests/layering/check.sh 2>&1)
+expect "a weak switch named outside its room's weak.h" \
+	'runtime/init/planted.c calls WEAKENED()' "$out"
 exit $bad

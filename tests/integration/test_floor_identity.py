@@ -185,3 +185,48 @@ def take_over(penv, uid, holder_dir):
     assert rc != 0 and '"identities"' in err, err
     run_cmd([penv.runtime, "--root", penv.root, "delete", "--force", cid], check=True)
     assert not os.path.exists(holder_dir)
+
+
+# ---- what identities break (README, docs/policy.md) ----------------------------------
+
+def test_what_breaks_a_volume_written_by_another_container(penv):
+    """A writable volume (writableBinds) written by one container: the next
+    container is another uid, so it reads the file (0644) but cannot change
+    it, nor add to a directory the first made (0755).  A volume shared this
+    way needs group- or world-writable modes, or "identities": null."""
+    vol = penv.hostdir("volume")
+    os.chmod(vol, 0o1777)
+    pol = policy_file(penv, {"writableBinds": True, "extend": {"bindPrefixes": [vol]}})
+    spec = make_spec(["sh", "-c", "mkdir /v/d && echo one > /v/d/f && id -u"])
+    spec["mounts"].append({"destination": "/v", "type": "bind", "source": vol,
+                           "options": ["rbind", "rw"]})
+    rc, first, err = run(penv, spec, penv.runtime, extra=["--policy", pol])
+    assert rc == 0, err
+    spec["process"]["args"] = ["sh", "-c", "cat /v/d/f; echo two >> /v/d/f || echo no-append; "
+                               "touch /v/d/g || echo no-create"]
+    rc, out, err = run(penv, spec, penv.runtime, extra=["--policy", pol])
+    assert out.split() == ["one", "no-append", "no-create"], (out, err)
+    assert os.stat(os.path.join(vol, "d", "f")).st_uid == int(first)
+
+
+def test_what_breaks_an_image_user_owned_directory(penv):
+    """An image whose USER owns its home (uid 1000, 0755): the process runs
+    as the container's own uid, so it cannot write there (the writable
+    layer gives it only the working directory)."""
+    spec = make_spec(["sh", "-c", "touch /home/app/x 2>/dev/null && echo wrote || echo refused"],
+                     process__user={"uid": 1000, "gid": 1000})
+    spec["root"]["readonly"] = False
+    bundle = penv.make_bundle("b-home", spec=spec)
+    home = os.path.join(bundle, "rootfs", "home", "app")
+    os.makedirs(home)
+    os.chown(home, 1000, 1000)
+    os.chmod(home, 0o755)
+    cid = penv.track_id(penv.new_id())
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "run", "--bundle", bundle, cid],
+                           timeout=60)
+    assert rc == 0 and out.strip() == "refused", (out, err)
+    pol = policy_file(penv, {"identities": None})
+    cid = penv.track_id(penv.new_id())
+    rc, out, err = run_cmd([penv.runtime, "--root", penv.root, "--policy", pol, "run",
+                            "--bundle", bundle, cid], timeout=60)
+    assert rc == 0 and out.strip() == "wrote", (out, err)

@@ -29,7 +29,7 @@
  * through the container's /proc/self/fd/N when execveat is refused,
  * whatever /proc is), value-nofollow (a sandbox's Python value and
  * outputs files opened following a symlink the program planted,
- * agent/sandbox_outputs.c), init-rw (a bind allowed only as what a prefix
+ * agent/sandbox/sandbox_outputs.c), init-rw (a bind allowed only as what a prefix
  * that is a link to a file resolves to, e.g. docker-init -> tini-static,
  * may be writable), ns-absent (a missing network/pid/ipc/uts namespace
  * entry, the host's, is let through), pod-egress (no table dropping new

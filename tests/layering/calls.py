@@ -21,7 +21,7 @@ PRODUCT = ("cmd", "agent", "runtime", "spec", "lib", "hooks")
 
 # Circles kept on purpose: {frozenset of files: why}.
 ALLOWED_CIRCLES = {
-    frozenset(["agent/session_server.c", "agent/session_store.c"]):
+    frozenset(["agent/session/session_server.c", "agent/session/session_store.c"]):
         "not untied yet: the session room (issue 28)",
 }
 

@@ -24,9 +24,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
 #include "sandbox_private.h"
 
 static int open_in(int dirfd, const char *path, int flags, mode_t mode)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The CLI sessions' records under the state root (see session_cli.h):
+ * The CLI sessions' records under the state root (see session.h):
  * ROOT/.sessions/NAME/ with lock (flock-ed by the server while it lives),
  * pid, info (image, language, idle time; JSON), sock, log.  The record is
  * made before the server; a dead server's record (its lock free) is what
@@ -25,12 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
-#include "../spec/json.h"
-#include "sandbox_private.h"
-#include "session_cli.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../../spec/json.h"
+#include "../sandbox/sandbox_private.h"
+#include "session.h"
 
 #define STOP_WAIT_MS 10000 /* for a server told to stop, before SIGKILL */
 #define INFO_MAX 4096

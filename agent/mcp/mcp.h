@@ -15,8 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lib/error.h"
-#include "../runtime/container.h"
+#include "../../lib/error.h"
+#include "../../runtime/container.h"
 
 #define MCP_PROTOCOL_VERSION "2025-06-18" /* the latest we speak */
 #define MCP_LINE_MAX (16u * 1024 * 1024)  /* bytes of one message */

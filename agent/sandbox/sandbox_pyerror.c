@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/util.h"
+#include "../../lib/util.h"
 #include "sandbox.h"
 
 #define TRACEBACK_HEADER "Traceback (most recent call last):\n"

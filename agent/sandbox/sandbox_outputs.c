@@ -28,11 +28,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../lib/base64.h"
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
-#include "../lib/weaken.h"
+#include "../../lib/base64.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../../lib/weaken.h"
 #include "sandbox_private.h"
 
 #define VALUE_MAX (64 * 1024)	       /* bytes of repr() kept */

@@ -14,11 +14,11 @@
 
 #include <yajl/yajl_tree.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/jsongen.h"
-#include "../lib/util.h"
-#include "../spec/policy/policy.h"
-#include "../spec/spec.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
+#include "../../lib/util.h"
+#include "../../spec/policy/policy.h"
+#include "../../spec/spec.h"
 #include "sandbox.h"
 
 #define CPU_PERIOD 100000

@@ -32,8 +32,8 @@
 
 #include <yajl/yajl_tree.h>
 
-#include "../lib/error.h"
-#include "sandbox.h"
+#include "../../lib/error.h"
+#include "../sandbox/sandbox.h"
 
 #define SESSION_STATE_DIR ".sessions" /* under the state root */
 #define SESSION_NAME_MAX 64

@@ -23,9 +23,9 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
-#include "../lib/jsongen.h"
+#include "../../lib/jsongen.h"
 #include "mcp.h"
-#include "sandbox.h"
+#include "../sandbox/sandbox.h"
 
 /* JSON-RPC 2.0 error codes. */
 #define RPC_PARSE_ERROR -32700

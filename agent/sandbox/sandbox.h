@@ -26,14 +26,14 @@
 
 #include <yajl/yajl_gen.h>
 
-#include "../lib/error.h"
-#include "../runtime/container.h"
+#include "../../lib/error.h"
+#include "../../runtime/container.h"
 
 #define SANDBOX_WORK_DIR "/run/agentsbx-sandbox" /* rootless: $XDG_RUNTIME_DIR/agentsbx-sandbox */
 #define SANDBOX_IMAGE_ROOT "/var/lib/agentsbx/images"
 #define SANDBOX_IMAGE_ROOT_ENV "AGENTSBX_IMAGE_ROOT"
 #define SANDBOX_CODE_DIR ".agentsbx"		    /* in the container's root */
-#define SANDBOX_INIT_FILE "init"		    /* our PID 1 (runtime/sandbox_init/) in it */
+#define SANDBOX_INIT_FILE "init"		    /* our PID 1 (init/init.c) in it */
 #define SANDBOX_SESSION_DIR "/workspace"	    /* a session's files, kept between runs */
 #define SANDBOX_FILES_DIR "files"		    /* ... in the workspace */
 #define SANDBOX_OUTPUTS_DIR "/outputs"		    /* files a run leaves for the caller */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "../../lib/util.h"
-#include "sandbox.h"
+#include "sandbox_private.h"
 
 #define TRACEBACK_HEADER "Traceback (most recent call last):\n"
 

@@ -19,7 +19,7 @@
 #include "../../lib/util.h"
 #include "../../spec/policy/policy.h"
 #include "../../spec/spec.h"
-#include "sandbox.h"
+#include "sandbox_private.h"
 
 #define CPU_PERIOD 100000
 

@@ -29,7 +29,7 @@
 #include "../../lib/utf8.h"
 #include "../../lib/util.h"
 #include "../../spec/json.h"
-#include "session.h"
+#include "session_private.h"
 
 #define REQUEST_READ_S 30 /* to send a whole request */
 #define LIST_MAX 10000	  /* entries of one ls */

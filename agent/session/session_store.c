@@ -29,8 +29,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../../spec/json.h"
-#include "../sandbox/sandbox_private.h"
-#include "session.h"
+#include "session_private.h"
 
 #define STOP_WAIT_MS 10000 /* for a server told to stop, before SIGKILL */
 #define INFO_MAX 4096

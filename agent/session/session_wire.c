@@ -13,7 +13,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
 #include "../../spec/json.h"
-#include "session.h"
+#include "session_private.h"
 
 #define CHUNK (64 * 1024)
 

@@ -20,7 +20,7 @@
 /* [A-Za-z0-9][A-Za-z0-9_.-]*, at most SESSION_NAME_MAX. */
 int session_name_validate(const char *name, struct error *err);
 
-/* ---- session_store.c, for session_server.c ---------------------------------- */
+/* ---- session_dir.c, for session_store.c and session_server.c ---------------- */
 
 /* ROOT/.sessions, made if create. */
 int session_dir_root(const struct global_opts *g, bool create, int *out, struct error *err);

@@ -20,10 +20,7 @@ import sys
 PRODUCT = ("cmd", "agent", "runtime", "spec", "lib", "hooks")
 
 # Circles kept on purpose: {frozenset of files: why}.
-ALLOWED_CIRCLES = {
-    frozenset(["agent/session/session_server.c", "agent/session/session_store.c"]):
-        "not untied yet: the session room (issue 28)",
-}
+ALLOWED_CIRCLES = {}
 
 
 def symbols(obj):

@@ -37,7 +37,7 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
             -DAGENTSBX_COMMIT='"$(GITCOMMIT)"' $(PKG_CFLAGS)
 override LDLIBS += $(PKG_LIBS) -pthread
 
-# One folder per concern (README "How it is built"); the freestanding
+# One folder per concern (docs/design.md); the freestanding
 # binaries (runtime/init/trampoline/, agent/sandbox/init/) are not library code.
 LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c spec/*/*.c runtime/*/*.c hooks/*.c agent/*/*.c))
 TRAMPOLINE_CFLAGS := -Os -ffreestanding -fno-builtin -static -nostdlib -fno-stack-protector \
@@ -207,7 +207,7 @@ attacks: agentsbx
 cri-test: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/cri
 
-# The one-way flow of README "How it is built", checked on the includes.
+# The one-way flow of docs/design.md, checked on the includes and calls.
 layering: agentsbx
 	BUILD=$(BUILD) tests/layering/check.sh
 	tests/layering/plant.sh $(BUILD)

@@ -37,9 +37,9 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
             -DAGENTSBX_COMMIT='"$(GITCOMMIT)"' $(PKG_CFLAGS)
 override LDLIBS += $(PKG_LIBS) -pthread
 
-# One folder per concern (README "How it is built"); the freestanding
-# binaries (runtime/init/trampoline/, agent/sandbox_init/) are not library code.
-LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c spec/*/*.c runtime/*/*.c hooks/*.c agent/*.c))
+# One folder per concern (docs/design.md); the freestanding
+# binaries (runtime/init/trampoline/, agent/sandbox/init/) are not library code.
+LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c spec/*/*.c runtime/*/*.c hooks/*.c agent/*/*.c))
 TRAMPOLINE_CFLAGS := -Os -ffreestanding -fno-builtin -static -nostdlib -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -fno-pie -no-pie -Wl,--build-id=none -Wl,-z,norelro \
 	-Wall -Wextra -Werror
@@ -50,7 +50,7 @@ endif
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
 EMBED_JSON := agent-seccomp agent-seccomp-ioctl
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(EMBED_JSON:%=$(BUILD)/spec/policy/embed-%.o) \
-	$(BUILD)/runtime/init/embed-trampoline.o $(BUILD)/agent/embed-sandbox-init.o
+	$(BUILD)/runtime/init/embed-trampoline.o $(BUILD)/agent/sandbox/embed-sandbox-init.o
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 DEPS      := $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)
 
@@ -107,21 +107,21 @@ $(BUILD)/runtime/init/embed-trampoline.c: $(BUILD)/runtime/init/trampoline.bin
 	   echo '};'; \
 	   echo "const size_t agentsbx_trampoline_len = sizeof(agentsbx_trampoline);"; } > $@
 
-# The sandbox's PID 1 (agent/sandbox_init/init.c): the same kind of
+# The sandbox's PID 1 (agent/sandbox/init/init.c): the same kind of
 # freestanding binary, written into each sandbox as /.agentsbx/init.
-$(BUILD)/agent/sandbox-init.bin: agent/sandbox_init/init.c lib/nolibc.h
+$(BUILD)/agent/sandbox/sandbox-init.bin: agent/sandbox/init/init.c lib/nolibc.h
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"; $(CC) $(TRAMPOLINE_CFLAGS) -o $@.elf $< && strip -o $@ $@.elf
 
-$(BUILD)/agent/embed-sandbox-init.c: $(BUILD)/agent/sandbox-init.bin
-	@{ echo '/* Generated from agent/sandbox_init/init.c by the Makefile. */'; \
+$(BUILD)/agent/sandbox/embed-sandbox-init.c: $(BUILD)/agent/sandbox/sandbox-init.bin
+	@{ echo '/* Generated from agent/sandbox/init/init.c by the Makefile. */'; \
 	   echo '#include <stddef.h>'; \
 	   echo 'const unsigned char agentsbx_sandbox_init[] = {'; \
 	   od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	   echo '};'; \
 	   echo "const size_t agentsbx_sandbox_init_len = sizeof(agentsbx_sandbox_init);"; } > $@
 
-$(BUILD)/agent/embed-sandbox-init.o: $(BUILD)/agent/embed-sandbox-init.c
+$(BUILD)/agent/sandbox/embed-sandbox-init.o: $(BUILD)/agent/sandbox/embed-sandbox-init.c
 	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
 
 $(BUILD)/runtime/init/embed-trampoline.o: $(BUILD)/runtime/init/embed-trampoline.c
@@ -207,7 +207,7 @@ attacks: agentsbx
 cri-test: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/cri
 
-# The one-way flow of README "How it is built", checked on the includes.
+# The one-way flow of docs/design.md, checked on the includes and calls.
 layering: agentsbx
 	BUILD=$(BUILD) tests/layering/check.sh
 	tests/layering/plant.sh $(BUILD)

@@ -7,8 +7,8 @@
 
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../agent/mcp.h"
-#include "../agent/sandbox.h"
+#include "../agent/mcp/mcp.h"
+#include "../agent/sandbox/sandbox.h"
 #include "cmd.h"
 
 enum { OPT_IMAGE = 256,

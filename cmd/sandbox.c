@@ -13,7 +13,7 @@
 #include "../lib/jsongen.h"
 #include "../lib/utf8.h"
 #include "../lib/util.h"
-#include "../agent/sandbox.h"
+#include "../agent/sandbox/sandbox.h"
 #include "cmd.h"
 
 #define CODE_MAX (16u * 1024 * 1024)

@@ -4,7 +4,7 @@
  * E2B's `e2b sandbox spawn|list|kill` and Modal's `modal container
  * list|exec|stop`: one noun, a verb each.  The files under /workspace
  * persist between runs and invocations until `session close` or the idle
- * time (agent/session_cli.h).
+ * time (agent/session/session.h).
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -15,7 +15,7 @@
 
 #include <yajl/yajl_gen.h>
 
-#include "../agent/session_cli.h"
+#include "../agent/session/session.h"
 #include "../lib/base64.h"
 #include "../lib/cleanup.h"
 #include "../lib/jsongen.h"

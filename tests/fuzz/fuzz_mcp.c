@@ -2,7 +2,7 @@
 /*
  * `agentsbx mcp`'s input (hostile: the model's client writes it): the
  * JSON-RPC reader.  The line splitter and the message handler are static in
- * agent/mcp.c, so this target includes that file (unchanged) and drives,
+ * agent/mcp/mcp.c, so this target includes that file (unchanged) and drives,
  * on a byte stream as stdin would deliver it:
  *   next_line()/consume_line()  the line splitter of serve(),
  *   handle_line()               JSON load, envelope check, dispatch, the
@@ -15,7 +15,7 @@
  * Makefile): the wrappers check what the parser produced and free it, so
  * no thread and no sandbox is ever made.
  */
-#include "../../agent/mcp.c"
+#include "../../agent/mcp/mcp.c"
 
 #include "fuzz.h"
 

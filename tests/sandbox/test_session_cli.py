@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """`agentsbx session`: sandbox sessions from the command line, kept between
-invocations by a server process per session (agent/session_cli.h).
+invocations by a server process per session (agent/session/session.h).
 
     AGENTSBX=build/agentsbx /usr/bin/python3 -m pytest -q tests/sandbox/test_session_cli.py
 

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The CLI sessions' records under the state root (see session_cli.h):
+ * The CLI sessions' records under the state root (see session.h):
  * ROOT/.sessions/NAME/ with lock (flock-ed by the server while it lives),
  * pid, info (image, language, idle time; JSON), sock, log.  The record is
  * made before the server; a dead server's record (its lock free) is what
- * `session close` removes, with any container the server left.
+ * `session close` removes, with any container the server left.  This file
+ * is the client's side (create, which forks the server of session_server.c,
+ * request, close, list); the directory's helpers that the server uses too
+ * are in session_dir.c.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -25,12 +28,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
-#include "../spec/json.h"
-#include "sandbox_private.h"
-#include "session_cli.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../../spec/json.h"
+#include "session_private.h"
 
 #define STOP_WAIT_MS 10000 /* for a server told to stop, before SIGKILL */
 #define INFO_MAX 4096
@@ -49,46 +51,6 @@ int session_name_validate(const char *name, struct error *err)
 bad:
 	return error_set(err, "session name \"%.80s\": expected [A-Za-z0-9][A-Za-z0-9_.-]*, at most %d characters",
 			 name, SESSION_NAME_MAX);
-}
-
-int session_dir_root(const struct global_opts *g, bool create, int *out, struct error *err)
-{
-	_cleanup_close_ int rootfd = -1;
-
-	if (create && sandbox_make_state_root(g, err) < 0)
-		return -1;
-	rootfd = open(g->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (rootfd < 0)
-		return error_sys(err, "session: open the state root %s", g->root);
-	if (create && mkdirat(rootfd, SESSION_STATE_DIR, 0700) < 0 && errno != EEXIST)
-		return error_sys(err, "session: mkdir %s/%s", g->root, SESSION_STATE_DIR);
-	*out = openat(rootfd, SESSION_STATE_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (*out < 0)
-		return error_sys(err, "session: open %s/%s", g->root, SESSION_STATE_DIR);
-	return 0;
-}
-
-void session_sock_path(int dirfd, char *buf, size_t size)
-{
-	snprintf(buf, size, "/proc/self/fd/%d/sock", dirfd);
-}
-
-void session_dir_remove(int sessions_fd, const char *name, int dirfd)
-{
-	_cleanup_close_ int dupfd = fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
-	struct dirent *de;
-	DIR *d = dupfd >= 0 ? fdopendir(dupfd) : NULL;
-
-	if (d) {
-		dupfd = -1;
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-			    unlinkat(dirfd, de->d_name, 0) < 0)
-				log_warn("session %s: remove %s: %s", name, de->d_name, strerror(errno));
-		closedir(d);
-	}
-	if (unlinkat(sessions_fd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-		log_warn("session %s: remove its directory: %s", name, strerror(errno));
 }
 
 /* The session's directory; ENOENT said as "no session". */

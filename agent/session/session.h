@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#ifndef AGENTSBX_SESSION_CLI_H
-#define AGENTSBX_SESSION_CLI_H
+#ifndef AGENTSBX_SESSION_H
+#define AGENTSBX_SESSION_H
 
 /*
- * Sessions from the command line (`agentsbx session ...`), for agents that
- * drive a shell: the sandbox session the MCP server uses (sandbox_session.c)
- * kept between command invocations by a small server process of its own.
- *
+ * The session room (agent/session/): sessions from the command line
+ * (`agentsbx session ...`), for agents that drive a shell: a sandbox's
+ * kept workspace (sandbox_session_* of agent/sandbox/, the one the MCP
+ * server's session tools use too) kept between command invocations by a
+ * small server process of its own, which `session run`, `write`, `read`
+ * and `ls` talk to through a socket.  cmd/session.c is its only user.
+ * This header is the room's whole interface; session_private.h is the
+ * room's own.
+ */
+
+/*
  * `session create` records the session under the state root, in
  * ROOT/.sessions/NAME/ (a name a container id cannot have, so `list` and
  * `delete` never see it), then forks the server: it leaves the caller's
@@ -32,15 +39,12 @@
 
 #include <yajl/yajl_tree.h>
 
-#include "../lib/error.h"
-#include "sandbox.h"
+#include "../../lib/error.h"
+#include "../sandbox/sandbox.h"
 
-#define SESSION_STATE_DIR ".sessions" /* under the state root */
 #define SESSION_NAME_MAX 64
-#define SESSION_IDLE_DEFAULT 600.0	       /* seconds */
-#define SESSION_FILE_MAX (64u << 20)	       /* bytes of a file in or out */
-#define SESSION_HEADER_MAX (128u << 20)	       /* a reply header: the streams */
-#define SESSION_REQUEST_HEADER_MAX (64u << 10) /* a request header */
+#define SESSION_IDLE_DEFAULT 600.0   /* seconds */
+#define SESSION_FILE_MAX (64u << 20) /* bytes of a file in or out */
 
 struct session_create_opts {
 	const char *name;	   /* NULL: one is made up */
@@ -53,9 +57,6 @@ struct session_create_opts {
  * name gets the session's name. */
 int session_create(const struct global_opts *g, const struct session_create_opts *o,
 		   char name[SESSION_NAME_MAX + 1], struct error *err);
-
-/* [A-Za-z0-9][A-Za-z0-9_.-]*, at most SESSION_NAME_MAX. */
-int session_name_validate(const char *name, struct error *err);
 
 /* A reply: its header (parsed), the text of the header, and its body. */
 struct session_reply {
@@ -90,33 +91,5 @@ struct session_info {
 int session_list(const struct global_opts *g, struct session_info **out, size_t *n,
 		 struct error *err);
 void session_list_free(struct session_info *list, size_t n);
-
-/* ---- session_store.c, for session_server.c ---------------------------------- */
-
-/* ROOT/.sessions, made if create. */
-int session_dir_root(const struct global_opts *g, bool create, int *out, struct error *err);
-/* Remove NAME/'s files and NAME/ itself. */
-void session_dir_remove(int sessions_fd, const char *name, int dirfd);
-/* "/proc/self/fd/N/sock": a socket path of any length under the root. */
-void session_sock_path(int dirfd, char *buf, size_t size);
-
-/* ---- session_wire.c ------------------------------------------------------------ */
-
-/* One message: a line of JSON (at most hdr_max bytes), then body_len
- * bytes (the header's "body_len", at most body_max). */
-int session_wire_read(int fd, size_t hdr_max, size_t body_max, yajl_val *hdr,
-		      char **hdr_text, char **body, size_t *body_len, struct error *err);
-int session_wire_write(int fd, const char *hdr, size_t hdr_len, const char *body,
-		       size_t body_len, struct error *err);
-
-/* ---- session_server.c ---------------------------------------------------------- */
-
-/* In the forked child: become the server of the recorded session (dirfd
- * is NAME/, lock_fd holds its lock), report on ready_fd, serve; never
- * returns. */
-__attribute__((noreturn)) void session_server_main(const struct global_opts *g,
-						   const struct session_create_opts *o,
-						   const char *name, int sessions_fd, int dirfd,
-						   int lock_fd, int ready_fd);
 
 #endif

@@ -3,10 +3,19 @@
 #define AGENTSBX_SANDBOX_H
 
 /*
- * One-call sandboxes for agent frameworks: "run this code, give me stdout,
- * stderr, the exit code, whether it timed out and how long it took", with
- * nothing left behind.  Used by `agentsbx sandbox` and `agentsbx mcp`.
- *
+ * The sandbox room (agent/sandbox/): runs an agent's program in a fresh
+ * container and gives back what it did (stdout, stderr, the exit code,
+ * whether it timed out or ran out of memory, how long it took, a Python
+ * program's value and exception, the files it left in /outputs), with
+ * nothing left behind on the host; in one call (sandbox_call, or prepare,
+ * run and destroy apart for a warm pool), or in a workspace kept between
+ * runs (sandbox_session_*).  `agentsbx sandbox` is it on the command line;
+ * the MCP server (agent/mcp/) and the CLI sessions (agent/session/) are
+ * built on it.  This header is the room's whole interface: the other rooms
+ * and cmd/ include only it (sandbox_private.h is the room's own).
+ */
+
+/*
  * A call is: a private workspace (a size-capped tmpfs in this process's own
  * mount namespace) holding an overlay whose lower layer is the image (so
  * the image never changes) and config.json; a container created from it
@@ -26,23 +35,16 @@
 
 #include <yajl/yajl_gen.h>
 
-#include "../lib/error.h"
-#include "../runtime/container.h"
+#include "../../lib/error.h"
+#include "../../runtime/container.h"
 
-#define SANDBOX_WORK_DIR "/run/agentsbx-sandbox" /* rootless: $XDG_RUNTIME_DIR/agentsbx-sandbox */
 #define SANDBOX_IMAGE_ROOT "/var/lib/agentsbx/images"
 #define SANDBOX_IMAGE_ROOT_ENV "AGENTSBX_IMAGE_ROOT"
-#define SANDBOX_CODE_DIR ".agentsbx"		    /* in the container's root */
-#define SANDBOX_INIT_FILE "init"		    /* our PID 1 (runtime/sandbox_init/) in it */
 #define SANDBOX_SESSION_DIR "/workspace"	    /* a session's files, kept between runs */
-#define SANDBOX_FILES_DIR "files"		    /* ... in the workspace */
 #define SANDBOX_OUTPUTS_DIR "/outputs"		    /* files a run leaves for the caller */
-#define SANDBOX_OUTPUTS_NAME "outputs"		    /* ... in the workspace (a session's files/) */
-#define SANDBOX_META_DIR "meta"			    /* the workspace's, on /.agentsbx/meta */
 #define SANDBOX_OUTPUT_LIMIT (1024u * 1024)	    /* bytes kept per stream */
 #define SANDBOX_DISK_DEFAULT (256ull * 1024 * 1024) /* the writable layer */
 #define SANDBOX_TIMEOUT_DEFAULT 30.0		    /* seconds */
-#define SANDBOX_DRAIN_MS 2000			    /* reading output after the init is gone */
 #define SANDBOX_TICK_MS 200			    /* on_tick's period */
 
 enum sandbox_lang {
@@ -119,17 +121,6 @@ struct sandbox_result {
 	bool outputs_truncated; /* more files than were listed */
 };
 
-/* A Python program's uncaught exception, parsed from its stderr
- * (sandbox_pyerror.c). */
-struct sandbox_pyerror {
-	char *name;	 /* "ZeroDivisionError" */
-	char *value;	 /* "division by zero" */
-	char *traceback; /* from "Traceback (most recent call last):" */
-};
-
-bool sandbox_python_error(const struct sandbox_result *res, struct sandbox_pyerror *out);
-void sandbox_pyerror_free(struct sandbox_pyerror *e);
-
 /* A created container waiting for its code (warm, or about to run). */
 struct sandbox {
 	char id[64];
@@ -161,6 +152,9 @@ struct sandbox {
 int sandbox_env_init(const struct global_opts *g, int *sigfd, struct error *err);
 /* Before a normal exit, every sandbox destroyed: stop the watchdog. */
 void sandbox_env_fini(void);
+/* The state root made (once per process), as the runtime's create would
+ * make it, before the first container (sandbox.c says why). */
+int sandbox_make_state_root(const struct global_opts *g, struct error *err);
 /* For a process that will have threads: before the first thread, fork
  * the single-threaded creator that sandbox_prepare() then asks to create
  * containers (see sandbox_creator.c).  Stopped by sandbox_creator_stop(). */
@@ -223,11 +217,6 @@ int sandbox_session_read_file(struct sandbox_session *ss, const char *path, size
 int sandbox_session_list(struct sandbox_session *ss, const char *path,
 			 struct sandbox_dirent **out, size_t *n, size_t max, struct error *err);
 
-/* The Python wrapper that finds the last expression's value (its source,
- * for python3 -c; sandbox_outputs.c). */
-extern const char sandbox_python_wrapper[];
-void sandbox_outputs_free(struct sandbox_result *res);
-
 /* prepare + run + destroy. */
 int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,
 		 const struct sandbox_input *in, int sigfd,
@@ -247,13 +236,6 @@ void sandbox_result_gen(yajl_gen g, const struct sandbox_result *res);
 long long sandbox_now_ns(void);
 /* The same as one line of JSON (no newline).  Heap string. */
 char *sandbox_result_json(const struct sandbox_result *res);
-
-/* config.json for a sandbox: spec_default_json() with the process, root,
- * hostname, resources and network replaced.  Heap string. */
-char *sandbox_spec_json(const struct sandbox_config *cfg, const char *interpreter,
-			struct error *err);
-/* The code file's name in SANDBOX_CODE_DIR: "main.py", ... */
-const char *sandbox_code_file(enum sandbox_lang lang);
 
 /* Flags shared by cmd/sandbox.c and cmd/mcp.c: "256m", "1g", "4096";
  * "1.5" cpus into a quota per 100000 us; seconds as a positive number. */

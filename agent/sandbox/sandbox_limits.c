@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../lib/util.h"
-#include "../spec/policy/policy.h"
+#include "../../lib/util.h"
+#include "../../spec/policy/policy.h"
 #include "sandbox.h"
 
 static char *human(uint64_t v)

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Sessions: a sandbox workspace kept between runs.  The workspace (a
+ * Sessions: a sandbox workspace kept between runs, what the MCP server's
+ * session tools (agent/mcp/) and the CLI sessions (agent/session/) are both
+ * built on; it uses the room's own steps, so it lives here.  The workspace (a
  * size-capped tmpfs with the image's overlay, as for one call) stays
  * mounted; its files/ directory is bound read-write on /workspace in each
  * run's container, so what one run writes there the next one reads (the
@@ -24,9 +26,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
 #include "sandbox_private.h"
 
 static int open_in(int dirfd, const char *path, int flags, mode_t mode)

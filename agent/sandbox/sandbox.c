@@ -19,11 +19,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../lib/fds.h"
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
-#include "../runtime/container.h"
+#include "../../lib/fds.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../../runtime/container.h"
 #include "sandbox_private.h"
 
 #define PIPE_SIZE (1024 * 1024)
@@ -109,7 +109,7 @@ int sandbox_make_state_root(const struct global_opts *g, struct error *err)
 extern const unsigned char agentsbx_sandbox_init[];
 extern const size_t agentsbx_sandbox_init_len;
 
-/* /.agentsbx/init: the container's PID 1 (agent/sandbox_init/init.c). */
+/* /.agentsbx/init: the container's PID 1 (init/init.c). */
 int sandbox_install_init(struct sandbox *sb, struct error *err)
 {
 	_cleanup_close_ int fd = openat(sb->code_dirfd, SANDBOX_INIT_FILE,

@@ -20,11 +20,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/fds.h"
-#include "../lib/cleanup.h"
-#include "../lib/jsongen.h"
-#include "../lib/utf8.h"
-#include "../lib/util.h"
+#include "../../lib/fds.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
+#include "../../lib/utf8.h"
+#include "../../lib/util.h"
 #include "sandbox_private.h"
 
 #define READ_CHUNK (64 * 1024)

@@ -19,11 +19,11 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/jsongen.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
-#include "../spec/json.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../../spec/json.h"
 #include "mcp_private.h"
 
 #define READ_CHUNK (256 * 1024)

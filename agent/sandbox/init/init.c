@@ -30,7 +30,7 @@
 #define WNOHANG_ 1
 #define PATH_MAX_ 4096
 
-#include "../../lib/nolibc.h"
+#include "../../../lib/nolibc.h"
 
 #define SIG_BLOCK_ 0
 #define SIG_SETMASK_ 2

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#ifndef AGENTSBX_MCP_INTERNAL_H
-#define AGENTSBX_MCP_INTERNAL_H
+#ifndef AGENTSBX_MCP_PRIVATE_H
+#define AGENTSBX_MCP_PRIVATE_H
 
 /*
- * Shared by the MCP server's files, each calling only those below it:
+ * The MCP room's own, shared by agent/mcp/'s files only (cmd/ includes
+ * mcp.h, the room's interface), each calling only those below it:
  * mcp.c (the main loop: reading, dispatch) -> mcp_calls.c (the calls in
  * flight: threads, the concurrency limit, cancellation) -> mcp_tools.c (the
  * tool list, run_code, warm pools) -> mcp_sessions.c (the session tools) ->
@@ -23,9 +24,9 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_tree.h>
 
-#include "../lib/jsongen.h"
+#include "../../lib/jsongen.h"
 #include "mcp.h"
-#include "sandbox.h"
+#include "../sandbox/sandbox.h"
 
 /* JSON-RPC 2.0 error codes. */
 #define RPC_PARSE_ERROR -32700
@@ -135,24 +136,19 @@ struct mcp_server {
 	int n_sessions;
 };
 
-/* ---- mcp.c ------------------------------------------------------------------ */
+/* ---- mcp_calls.c ------------------------------------------------------------- */
 
-void mcp_id_from(struct mcp_id *out, yajl_val v);
-void mcp_id_free(struct mcp_id *id);
-bool mcp_id_equal(const struct mcp_id *a, const struct mcp_id *b);
-void mcp_id_gen(yajl_gen g, const struct mcp_id *id);
+/* Start a thread for a checked call (takes *a and *token). */
+void mcp_calls_start(struct mcp_server *s, const struct mcp_id *id, struct call_args *a,
+		     struct mcp_id *token);
+/* notifications/cancelled for requestId. */
+void mcp_calls_cancel(struct mcp_server *s, const struct mcp_id *request_id);
+/* Kill every run (a termination signal, or stdout gone). */
+void mcp_calls_kill_all(struct mcp_server *s);
+/* Wait for every call thread to end; kills them all if a signal comes. */
+void mcp_calls_wait_all(struct mcp_server *s);
 
-/* A reply being built: {"jsonrpc":"2.0","id":ID, then the caller's
- * "result" or "error" member; mcp_reply_send() closes and writes it. */
-yajl_gen mcp_reply_begin(const struct mcp_id *id);
-/* Close the outer object of g and write it as one line. */
-void mcp_reply_send(struct mcp_server *s, yajl_gen g);
-/* message is the JSON-RPC message; with data it becomes "message: data"
- * (what SDKs show) and data is kept in error.data too. */
-void mcp_reply_error(struct mcp_server *s, const struct mcp_id *id, int code,
-		     const char *message, const char *data);
-
-/* ---- mcp_tools.c -------------------------------------------------------------- */
+/* ---- mcp_tools.c ------------------------------------------------------------- */
 
 int mcp_tools_init(struct mcp_server *s, struct error *err);
 void mcp_tools_list(struct mcp_server *s, const struct mcp_id *id);
@@ -161,15 +157,13 @@ void mcp_tools_list(struct mcp_server *s, const struct mcp_id *id);
 int mcp_tools_parse_call(struct mcp_server *s, const struct mcp_id *id, yajl_val params,
 			 struct call_args *a, struct mcp_id *token);
 void mcp_call_args_free(struct call_args *a);
-/* The sandbox input of a run of call c (code, stdin, limits, progress). */
-void mcp_call_input(struct mcp_call *c, struct sandbox_input *in);
 /* In a call's thread: get a sandbox, run, reply (unless cancelled). */
 void mcp_tools_run(struct mcp_call *c);
 /* The warm pools' thread and its end. */
 int mcp_pool_start(struct mcp_server *s, struct error *err);
 void mcp_pools_stop(struct mcp_server *s);
 
-/* ---- mcp_sessions.c ------------------------------------------------------------ */
+/* ---- mcp_sessions.c ---------------------------------------------------------- */
 
 /* The session tools' entries of tools/list. */
 void mcp_sessions_list_tools(struct mcp_server *s, yajl_gen g);
@@ -180,7 +174,10 @@ void mcp_sessions_run(struct mcp_call *c);
 /* Close sessions idle for longer than --session-idle; all with all. */
 void mcp_sessions_expire(struct mcp_server *s, bool all);
 
-/* mcp_tools.c, for mcp_sessions.c */
+/* ---- mcp_tool_common.c ------------------------------------------------------- */
+
+/* The sandbox input of a run of call c (code, stdin, limits, progress). */
+void mcp_call_input(struct mcp_call *c, struct sandbox_input *in);
 void mcp_reply_run_result(struct mcp_call *c, const struct sandbox_result *res);
 void mcp_reply_tool_error(struct mcp_call *c, const char *msg);
 /* A tool result: text, and structuredContent made by gen (may be NULL). */
@@ -197,17 +194,8 @@ int mcp_parse_timeout(struct mcp_server *s, const struct mcp_id *id, yajl_val ar
 		      struct call_args *a);
 int mcp_bad_args(struct mcp_server *s, const struct mcp_id *id, const char *msg);
 
-/* ---- mcp_calls.c ----------------------------------------------------------------- */
+/* ---- mcp_progress.c ---------------------------------------------------------- */
 
-/* Start a thread for a checked call (takes *a and *token). */
-void mcp_calls_start(struct mcp_server *s, const struct mcp_id *id, struct call_args *a,
-		     struct mcp_id *token);
-/* notifications/cancelled for requestId. */
-void mcp_calls_cancel(struct mcp_server *s, const struct mcp_id *request_id);
-/* Kill every run (a termination signal, or stdout gone). */
-void mcp_calls_kill_all(struct mcp_server *s);
-/* Wait for every call thread to end; kills them all if a signal comes. */
-void mcp_calls_wait_all(struct mcp_server *s);
 /* Whether the reply may go out (not cancelled); marks it replied. */
 bool mcp_call_may_reply(struct mcp_call *c);
 /* Progress for c (nothing without a token): a notice, and the output. */
@@ -217,5 +205,22 @@ void mcp_progress_tick(void *call);
 void mcp_progress_flush(struct mcp_call *c);
 /* Before the response, after notifications: see PROGRESS_SETTLE_US. */
 void mcp_progress_settle(struct mcp_call *c);
+
+/* ---- mcp_wire.c -------------------------------------------------------------- */
+
+void mcp_id_from(struct mcp_id *out, yajl_val v);
+void mcp_id_free(struct mcp_id *id);
+bool mcp_id_equal(const struct mcp_id *a, const struct mcp_id *b);
+void mcp_id_gen(yajl_gen g, const struct mcp_id *id);
+
+/* A reply being built: {"jsonrpc":"2.0","id":ID, then the caller's
+ * "result" or "error" member; mcp_reply_send() closes and writes it. */
+yajl_gen mcp_reply_begin(const struct mcp_id *id);
+/* Close the outer object of g and write it as one line. */
+void mcp_reply_send(struct mcp_server *s, yajl_gen g);
+/* message is the JSON-RPC message; with data it becomes "message: data"
+ * (what SDKs show) and data is kept in error.data too. */
+void mcp_reply_error(struct mcp_server *s, const struct mcp_id *id, int code,
+		     const char *message, const char *data);
 
 #endif

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../lib/util.h"
-#include "../runtime/container.h"
+#include "../../lib/util.h"
+#include "../../runtime/container.h"
 #include "sandbox_private.h"
 
 /* The signal mask the process had: what every container gets. */

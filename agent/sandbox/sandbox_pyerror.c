@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/util.h"
-#include "sandbox.h"
+#include "../../lib/util.h"
+#include "sandbox_private.h"
 
 #define TRACEBACK_HEADER "Traceback (most recent call last):\n"
 

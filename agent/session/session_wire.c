@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/util.h"
-#include "../spec/json.h"
-#include "session_cli.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/util.h"
+#include "../../spec/json.h"
+#include "session_private.h"
 
 #define CHUNK (64 * 1024)
 

@@ -33,11 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/fds.h"
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
-#include "../runtime/container.h"
+#include "../../lib/fds.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
+#include "../../runtime/container.h"
 #include "sandbox_private.h"
 
 #define REPARENT_WAIT_NS (2ll * 1000000000)

@@ -3,20 +3,25 @@
 #define AGENTSBX_MCP_H
 
 /*
- * `agentsbx mcp`: a Model Context Protocol server on stdin/stdout (the
- * stdio transport: one JSON-RPC 2.0 message per line), exposing one tool,
- * run_code, that runs a program in a sandbox (sandbox.h) and returns the
- * sandbox result.  Calls run concurrently (up to max_concurrent sandboxes,
+ * The MCP room (agent/mcp/): `agentsbx mcp`, a Model Context Protocol
+ * server on stdin/stdout (the stdio transport: one JSON-RPC 2.0 message per
+ * line) for agent frameworks, exposing run_code, which runs a program in a
+ * one-call sandbox (agent/sandbox/sandbox.h) and returns the sandbox result,
+ * and the session tools (session_create, session_run, session_write_file,
+ * session_read_file, session_list_files, session_close) on the sandbox's
+ * kept workspaces.  Calls run concurrently (up to max_concurrent sandboxes,
  * the rest queue), can be cancelled and report progress; malformed input
  * gets a JSON-RPC error, never a crash, and a sandbox that cannot be set up
- * is a tool error, never the server's exit.
+ * is a tool error, never the server's exit.  This header is the room's
+ * whole interface (cmd/mcp.c its only user); mcp_private.h is the room's
+ * own.
  */
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../lib/error.h"
-#include "../runtime/container.h"
+#include "../../lib/error.h"
+#include "../../runtime/container.h"
 
 #define MCP_PROTOCOL_VERSION "2025-06-18" /* the latest we speak */
 #define MCP_LINE_MAX (16u * 1024 * 1024)  /* bytes of one message */

@@ -12,10 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/jsongen.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
 #include "mcp_private.h"
 
 void mcp_id_from(struct mcp_id *out, yajl_val v)

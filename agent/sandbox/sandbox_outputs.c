@@ -28,10 +28,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../lib/base64.h"
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
+#include "../../lib/base64.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
 #include "weak.h"
 #include "sandbox_private.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The server of one CLI session (see session_cli.h): forked by `session
+ * The server of one CLI session (see session.h): forked by `session
  * create`, it leaves the caller's process group and terminal, logs into
  * its record's log file, sets up as every sandbox process does (private
  * mount namespace, subreaper, watchdog: sandbox_env_init), opens the
@@ -23,13 +23,13 @@
 
 #include <yajl/yajl_gen.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/jsongen.h"
-#include "../lib/log.h"
-#include "../lib/utf8.h"
-#include "../lib/util.h"
-#include "../spec/json.h"
-#include "session_cli.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
+#include "../../lib/log.h"
+#include "../../lib/utf8.h"
+#include "../../lib/util.h"
+#include "../../spec/json.h"
+#include "session_private.h"
 
 #define REQUEST_READ_S 30 /* to send a whole request */
 #define LIST_MAX 10000	  /* entries of one ls */

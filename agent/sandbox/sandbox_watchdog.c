@@ -23,11 +23,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../lib/fds.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
+#include "../../lib/fds.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
 #include "weak.h"
-#include "../runtime/container.h"
+#include "../../runtime/container.h"
 #include "sandbox_private.h"
 
 #define RESCAN_DELAY_US 200000 /* a create the parent left mid-way */

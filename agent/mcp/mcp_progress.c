@@ -11,10 +11,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/jsongen.h"
-#include "../lib/utf8.h"
-#include "../lib/util.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
+#include "../../lib/utf8.h"
+#include "../../lib/util.h"
 #include "mcp_private.h"
 
 #define PROGRESS_MIN_MS 250

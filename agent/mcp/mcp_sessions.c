@@ -17,12 +17,12 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "../lib/base64.h"
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/utf8.h"
-#include "../lib/util.h"
-#include "../spec/json.h"
+#include "../../lib/base64.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/utf8.h"
+#include "../../lib/util.h"
+#include "../../spec/json.h"
 #include "mcp_private.h"
 
 #define LIST_MAX 1000 /* entries of one session_list_files */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#ifndef AGENTSBX_SANDBOX_INTERNAL_H
-#define AGENTSBX_SANDBOX_INTERNAL_H
+#ifndef AGENTSBX_SANDBOX_PRIVATE_H
+#define AGENTSBX_SANDBOX_PRIVATE_H
 
-/* Shared by sandbox.c, sandbox_fs.c and sandbox_io.c only. */
+/* The sandbox room's own, shared by agent/sandbox/'s files only: the other
+ * rooms and cmd/ include sandbox.h, the room's interface. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -11,6 +12,14 @@
 #include <sys/types.h>
 
 #include "sandbox.h"
+
+#define SANDBOX_WORK_DIR "/run/agentsbx-sandbox" /* rootless: $XDG_RUNTIME_DIR/agentsbx-sandbox */
+#define SANDBOX_CODE_DIR ".agentsbx"		 /* in the container's root */
+#define SANDBOX_INIT_FILE "init"		 /* our PID 1 (init/init.c) in it */
+#define SANDBOX_FILES_DIR "files"		 /* a session's, in the workspace */
+#define SANDBOX_OUTPUTS_NAME "outputs"		 /* ... in the workspace (a session's files/) */
+#define SANDBOX_META_DIR "meta"			 /* the workspace's, on /.agentsbx/meta */
+#define SANDBOX_DRAIN_MS 2000			 /* reading output after the init is gone */
 
 /* ---- sandbox_fs.c: the workspace ------------------------------------------ */
 
@@ -68,7 +77,6 @@ int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 /* sandbox.c's steps, for sandbox_session.c. */
 void sandbox_init_struct(struct sandbox *sb, enum sandbox_lang lang);
 void sandbox_new_id(struct sandbox *sb);
-int sandbox_make_state_root(const struct global_opts *g, struct error *err);
 int sandbox_install_init(struct sandbox *sb, struct error *err);
 int sandbox_create_with_pipes(const struct global_opts *g, const struct sandbox_config *cfg,
 			      struct sandbox *sb, struct error *err);
@@ -92,5 +100,30 @@ void sandbox_outputs_snapshot(struct sandbox *sb);
 void sandbox_outputs_forget(struct sandbox *sb);
 
 int sandbox_watchdog_start(const struct global_opts *g, struct error *err);
+
+/* ---- sandbox_pyerror.c, sandbox_outputs.c, sandbox_spec.c ------------------ */
+
+/* A Python program's uncaught exception, parsed from its stderr
+ * (sandbox_pyerror.c). */
+struct sandbox_pyerror {
+	char *name;	 /* "ZeroDivisionError" */
+	char *value;	 /* "division by zero" */
+	char *traceback; /* from "Traceback (most recent call last):" */
+};
+
+bool sandbox_python_error(const struct sandbox_result *res, struct sandbox_pyerror *out);
+void sandbox_pyerror_free(struct sandbox_pyerror *e);
+
+/* The Python wrapper that finds the last expression's value (its source,
+ * for python3 -c; sandbox_outputs.c). */
+extern const char sandbox_python_wrapper[];
+void sandbox_outputs_free(struct sandbox_result *res);
+
+/* config.json for a sandbox: spec_default_json() with the process, root,
+ * hostname, resources and network replaced.  Heap string. */
+char *sandbox_spec_json(const struct sandbox_config *cfg, const char *interpreter,
+			struct error *err);
+/* The code file's name in SANDBOX_CODE_DIR: "main.py", ... */
+const char *sandbox_code_file(enum sandbox_lang lang);
 
 #endif

@@ -14,12 +14,12 @@
 
 #include <yajl/yajl_tree.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/jsongen.h"
-#include "../lib/util.h"
-#include "../spec/policy/policy.h"
-#include "../spec/spec.h"
-#include "sandbox.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
+#include "../../lib/util.h"
+#include "../../spec/policy/policy.h"
+#include "../../spec/spec.h"
+#include "sandbox_private.h"
 
 #define CPU_PERIOD 100000
 

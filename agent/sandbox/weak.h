@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#ifndef AGENTSBX_AGENT_WEAK_H
-#define AGENTSBX_AGENT_WEAK_H
+#ifndef AGENTSBX_AGENT_SANDBOX_WEAK_H
+#define AGENTSBX_AGENT_SANDBOX_WEAK_H
 
 /*
- * The test-only switches of agent/: each is the one defence a `make
+ * The test-only switches of agent/sandbox/: each is the one defence a `make
  * weak-NAME` build turns off (lib/weaken.h; the escape tests run each
  * attack against that build, where it must succeed).  In a normal build
  * every one is the constant 0.
  */
-#include "../lib/weaken.h"
+#include "../../lib/weaken.h"
 
 /* a sandbox's Python value and outputs files opened following a symlink
  * the program planted */

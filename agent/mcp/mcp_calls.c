@@ -24,11 +24,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/jsongen.h"
-#include "../lib/log.h"
-#include "../lib/utf8.h"
-#include "../lib/util.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/jsongen.h"
+#include "../../lib/log.h"
+#include "../../lib/utf8.h"
+#include "../../lib/util.h"
 #include "mcp_private.h"
 
 #define WAIT_TICK_MS 100

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/utf8.h"
-#include "../lib/util.h"
-#include "../spec/json.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/utf8.h"
+#include "../../lib/util.h"
+#include "../../spec/json.h"
 #include "mcp_private.h"
 
 #define TOOL_NAME "run_code"

@@ -20,9 +20,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "../lib/cleanup.h"
-#include "../lib/log.h"
-#include "../lib/util.h"
+#include "../../lib/cleanup.h"
+#include "../../lib/log.h"
+#include "../../lib/util.h"
 #include "sandbox_private.h"
 
 static const char *const bin_dirs[] = {

@@ -244,10 +244,13 @@ static void handle_line(struct mcp_server *s, const char *line, size_t len)
 
 /* ---- the input ---------------------------------------------------------------- */
 
+/* The unread input is buf[start, len): lines are taken by moving start,
+ * and what is left moves to the front once per read, never once per line
+ * (a client's megabyte of blank lines costs a megabyte of work). */
 struct line_reader {
 	char *buf;
-	size_t len, cap;
-	size_t scanned;	 /* no newline in buf[0, scanned) */
+	size_t start, len, cap;
+	size_t scanned;	 /* no newline in buf[start, scanned) */
 	bool discarding; /* in an over-long line: drop up to its newline */
 	bool eof;
 };
@@ -268,20 +271,21 @@ static void reply_too_long(struct mcp_server *s)
  * over-long line is answered with one parse error and dropped. */
 static int next_line(struct mcp_server *s, struct line_reader *r, struct line *l)
 {
-	char *nl = r->scanned < r->len ? memchr(r->buf + r->scanned, '\n', r->len - r->scanned) : NULL;
+	size_t from = r->scanned > r->start ? r->scanned : r->start;
+	char *nl = from < r->len ? memchr(r->buf + from, '\n', r->len - from) : NULL;
 
 	if (!nl) {
 		r->scanned = r->len;
-		if (r->len > MCP_LINE_MAX) {
+		if (r->len - r->start > MCP_LINE_MAX) {
 			if (!r->discarding)
 				reply_too_long(s);
 			r->discarding = true;
-			r->len = r->scanned = 0;
+			r->start = r->len = r->scanned = 0;
 		}
 		return 0;
 	}
-	l->text = r->buf;
-	l->len = (size_t)(nl - r->buf);
+	l->text = r->buf + r->start;
+	l->len = (size_t)(nl - l->text);
 	l->used = l->len + 1;
 	l->skip = r->discarding || l->len > MCP_LINE_MAX;
 	if (l->skip && !r->discarding)
@@ -292,15 +296,22 @@ static int next_line(struct mcp_server *s, struct line_reader *r, struct line *l
 
 static void consume_line(struct line_reader *r, const struct line *l)
 {
-	memmove(r->buf, r->buf + l->used, r->len - l->used);
-	r->len -= l->used;
-	r->scanned = 0;
+	r->start += l->used;
+	r->scanned = r->start;
+	if (r->start == r->len)
+		r->start = r->len = r->scanned = 0;
 }
 
 static int read_more(struct line_reader *r, struct error *err)
 {
 	ssize_t n;
 
+	if (r->start) {
+		memmove(r->buf, r->buf + r->start, r->len - r->start);
+		r->len -= r->start;
+		r->scanned -= r->start;
+		r->start = 0;
+	}
 	if (r->cap - r->len < READ_CHUNK) {
 		r->cap = r->len + READ_CHUNK;
 		r->buf = xrealloc(r->buf, r->cap);
@@ -379,8 +390,8 @@ static int serve(struct mcp_server *s, struct error *err)
 		}
 		if (r.eof) {
 			/* A last message without its newline. */
-			if (r.len && !r.discarding && r.len <= MCP_LINE_MAX)
-				handle_line(s, r.buf, r.len);
+			if (r.len > r.start && !r.discarding && r.len - r.start <= MCP_LINE_MAX)
+				handle_line(s, r.buf + r.start, r.len - r.start);
 			break;
 		}
 		if ((ret = wait_input(s, &r, err)) < 0)

@@ -239,6 +239,27 @@ def test_a_line_over_16_mib_is_refused_and_skipped(client):
     assert client.request("ping")["result"] == {}
 
 
+def test_megabytes_of_blank_lines_cost_linear_time(state_root, image_root, python_image, tmp_path):
+    """The reader moved the rest of its buffer for every line: 1 MiB of
+    blank lines took 8.5 s to answer, 4 MiB 12-30 s (quadratic).  Now each
+    line is taken where it lies.  4 MiB of blank lines then a ping, read
+    from a file as fast as the server takes it: answered well within a
+    generous bound (linear is ~0.1 s here; the old reader took 12.5 s)."""
+    data = tmp_path / "blank"
+    with open(data, "wb") as f:
+        f.write(b"\n" * (4 << 20) + b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+    t0 = time.monotonic()
+    with open(data, "rb") as stdin:
+        p = subprocess.run([RUNTIME, "--root", state_root, "mcp", "--image-root", image_root,
+                            "--image", python_image], stdin=stdin, capture_output=True,
+                           timeout=120)
+    took = time.monotonic() - t0
+    assert p.returncode == 0, p.stderr
+    assert [json.loads(l) for l in p.stdout.splitlines()] == [
+        {"jsonrpc": "2.0", "id": 1, "result": {}}], p.stdout[:300]
+    assert took < 5, "4 MiB of blank lines took %.1f s" % took
+
+
 def test_big_output_and_memory_grab_through_mcp(client):
     r = client.run_code("import sys; sys.stdout.write('x' * 100_000_000)")["result"]
     assert r["structuredContent"]["truncated"] is True and r["isError"] is False

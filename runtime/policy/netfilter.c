@@ -156,18 +156,22 @@ int netfilter_install_egress(const struct policy *p, bool inbound_only, const ch
 			     struct error *err)
 {
 	_cleanup_free_ char *allow = NULL, *deny = NULL, *rules = NULL;
+	struct str_array denied = { 0 };
 	char table[256];
 
-	if (check_cidrs(&p->deny_cidrs, "denyCidrs", err) < 0 ||
-	    check_cidrs(&p->allow_cidrs, "allowCidrs", err) < 0)
+	if (check_cidrs(&p->allow_cidrs, "allowCidrs", err) < 0 ||
+	    policy_egress_deny_list(&p->deny_cidrs, &denied, err) < 0)
 		return -1;
 	if (inbound_only) {
 		allow = xstrdup("  icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit } accept\n");
 		deny = xstrdup("  drop\n");
 	} else {
 		allow = daddr_rules(&p->allow_cidrs, "accept\n");
-		deny = daddr_rules(&p->deny_cidrs, "drop\n");
+		deny = daddr_rules(&denied, "drop\n");
 	}
+	for (size_t i = 0; i < denied.len; i++)
+		free(denied.items[i]);
+	free(denied.items);
 	egress_table_name(id, table, sizeof(table));
 	/* One batch, applied atomically: the table made (if missing), dropped
 	 * and made again, so that a second create under the same id (after a

@@ -18,8 +18,13 @@
 
 #define MiB (1024ull * 1024)
 
+/* Cloud metadata and every IANA special-purpose range that is not the
+ * public internet (the IPv6 forms that translate to them are added where
+ * the rules are made: policy_cidrs.c). */
 static const char *const default_deny_cidrs[] = {
 	"169.254.0.0/16",    /* link-local: cloud metadata at 169.254.169.254 */
+	"168.63.129.16/32",  /* Azure's wireserver */
+	"192.0.0.0/24",	     /* IETF protocol assignments: Oracle's 192.0.0.192 */
 	"fd00:ec2::254/128", /* AWS IMDS over IPv6 */
 	"fe80::/10",
 	"10.0.0.0/8",
@@ -28,7 +33,18 @@ static const char *const default_deny_cidrs[] = {
 	"fc00::/7",	  /* unique local */
 	"127.0.0.0/8",
 	"::1/128",	 /* the host's loopback, through a gateway */
-	"100.64.0.0/10", /* carrier-grade NAT, often internal */
+	"100.64.0.0/10", /* carrier-grade NAT, often internal (Alibaba's metadata) */
+	"0.0.0.0/8",	 /* "this network" */
+	"198.18.0.0/15", /* benchmarking, often internal */
+	"192.0.2.0/24",	 /* documentation ranges */
+	"198.51.100.0/24",
+	"203.0.113.0/24",
+	"192.88.99.0/24", /* the 6to4 relay anycast */
+	"224.0.0.0/4",	  /* multicast */
+	"240.0.0.0/4",	  /* reserved, and broadcast */
+	"100::/64",	  /* discard */
+	"2001:db8::/32",  /* documentation */
+	"ff00::/8",	  /* multicast */
 	NULL,
 };
 

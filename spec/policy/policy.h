@@ -252,6 +252,12 @@ void policy_changes_free(struct policy_changes *c);
  * hostPID, hostIPC).  Returns -1. */
 int policy_refuse_host_ns(const struct policy *p, enum ns_type t, const char *path,
 			  struct error *err);
+/* policy_cidrs.c: denyCidrs as egress applies them: each range parsed,
+ * plus the IPv6 forms that reach a denied IPv4 range through a translator
+ * (NAT64, 6to4) and the translation prefixes denied whole; none inside
+ * another.  Appended to *out. */
+int policy_egress_deny_list(const struct str_array *deny, struct str_array *out,
+			    struct error *err);
 /* Record one change (from NULL: "(unset)"); every rule file uses it. */
 void policy_change_add(struct policy_changes *ch, const char *rule, const char *field,
 		       const char *from, const char *to);

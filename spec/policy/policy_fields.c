@@ -19,7 +19,7 @@ const struct policy_field policy_fields[] = {
 	{ "networkAllowed", false,
 	  "`false` (the default): no connection out; `true`: egress except `denyCidrs`" },
 	{ "denyCidrs", true,
-	  "with `networkAllowed`: ranges egress never reaches (default: link-local and cloud metadata, RFC 1918, unique-local, loopback, CGNAT)" },
+	  "with `networkAllowed`: ranges egress never reaches (default: link-local and cloud metadata, Azure's wireserver, RFC 1918, unique-local, loopback, CGNAT, every other special-purpose range); each IPv4 range's NAT64 and 6to4 forms, NAT64's local-use prefix, Teredo and IPv4-mapped/-compatible IPv6 are denied with them" },
 	{ "allowCidrs", false,
 	  "ranges that win over `denyCidrs` (a cluster's pod and service CIDRs, its DNS); none by default" },
 	{ "readonlyRoot", false,

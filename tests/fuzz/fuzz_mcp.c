@@ -77,8 +77,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			consume_line(&r, &l);
 			continue;
 		}
-		if (r.len && !r.discarding && r.len <= MCP_LINE_MAX)
-			handle_line(&s, r.buf, r.len);
+		if (r.len > r.start && !r.discarding && r.len - r.start <= MCP_LINE_MAX)
+			handle_line(&s, r.buf + r.start, r.len - r.start);
 		break;
 	}
 	free(r.buf);

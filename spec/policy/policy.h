@@ -258,6 +258,8 @@ int policy_refuse_host_ns(const struct policy *p, enum ns_type t, const char *pa
  * another.  Appended to *out. */
 int policy_egress_deny_list(const struct str_array *deny, struct str_array *out,
 			    struct error *err);
+/* An address (4 or 16 bytes, network order) is in one of the ranges. */
+bool policy_cidrs_hold(const struct str_array *cidrs, bool v6, const unsigned char *addr);
 /* Record one change (from NULL: "(unset)"); every rule file uses it. */
 void policy_change_add(struct policy_changes *ch, const char *rule, const char *field,
 		       const char *from, const char *to);

@@ -154,3 +154,14 @@ int policy_egress_deny_list(const struct str_array *deny, struct str_array *out,
 	free(all);
 	return 0;
 }
+
+bool policy_cidrs_hold(const struct str_array *cidrs, bool v6, const unsigned char *addr)
+{
+	struct cidr c, a = { .v6 = v6, .bits = v6 ? 128 : 32 };
+
+	memcpy(a.addr, addr, v6 ? 16 : 4);
+	for (size_t i = 0; i < cidrs->len; i++)
+		if (parse_cidr(cidrs->items[i], &c) == 0 && cidr_holds(&c, &a))
+			return true;
+	return false;
+}

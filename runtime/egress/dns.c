@@ -76,7 +76,7 @@ static void answer_header(unsigned char *out, const unsigned char *hdr, unsigned
 	put16(out + 10, 0);
 }
 
-size_t egress_dns_answer(const unsigned char *q, size_t len, const struct egress_names *names,
+size_t egress_dns_answer(const unsigned char *q, size_t len, const struct policy_egress_names *names,
 			 const unsigned char proxy_v4[4], unsigned char *out, size_t cap,
 			 char *asked, size_t asked_cap)
 {
@@ -103,7 +103,7 @@ size_t egress_dns_answer(const unsigned char *q, size_t len, const struct egress
 		return 0;
 	memcpy(out + DNS_HEADER, q + DNS_HEADER, qlen); /* the question, echoed */
 	n = DNS_HEADER + qlen;
-	if (qclass != CLASS_IN || egress_name_allowed(names, asked) != EGRESS_ALLOWED) {
+	if (qclass != CLASS_IN || policy_egress_name(names, asked) != EGRESS_ALLOWED) {
 		answer_header(out, q, 3 /* NXDOMAIN */, 1, 0);
 		return n;
 	}

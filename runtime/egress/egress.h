@@ -19,31 +19,22 @@
 #include <sys/types.h>
 
 #include "../../lib/error.h"
-#include "../../spec/spec.h"
+#include "../../spec/policy/policy.h"
 
-#define EGRESS_NAME_MAX 253
+#define EGRESS_NAME_MAX POLICY_EGRESS_NAME_MAX
 #define EGRESS_PEEK_MAX 16384 /* bytes read before the name must be known */
-#define EGRESS_PORTS_MAX 16
+#define EGRESS_PORTS_MAX POLICY_EGRESS_PORTS_MAX
 /* The proxy's address in the container's namespace (on its lo), and the
  * port of its HTTP proxy (HTTP_PROXY/HTTPS_PROXY). */
 #define EGRESS_ADDR "127.0.0.2"
 #define EGRESS_PROXY_PORT 3128
-
-struct egress_names {
-	struct str_array allow; /* exact, or "*.suffix" */
-	struct str_array deny;	/* wins */
-};
-
-enum egress_verdict { EGRESS_ALLOWED,
-		      EGRESS_NOT_LISTED,
-		      EGRESS_DENIED };
 
 /* What a container's proxy serves (from the policy in force, narrowed by
  * the container's own request). */
 struct egress_config {
 	const char *id;		   /* the container, for the audit log */
 	const char *policy_source; /* for the audit log */
-	struct egress_names names;
+	struct policy_egress_names names;
 	unsigned ports[EGRESS_PORTS_MAX]; /* egress.ports (default 80, 443) */
 	size_t n_ports;
 	struct str_array hosts; /* egress.hosts: "name=address" pins */
@@ -66,14 +57,6 @@ struct egress_listeners {
  * until then.  Returns 0, or -1 with err when it could not start. */
 int egress_serve(const struct egress_config *c, const struct egress_listeners *l,
 		 struct error *err);
-
-/* names.c */
-enum egress_verdict egress_name_allowed(const struct egress_names *n, const char *name);
-/* A name or "*.suffix" as a list may hold it. */
-bool egress_pattern_valid(const char *p);
-/* p (a name or "*.suffix") asks for nothing the list does not allow: a
- * narrowing (an annotation, --allow-domain) may name only these. */
-bool egress_pattern_within(const struct egress_names *n, const char *p);
 
 /* sniff.c: the name a connection's first bytes ask for. */
 enum sniff_result {
@@ -99,7 +82,7 @@ enum sniff_result egress_sniff_http(const unsigned char *buf, size_t len,
 
 /* dns.c: the answer to one query datagram (0: none to send); asked gets the
  * name asked for ("" if unreadable). */
-size_t egress_dns_answer(const unsigned char *q, size_t len, const struct egress_names *names,
+size_t egress_dns_answer(const unsigned char *q, size_t len, const struct policy_egress_names *names,
 			 const unsigned char proxy_v4[4], unsigned char *out, size_t cap,
 			 char *asked, size_t asked_cap);
 

@@ -303,7 +303,7 @@ static void judge(struct proxy *p, struct conn *k)
 {
 	char why[768];
 
-	switch (egress_name_allowed(&p->c->names, k->name)) {
+	switch (policy_egress_name(&p->c->names, k->name)) {
 	case EGRESS_DENIED:
 		snprintf(why, sizeof(why), "%s is in egress.denyDomains [rule egress]", k->name);
 		refuse(p, k, why);
@@ -527,7 +527,7 @@ static void answer_dns(struct proxy *p)
 				       sizeof(asked));
 		if (an && sendto(p->l->dns, a, an, MSG_DONTWAIT, (struct sockaddr *)&from, fl) < 0)
 			log_debug("egress: DNS answer: %s", strerror(errno));
-		if (*asked && egress_name_allowed(&p->c->names, asked) != EGRESS_ALLOWED) {
+		if (*asked && policy_egress_name(&p->c->names, asked) != EGRESS_ALLOWED) {
 			struct egress_audit_line l = {
 				.kind = "dns",
 				.name = asked,

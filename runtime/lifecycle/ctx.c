@@ -72,6 +72,7 @@ void ctx_release(struct container_ctx *c)
 		seccomp_prog_free(&c->agent_seccomp[i]);
 	if (c->policy_loaded)
 		policy_free(&c->policy);
+	policy_decision_free(&c->decision);
 	if (c->spec) {
 		spec_free(c->spec);
 		free(c->spec);

@@ -111,7 +111,7 @@ static int audit_spec(struct container_ctx *c, struct error *err)
 {
 	struct oci_spec copy;
 	struct policy_changes ch = { 0 };
-	struct policy_decision d;
+	struct policy_decision d = { 0 };
 	int r;
 
 	if (!c->config_json)
@@ -125,6 +125,7 @@ static int audit_spec(struct container_ctx *c, struct error *err)
 		return -1;
 	}
 	r = policy_apply(&c->policy, &copy, &ch, &d, err);
+	policy_decision_free(&d);
 	if (r == 0) {
 		log_changes(&ch, true);
 		audit_log_changes(&c->policy, &(struct audit_subject){ c->id, "create", &copy },

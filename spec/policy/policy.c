@@ -136,6 +136,13 @@ void policy_default(struct policy *p)
 	p->source = xstrdup("built-in default");
 	strv_set(&p->deny_cidrs, default_deny_cidrs);
 	strv_set(&p->allow_cidrs, no_strings);
+	/* egress by name: off (no names) until the operator lists some */
+	strv_set(&p->egress.allow, no_strings);
+	strv_set(&p->egress.deny, no_strings);
+	strv_set(&p->egress_hosts, no_strings);
+	p->egress_ports[0] = 80;
+	p->egress_ports[1] = 443;
+	p->n_egress_ports = 2;
 	p->readonly_root = true;
 	p->writable_layer = 32 * MiB; /* like /tmp: a 50 MiB disk fill fails */
 	p->tmpfs = xcalloc(1, sizeof(*p->tmpfs));
@@ -178,35 +185,30 @@ void policy_default(struct policy *p)
 	p->relaxable = 0;
 }
 
-static void strv_free(struct str_array *a)
-{
-	for (size_t i = 0; i < a->len; i++)
-		free(a->items[i]);
-	free(a->items);
-	memset(a, 0, sizeof(*a));
-}
-
 void policy_free(struct policy *p)
 {
 	free(p->source);
 	free(p->audit_log);
 	free(p->audit_log_caller);
-	strv_free(&p->deny_cidrs);
-	strv_free(&p->allow_cidrs);
+	spec_str_array_free(&p->deny_cidrs);
+	spec_str_array_free(&p->allow_cidrs);
+	spec_str_array_free(&p->egress.allow);
+	spec_str_array_free(&p->egress.deny);
+	spec_str_array_free(&p->egress_hosts);
 	for (size_t i = 0; i < p->n_tmpfs; i++)
 		free(p->tmpfs[i].path);
 	free(p->tmpfs);
-	strv_free(&p->masked_paths);
-	strv_free(&p->readonly_paths);
-	strv_free(&p->bind_prefixes);
-	strv_free(&p->docker_hook);
-	strv_free(&p->rootfs_prefixes);
-	strv_free(&p->bind_special_files);
-	strv_free(&p->bind_volume_dirs);
-	strv_free(&p->engine_layer_dirs);
-	strv_free(&p->seccomp_listeners);
+	spec_str_array_free(&p->masked_paths);
+	spec_str_array_free(&p->readonly_paths);
+	spec_str_array_free(&p->bind_prefixes);
+	spec_str_array_free(&p->docker_hook);
+	spec_str_array_free(&p->rootfs_prefixes);
+	spec_str_array_free(&p->bind_special_files);
+	spec_str_array_free(&p->bind_volume_dirs);
+	spec_str_array_free(&p->engine_layer_dirs);
+	spec_str_array_free(&p->seccomp_listeners);
 	policy_hook_rules_free(p);
-	strv_free(&p->capabilities);
+	spec_str_array_free(&p->capabilities);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -243,7 +245,7 @@ static int replace_strv(struct jctx *c, yajl_val obj, const char *key,
 		return 0;
 	if (jstr_array(c, obj, key, &tmp) < 0)
 		return -1;
-	strv_free(a);
+	spec_str_array_free(a);
 	*a = tmp;
 	return 0;
 }
@@ -382,7 +384,7 @@ static int parse_relaxable(struct jctx *c, yajl_val root, struct policy *p)
 			r = jfail(c, "relaxable[%zu]: unknown relaxation %s", i,
 				  spec_quote(q, a.items[i]));
 	}
-	strv_free(&a);
+	spec_str_array_free(&a);
 	return r;
 }
 
@@ -477,7 +479,7 @@ static int extend_strv(struct jctx *c, yajl_val ext, const char *key, struct str
 	for (size_t i = 0; i < add.len; i++)
 		if (!policy_strv_has(a, add.items[i]))
 			policy_strv_add(a, add.items[i]);
-	strv_free(&add);
+	spec_str_array_free(&add);
 	return 0;
 }
 
@@ -603,7 +605,8 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 		if (capability_from_name(p->capabilities.items[i]) < 0)
 			return jfail(c, "capabilities[%zu]: unknown capability \"%s\"", i,
 				     p->capabilities.items[i]);
-	if (parse_uid(c, root, p) < 0 || parse_identities(c, root, p) < 0)
+	if (parse_uid(c, root, p) < 0 || parse_identities(c, root, p) < 0 ||
+	    policy_parse_egress(c, root, p) < 0)
 		return -1;
 	/* A file written for "uid" alone (before identities) would have it
 	 * ignored: say so instead. */
@@ -755,6 +758,7 @@ char *policy_to_json(const struct policy *p)
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
+	policy_egress_gen(g, p);
 	policy_gen_strv(g, "maskedPaths", &p->masked_paths);
 	policy_gen_strv(g, "readonlyPaths", &p->readonly_paths);
 	policy_gen_strv(g, "bindPrefixes", &p->bind_prefixes);

@@ -58,6 +58,18 @@ struct policy_hook_rule {
 	struct str_array env;
 };
 
+/* egress by name: the names a container may reach (exact, or "*.suffix":
+ * every name below suffix), denyDomains winning (policy_egress.c). */
+#define POLICY_EGRESS_NAME_MAX 253
+#define POLICY_EGRESS_PORTS_MAX 16
+struct policy_egress_names {
+	struct str_array allow;
+	struct str_array deny;
+};
+enum egress_verdict { EGRESS_ALLOWED,
+		      EGRESS_NOT_LISTED,
+		      EGRESS_DENIED };
+
 struct policy {
 	enum policy_mode mode;
 	char *source;			   /* the file it came from, or "built-in default" */
@@ -76,6 +88,12 @@ struct policy {
 	struct str_array deny_cidrs;  /* egress dropped when networking is allowed */
 	struct str_array allow_cidrs; /* egress kept even inside deny_cidrs (pod and
 				       * service CIDRs, cluster DNS) */
+	/* egress by name (policy_egress.c, runtime/egress/): the names a
+	 * container may reach through the runtime's proxy; none: off */
+	struct policy_egress_names egress;
+	struct str_array egress_hosts; /* "name=address": the operator's pins */
+	unsigned egress_ports[POLICY_EGRESS_PORTS_MAX];
+	size_t n_egress_ports;
 
 	/* filesystem */
 	bool readonly_root;
@@ -164,6 +182,9 @@ struct policy_decision {
 	bool refuse_writable_dir_binds; /* rw bind of a directory not on tmpfs */
 	uint64_t writable_layer;	/* bytes: an overlay over the read-only
 					 * image, its upper on a tmpfs this size */
+	bool egress_proxy;		/* egress by name: only lo, routed to the runtime's
+			    * proxy, which serves egress_allow */
+	struct str_array egress_allow;	/* heap: policy_decision_free() */
 	bool identity;			/* the process runs as a host uid/gid of
 					 * this container's own (identities): the
 					 * runtime takes one and writes it into
@@ -246,6 +267,12 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 		 struct policy_changes *changes, struct policy_decision *d,
 		 struct error *err);
 void policy_changes_free(struct policy_changes *c);
+void policy_decision_free(struct policy_decision *d);
+/* policy_egress.c, the rule: the names this container may reach (the
+ * policy's, or those its agentsbx.egress.allow annotation narrows them
+ * to) into d->egress_allow, and d->egress_proxy where it gets a proxy. */
+int policy_rule_egress(const struct policy *p, struct oci_spec *s, struct policy_changes *ch,
+		       struct policy_decision *d, struct error *err);
 /* The refusal of the host's namespace of type t, asked for by leaving the
  * entry out (path NULL) or by a path that is the host's: one message for
  * Docker (--network/--pid/--ipc/--uts host) and Kubernetes (hostNetwork,
@@ -258,6 +285,12 @@ int policy_refuse_host_ns(const struct policy *p, enum ns_type t, const char *pa
  * another.  Appended to *out. */
 int policy_egress_deny_list(const struct str_array *deny, struct str_array *out,
 			    struct error *err);
+/* policy_egress.c: name against the lists; a pattern as a list may hold it;
+ * a pattern (a narrowing: an annotation, --allow-domain) asking for
+ * nothing the list does not allow. */
+enum egress_verdict policy_egress_name(const struct policy_egress_names *n, const char *name);
+bool policy_egress_pattern_valid(const char *p);
+bool policy_egress_pattern_within(const struct policy_egress_names *n, const char *p);
 /* An address (4 or 16 bytes, network order) is in one of the ranges. */
 bool policy_cidrs_hold(const struct str_array *cidrs, bool v6, const unsigned char *addr);
 /* Record one change (from NULL: "(unset)"); every rule file uses it. */
@@ -265,6 +298,8 @@ void policy_change_add(struct policy_changes *ch, const char *rule, const char *
 		       const char *from, const char *to);
 /* String vectors of the spec, kept NULL-terminated as spec.h promises. */
 bool policy_strv_has(const struct str_array *a, const char *s);
+/* "a,b,c" (heap). */
+char *policy_strv_join(const struct str_array *a);
 void policy_strv_add(struct str_array *a, const char *s);
 /* policy_process.c: realtime scheduling and I/O classes refused unless
  * the policy's realtimeScheduling allows them. */

@@ -13,6 +13,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
 #include "weak.h"
+#include "../internal.h"
 #include "policy.h"
 
 struct apply {
@@ -40,22 +41,6 @@ static void change_num(struct apply *a, const char *rule, const char *field,
 }
 
 /* ---- small helpers over spec arrays ---------------------------------------- */
-
-static char *strv_join(const struct str_array *a)
-{
-	size_t n = 1;
-	char *out;
-
-	for (size_t i = 0; i < a->len; i++)
-		n += strlen(a->items[i]) + 1;
-	out = xcalloc(1, n);
-	for (size_t i = 0; i < a->len; i++) {
-		if (i)
-			strcat(out, ",");
-		strcat(out, a->items[i]);
-	}
-	return out;
-}
 
 static char *fmt_u64(const struct opt_u64 *o)
 {
@@ -179,8 +164,8 @@ static void rule_network(struct apply *a, struct policy_decision *d)
 	const struct oci_namespace *net = spec_find_namespace(a->s, NS_NETWORK);
 
 	if (a->network_allowed) {
-		_cleanup_free_ char *deny = strv_join(&a->p->deny_cidrs);
-		_cleanup_free_ char *allow = strv_join(&a->p->allow_cidrs);
+		_cleanup_free_ char *deny = policy_strv_join(&a->p->deny_cidrs);
+		_cleanup_free_ char *allow = policy_strv_join(&a->p->allow_cidrs);
 		_cleanup_free_ char *to = xasprintf("%s dropped%s%s%s", deny[0] ? deny : "nothing",
 						    allow[0] ? " (but " : "", allow,
 						    allow[0] ? " allowed)" : "");
@@ -224,7 +209,7 @@ static void cut_caps(struct apply *a, struct str_array *set, const char *name,
 		     bool always_empty)
 {
 	struct str_array keep = { 0 };
-	_cleanup_free_ char *before = strv_join(set);
+	_cleanup_free_ char *before = policy_strv_join(set);
 	_cleanup_free_ char *field = xasprintf("process.capabilities.%s", name);
 
 	for (size_t i = 0; i < set->len; i++)
@@ -237,7 +222,7 @@ static void cut_caps(struct apply *a, struct str_array *set, const char *name,
 		return;
 	}
 	{
-		_cleanup_free_ char *after = strv_join(&keep);
+		_cleanup_free_ char *after = policy_strv_join(&keep);
 		change(a, "capabilities", field, before, after[0] ? after : "(none)");
 	}
 	for (size_t i = 0; i < set->len; i++)
@@ -433,6 +418,8 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 	if (policy_rule_scheduling(p, spec, err) < 0)
 		return -1;
 	rule_network(&a, d);
+	if (policy_rule_egress(p, spec, changes, d, err) < 0)
+		return -1;
 	policy_mounts_apply(p, spec, a.writable_root, changes, d);
 	rule_paths(&a);
 	rule_capabilities(&a);
@@ -446,4 +433,9 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 	d->check_bind_sources = true;
 	d->refuse_writable_dir_binds = !p->writable_binds;
 	return 0;
+}
+
+void policy_decision_free(struct policy_decision *d)
+{
+	spec_str_array_free(&d->egress_allow);
 }

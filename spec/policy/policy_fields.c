@@ -20,6 +20,8 @@ const struct policy_field policy_fields[] = {
 	  "`false` (the default): no connection out; `true`: egress except `denyCidrs`" },
 	{ "denyCidrs", true,
 	  "with `networkAllowed`: ranges egress never reaches (default: link-local and cloud metadata, Azure's wireserver, RFC 1918, unique-local, loopback, CGNAT, every other special-purpose range); each IPv4 range's NAT64 and 6to4 forms, NAT64's local-use prefix, Teredo and IPv4-mapped/-compatible IPv6 are denied with them" },
+	{ "egress", false,
+	  "egress by name: `{\"allowDomains\", \"denyDomains\", \"ports\", \"hosts\"}` — a container reaches only the names listed (exact, or `*.suffix`), on `ports` (default 80, 443), through a proxy of the runtime's that resolves them on the host (`hosts`: pinned addresses) and refuses what `denyCidrs` holds; `denyDomains` wins; none listed (the default): off. A container narrows it with the annotation `agentsbx.egress.allow=a,b`" },
 	{ "allowCidrs", false,
 	  "ranges that win over `denyCidrs` (a cluster's pod and service CIDRs, its DNS); none by default" },
 	{ "readonlyRoot", false,

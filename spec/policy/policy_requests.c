@@ -36,6 +36,7 @@
 #include <sys/resource.h>
 
 #include "../../lib/cleanup.h"
+#include "../internal.h"
 #include "../../lib/util.h"
 #include "weak.h"
 #include "policy.h"
@@ -169,14 +170,6 @@ static char *join_some(const struct str_array *a)
 	return out;
 }
 
-static void strv_free_local(struct str_array *a)
-{
-	for (size_t i = 0; i < a->len; i++)
-		free(a->items[i]);
-	free(a->items);
-	memset(a, 0, sizeof(*a));
-}
-
 static void add_caps_of(const struct policy *p, const struct str_array *set,
 			struct str_array *extra)
 {
@@ -219,7 +212,7 @@ static void req_caps(const struct policy *p, const struct oci_spec *s, bool eng,
 		add(r, "capabilities", allow,
 		    xasprintf("capabilities beyond the engine's default set: %s%s", list,
 			      eng ? " (--cap-add)" : ""));
-	strv_free_local(&extra);
+	spec_str_array_free(&extra);
 }
 
 static void req_seccomp(const struct policy *p, const struct oci_spec *s,
@@ -249,7 +242,7 @@ static void req_devices(const struct policy *p, const struct oci_spec *s, bool e
 	add(r, "devices", "\"defaultDevicesOnly\": false",
 	    xasprintf("device%s %s%s", asked.len > 1 ? "s" : "", list,
 		      eng ? (asked.len > 20 ? " (--privileged)" : " (--device)") : ""));
-	strv_free_local(&asked);
+	spec_str_array_free(&asked);
 }
 
 static void req_namespaces(const struct oci_spec *s, bool host_netns, bool eng,

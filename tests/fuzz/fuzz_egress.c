@@ -14,7 +14,7 @@
 
 static char *allow_items[] = { "allowed.test", "*.pythonhosted.org", NULL };
 static char *deny_items[] = { "evil.pythonhosted.org", NULL };
-static const struct egress_names names = {
+static const struct policy_egress_names names = {
 	.allow = { allow_items, 2 },
 	.deny = { deny_items, 1 },
 };

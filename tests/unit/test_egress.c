@@ -16,7 +16,7 @@
 
 static char *allow_items[] = { "pypi.org", "*.pythonhosted.org", "allowed.test", NULL };
 static char *deny_items[] = { "evil.pythonhosted.org", NULL };
-static const struct egress_names names = {
+static const struct policy_egress_names names = {
 	.allow = { allow_items, 3 },
 	.deny = { deny_items, 1 },
 };
@@ -24,32 +24,32 @@ static const struct egress_names names = {
 static void test_names(void **state)
 {
 	(void)state;
-	assert_int_equal(egress_name_allowed(&names, "pypi.org"), EGRESS_ALLOWED);
-	assert_int_equal(egress_name_allowed(&names, "PyPI.org"), EGRESS_ALLOWED);
-	assert_int_equal(egress_name_allowed(&names, "files.pythonhosted.org"), EGRESS_ALLOWED);
-	assert_int_equal(egress_name_allowed(&names, "a.b.pythonhosted.org"), EGRESS_ALLOWED);
+	assert_int_equal(policy_egress_name(&names, "pypi.org"), EGRESS_ALLOWED);
+	assert_int_equal(policy_egress_name(&names, "PyPI.org"), EGRESS_ALLOWED);
+	assert_int_equal(policy_egress_name(&names, "files.pythonhosted.org"), EGRESS_ALLOWED);
+	assert_int_equal(policy_egress_name(&names, "a.b.pythonhosted.org"), EGRESS_ALLOWED);
 	/* a wildcard is every name below, never the suffix itself */
-	assert_int_equal(egress_name_allowed(&names, "pythonhosted.org"), EGRESS_NOT_LISTED);
-	assert_int_equal(egress_name_allowed(&names, "xpythonhosted.org"), EGRESS_NOT_LISTED);
-	assert_int_equal(egress_name_allowed(&names, "evil.pythonhosted.org"), EGRESS_DENIED);
-	assert_int_equal(egress_name_allowed(&names, "pypi.org.evil.com"), EGRESS_NOT_LISTED);
-	assert_int_equal(egress_name_allowed(&names, "sub.pypi.org"), EGRESS_NOT_LISTED);
+	assert_int_equal(policy_egress_name(&names, "pythonhosted.org"), EGRESS_NOT_LISTED);
+	assert_int_equal(policy_egress_name(&names, "xpythonhosted.org"), EGRESS_NOT_LISTED);
+	assert_int_equal(policy_egress_name(&names, "evil.pythonhosted.org"), EGRESS_DENIED);
+	assert_int_equal(policy_egress_name(&names, "pypi.org.evil.com"), EGRESS_NOT_LISTED);
+	assert_int_equal(policy_egress_name(&names, "sub.pypi.org"), EGRESS_NOT_LISTED);
 	/* patterns */
-	assert_true(egress_pattern_valid("pypi.org"));
-	assert_true(egress_pattern_valid("*.pythonhosted.org"));
-	assert_false(egress_pattern_valid("*"));
-	assert_false(egress_pattern_valid("a..b"));
-	assert_false(egress_pattern_valid("a b"));
-	assert_false(egress_pattern_valid("*.*.org"));
-	assert_false(egress_pattern_valid(""));
+	assert_true(policy_egress_pattern_valid("pypi.org"));
+	assert_true(policy_egress_pattern_valid("*.pythonhosted.org"));
+	assert_false(policy_egress_pattern_valid("*"));
+	assert_false(policy_egress_pattern_valid("a..b"));
+	assert_false(policy_egress_pattern_valid("a b"));
+	assert_false(policy_egress_pattern_valid("*.*.org"));
+	assert_false(policy_egress_pattern_valid(""));
 	/* narrowing */
-	assert_true(egress_pattern_within(&names, "pypi.org"));
-	assert_true(egress_pattern_within(&names, "files.pythonhosted.org"));
-	assert_true(egress_pattern_within(&names, "*.pythonhosted.org"));
-	assert_true(egress_pattern_within(&names, "*.a.pythonhosted.org"));
-	assert_false(egress_pattern_within(&names, "*.org"));
-	assert_false(egress_pattern_within(&names, "*.pypi.org"));
-	assert_false(egress_pattern_within(&names, "github.com"));
+	assert_true(policy_egress_pattern_within(&names, "pypi.org"));
+	assert_true(policy_egress_pattern_within(&names, "files.pythonhosted.org"));
+	assert_true(policy_egress_pattern_within(&names, "*.pythonhosted.org"));
+	assert_true(policy_egress_pattern_within(&names, "*.a.pythonhosted.org"));
+	assert_false(policy_egress_pattern_within(&names, "*.org"));
+	assert_false(policy_egress_pattern_within(&names, "*.pypi.org"));
+	assert_false(policy_egress_pattern_within(&names, "github.com"));
 }
 
 /* A ClientHello with one extension, server_name = host (NULL: none). */

@@ -50,19 +50,10 @@ static const char *const default_deny_cidrs[] = {
 
 static const char *const no_strings[] = { NULL };
 
-static const char *const default_masked[] = {
-	"/proc/acpi",
-	"/proc/asound",
-	"/proc/kcore",
-	"/proc/keys",
-	"/proc/latency_stats",
-	"/proc/timer_list",
-	"/proc/timer_stats",
-	"/proc/sched_debug",
-	"/proc/scsi",
+/* Masked besides what `spec` masks (spec_default_masked_paths): the
+ * magic SysRq key, and the kernel's debug and security filesystems. */
+static const char *const more_masked[] = {
 	"/proc/sysrq-trigger",
-	"/sys/firmware",
-	"/sys/devices/virtual/powercap",
 	"/sys/kernel/debug",
 	"/sys/kernel/security",
 	NULL,
@@ -149,7 +140,9 @@ void policy_default(struct policy *p)
 	p->tmpfs[0].path = xstrdup("/tmp");
 	p->tmpfs[0].size = 32 * MiB;
 	p->n_tmpfs = 1;
-	strv_set(&p->masked_paths, default_masked);
+	strv_set(&p->masked_paths, spec_default_masked_paths);
+	for (size_t i = 0; more_masked[i]; i++)
+		policy_strv_add(&p->masked_paths, more_masked[i]);
 	strv_set(&p->readonly_paths, default_readonly);
 	strv_set(&p->bind_prefixes,
 		 WEAK_ENGINE_PARENTS ? weak_engine_parents : default_bind_prefixes);

@@ -22,6 +22,33 @@ for d in /sys/fs/cgroup/agentsbx /sys/fs/cgroup/*/agentsbx; do
 done
 root=/run/agentsbx
 ids=$root/.identities
+# A holder whose container or process is gone (a SIGKILLed session server,
+# a create killed mid-way) is stale: the runtime takes such a uid over when
+# a create probes it; here it is removed as the runtime would, and only a
+# live holder is a leftover.  Live: "pid:PID:START" while that process is
+# (START: /proc/PID/stat's 22nd field), a path while it records the uid.
+holder_live() { # UID HOLDER-FILE
+	h=$(cat "$2" 2>/dev/null) || return 1
+	case $h in
+	pid:*)
+		p=${h#pid:}; start=${p#*:}; p=${p%%:*}
+		[ -r "/proc/$p/stat" ] || return 1
+		[ "$(sed 's/^.*) //' "/proc/$p/stat" | cut -d' ' -f20)" = "$start" ]
+		;;
+	/*) [ "$(cat "$h/identity" 2>/dev/null)" = "$1" ] ;;
+	*) return 1 ;;
+	esac
+}
+if [ -d "$ids" ]; then
+	for d in "$ids"/*; do
+		[ -d "$d" ] || continue
+		for h in "$d"/*; do
+			[ -e "$h" ] || continue
+			holder_live "${d##*/}" "$h" || rm -f "$h"
+		done
+		rmdir "$d" 2>/dev/null || true
+	done
+fi
 if [ -d "$ids" ] && [ -z "$(ls -A "$ids" | grep -vx '.lock')" ]; then
 	rm -f "$ids/.lock" && rmdir "$ids"
 fi

@@ -13,6 +13,10 @@
  * directory, and records the same uid.  Every change is made under one
  * flock (short, bounded critical sections: no wait inside).
  *
+ * A front-door caller's directory (a session's workspace) is seen only in
+ * that caller's private mount namespace, so its holder names the process
+ * that holds it instead ("pid:PID:START"): live while that process is.
+ *
  * Recorded before it is made, so that `delete --force` after a SIGKILL at
  * any point gives it back: the uid is written into the state directory
  * (STATE_IDENTITY_FILE) before the holder is created; a holder whose
@@ -119,8 +123,21 @@ static void holder_name(const struct stat *state_dir, char *out, size_t n)
 		 (unsigned long long)state_dir->st_ino);
 }
 
+/* "pid:PID:START": that process is still the one that holds it. */
+static bool process_holder_live(const char *text)
+{
+	long long pid;
+	unsigned long long start;
+	int used = 0;
+
+	if (sscanf(text, "pid:%lld:%llu%n", &pid, &start, &used) != 2 || text[used] ||
+	    pid <= 0 || pid > INT_MAX)
+		return false;
+	return proc_is_same((pid_t)pid, start);
+}
+
 /* The holder's container is there, is the directory it names, and records
- * uid. */
+ * uid; or the process that holds it is alive. */
 static bool holder_live(int uid_dir, const char *name, uint32_t uid)
 {
 	_cleanup_free_ char *path = NULL;
@@ -131,7 +148,11 @@ static bool holder_live(int uid_dir, const char *name, uint32_t uid)
 	uint32_t recorded;
 	size_t len;
 
-	if (read_file_at(uid_dir, name, PATH_MAX, &path, &len, &ignored) < 0 || path[0] != '/')
+	if (read_file_at(uid_dir, name, PATH_MAX, &path, &len, &ignored) < 0)
+		return false;
+	if (!strncmp(path, "pid:", 4))
+		return process_holder_live(path);
+	if (path[0] != '/')
 		return false;
 	state = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (state < 0 || fstat(state, &st) < 0)
@@ -217,7 +238,7 @@ struct holder {
 static int holder_open(int dir_fd, const char *path, struct holder *h, struct error *err)
 {
 	h->dir_fd = dir_fd;
-	h->path = path;
+	h->path = path; /* what the holder file says: replaced by a front door's pid */
 	if (path[0] != '/')
 		return error_set(err, "identity: %s is not an absolute path", path);
 	if (fstat(dir_fd, &h->st) < 0)
@@ -410,6 +431,7 @@ int container_identity_hold(const struct global_opts *g, const char *dir, uint32
 			    struct error *err)
 {
 	_cleanup_close_ int fd = -1;
+	_cleanup_free_ char *pin = NULL;
 	struct policy p;
 	struct holder h;
 	int rc = 0;
@@ -425,7 +447,10 @@ int container_identity_hold(const struct global_opts *g, const char *dir, uint32
 		fd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd < 0)
 			rc = error_sys(err, "identity: open %s", dir);
-		else if (holder_open(fd, dir, &h, err) < 0 || hold(&p, &h, -1, uid, err) < 0)
+		else if (holder_open(fd, dir, &h, err) < 0 ||
+			 (h.path = pin = xasprintf("pid:%d:%llu", getpid(),
+						   proc_start_time(getpid()))) == NULL ||
+			 hold(&p, &h, -1, uid, err) < 0)
 			rc = -1;
 	}
 	policy_free(&p);

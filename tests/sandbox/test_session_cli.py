@@ -206,6 +206,42 @@ def test_files_round_trip_binary(cli):
     cli.ok("close", name)
 
 
+# What the code does to a file the host put in: change it, rename it, delete
+# it and the directories made for it, as with a file uploaded to E2B.  Under
+# the default policy the code runs as the session's own uid (identities),
+# never root: a root-owned 0644 file in a root-owned directory was EACCES.
+CHANGE_RENAME_DELETE = r"""
+set -e
+echo more >> up/a.txt
+echo new > top.txt
+mv up/a.txt up/b.txt
+mv top.txt up/c.txt
+cat up/b.txt up/c.txt
+chmod 600 up/b.txt
+rm up/b.txt up/c.txt
+rmdir up/deeper/dir up/deeper up
+ls -A /workspace
+echo done
+"""
+
+
+def test_files_the_host_wrote_are_the_codes_to_change_rename_delete(cli):
+    name = cli.create("--lang", "sh")
+    cli.ok("write", name, "up/a.txt", input=b"from the host\n")
+    cli.ok("write", name, "/workspace/top.txt", input=b"old\n")
+    cli.ok("write", name, "up/deeper/dir/x", input=b"x")
+    cli.ok("run", name, "--", "rm", "up/deeper/dir/x")
+    r = cli.json("run", name, "--code", "-", input=CHANGE_RENAME_DELETE.encode())
+    assert (r["exit_code"], r["stderr"]) == (0, ""), r
+    assert r["stdout"] == "from the host\nmore\nnew\ndone\n"
+    # A file the code made and the host then overwrites stays the code's.
+    cli.ok("run", name, "--", "sh", "-c", "echo mine > own; chmod 600 own")
+    cli.ok("write", name, "own", input=b"host\n")
+    rc, out, err = cli.raw("run", name, "--", "sh", "-c", "echo again >> own && cat own && rm own")
+    assert (rc, out) == (0, b"host\nagain\n"), err
+    cli.ok("close", name)
+
+
 # ---- life and death ---------------------------------------------------------------
 
 def test_an_idle_session_closes_itself(cli, state_root):

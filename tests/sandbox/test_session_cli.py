@@ -168,6 +168,18 @@ def test_a_session_end_to_end(cli, python_image, state_root):
     assert rc == 125 and b"no session " + name.encode() in err
 
 
+def test_a_python_exception_is_the_programs_result_not_a_failure(cli, python_image):
+    """A result with "error" (the exception's name, value, traceback) is
+    the program's: exit status 0 with --json, the result printed."""
+    name = cli.create(image=python_image)
+    r = cli.json("run", name, "--code", "-", input=b"x = 1\nundefined_name\n")
+    assert r["exit_code"] == 1 and r["error"]["name"] == "NameError", r
+    assert "undefined_name" in r["error"]["value"] and "line 2" in r["error"]["traceback"]
+    rc, out, err = cli.raw("run", name, "--code", "-", input=b"1/0")
+    assert rc == 1 and b"ZeroDivisionError" in err, (rc, err)
+    cli.ok("close", name)
+
+
 def test_commands_stdin_exit_codes_and_timeouts(cli):
     name = cli.create("--lang", "sh")
     rc, out, err = cli.raw("run", name, "--", "sh", "-c", "echo hi > a; cat a; exit 3")

@@ -42,6 +42,19 @@ def test_result_has_the_tutorials_fields_and_more(make_sandbox):
     assert json.loads(json.dumps(d))["exit_code"] == 3
 
 
+def test_the_readmes_examples(make_sandbox, make_session):
+    """python/README.md's first examples, as written there."""
+    sb = make_sandbox(image="python", timeout=10, memory="128m")
+    r = sb.run("import statistics as s\nq = [i*i for i in range(1, 1001)]\ns.mean(q)")
+    assert (r.stdout, r.exit_code, r.timed_out, r.value) == ("", 0, False, "333833.5")
+    s = make_session(image="python")
+    s.files.write("data.csv", "x,y\n1,2\n3,4\n")
+    r = s.run_code("import csv\nlen(list(csv.DictReader(open('data.csv'))))")
+    assert (r.text, r.error) == ("2", None)
+    s.files.write("a.csv", "x\n1\n")
+    assert s.run_code("open('a.csv').read()").text == "'x\\n1\\n'"  # the top README's
+
+
 def test_timeout_memory_and_limits(make_sandbox):
     sb = make_sandbox(timeout=1, memory="64m", pids=16)
     t = time.monotonic()

@@ -14,10 +14,12 @@ def check_allow_domains(allow_domains):
     without a word, nor, some day, everything)."""
     if allow_domains:
         raise NotSupportedError(
-            "allow_domains=%r: egress by domain name is not built yet: it is the policy "
-            "field %s of issue 27.  Until then a sandbox has no network (network=None), "
-            "or joins a network namespace you prepared (network='/var/run/netns/NAME', "
-            "if the policy allows networking)" % (list(allow_domains), ALLOW_DOMAINS_FIELD))
+            "allow_domains=%r: egress by domain name per call is not built yet (issue 27: "
+            "the policy field %s names the domains every container may reach; the sandbox "
+            "and session commands cannot narrow it per call yet).  Until then a sandbox has "
+            "no network (network=None), or joins a network namespace you prepared "
+            "(network='/var/run/netns/NAME', if the policy allows networking)"
+            % (list(allow_domains), ALLOW_DOMAINS_FIELD))
 
 
 def check_lang(lang):

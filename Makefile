@@ -65,7 +65,7 @@ PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
 
-.PHONY: all deps test audit-log-mark check layering docs install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test attacks asan clean bench tools \
+.PHONY: all deps test audit-log-mark check layering docs install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test python-test attacks asan clean bench tools \
 	fuzz fuzz-build fuzz-bins test-fuzz
 
 all: agentsbx
@@ -192,6 +192,13 @@ e2e: agentsbx
 sandbox-test: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/sandbox
 
+# The Python package (python/: Sandbox, Session, the run_python tool) and
+# Docker's Python SDK driving a private dockerd with runtime agentsbx: the
+# tutorial's hostile programs and print(1) latency, written to
+# tests/python/results.md; its own pytest process (a subreaper, as e2e).
+python-test: agentsbx tools
+	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/python
+
 # --systemd-cgroup in a guest booted with systemd (pure v2, then hybrid).
 vmtest-systemd: all
 	BUILD=$(BUILD) tests/vm/systemd/run-systemd-tests.sh || [ $$? = 77 ]
@@ -239,7 +246,7 @@ install: agentsbx
 	[ -e $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example ] || \
 	  install -m 0644 policy.json.example $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example
 
-test: audit-log-mark lint unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test attacks
+test: audit-log-mark lint unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test python-test attacks
 	@AUDIT_LOG_MARK=$(BUILD)/.audit-log-size tests/cleanup-after-tests.sh
 
 # The default audit log's size before the tests: they must not write it.

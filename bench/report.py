@@ -774,7 +774,21 @@ def sandbox_section(d):
     if notes:
         o.append("- " + notes.replace("\n", "; ") + ".")
     o.append("")
+    o += python_latency(os.path.join(os.path.dirname(d), "python"))
     return o
+
+
+def python_latency(d):
+    """Case 9 from Python (tests/python/test_tables.py -k latency): the
+    tutorial's measure, ten print(1) after a warm-up, for its tiers."""
+    o = ["### 9b. The same from Python: the tutorial's tiers (tests/python)", ""]
+    table = read(os.path.join(d, "latency.md")).strip()
+    if not table:
+        why = read(os.path.join(d, "not-run.txt")).strip() or "BENCH_PYTHON=0, or not run"
+        return o + ["Not run: " + why + ".", ""]
+    return o + [table, "", "Ten runs after a warm-up each (the median and the slowest), one "
+                "after the other; `docker run` with the hardened flags of the seed's runner "
+                "(docs/python.md).", ""]
 
 
 def kv_space_eq(line):

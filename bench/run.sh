@@ -9,6 +9,7 @@
 #   BENCH_VM=0 bench/run.sh this host only
 #   BENCH_HOST=0 ...        the guest only (the host's last raw results are reused)
 #   BENCH_SANDBOX=0 ...     without case 9 (bench/sandbox.sh: sandbox vs docker run)
+#   BENCH_PYTHON=0 ...      without case 9's Python table (tests/python's print(1) latency)
 #   bench/run.sh --report   only rewrite the report from the last raw results
 #
 # Raw results: build/bench/{host,vm}/.  Run as root (containers, cgroups).
@@ -100,6 +101,16 @@ if [ "${BENCH_HOST:-1}" = 1 ]; then
 		OUT=$RAW/host/sandbox AGENTSBX=$AGENTSBX \
 			"$SUBREAPER" --wait-all "$HERE/sandbox.sh" ||
 			{ rc=$?; mkdir -p "$RAW/host/sandbox"; echo "bench/sandbox.sh: exit status $rc" > "$RAW/host/sandbox/not-run.txt"; }
+	fi
+	# case 9, from Python: the tutorial's print(1) latency (tests/python:
+	# a limited subprocess, docker run with runc and agentsbx, Sandbox.run,
+	# a warm Session.run_code); its own pytest process, as make python-test
+	if [ "${BENCH_PYTHON:-1}" = 1 ]; then
+		echo "bench: Python latency ($(elapsed) s)" >&2
+		mkdir -p "$RAW/host/python" && rm -f "$RAW/host/python/latency.md"
+		PY_LATENCY_OUT=$RAW/host/python/latency.md AGENTSBX=$AGENTSBX \
+			"$PY" -m pytest -q -p no:cacheprovider tests/python/test_tables.py -k latency >&2 ||
+			echo "tests/python/test_tables.py -k latency: exit status $?" > "$RAW/host/python/not-run.txt"
 	fi
 fi
 

@@ -24,6 +24,9 @@ E2E_PKGS="docker.io containerd podman conmon"
 E2E_PKGS="$E2E_PKGS containernetworking-plugins"
 # The sandbox's Python and node images (tests/sandbox) are made with it.
 E2E_PKGS="$E2E_PKGS debootstrap"
+# tests/python: Docker's Python SDK (the seed's runner against dockerd with
+# runtime agentsbx) and venv (the package installed offline into a fresh one).
+E2E_PKGS="$E2E_PKGS python3-docker python3-venv"
 
 missing=""
 for p in $BUILD_PKGS $TEST_PKGS $FUZZ_PKGS $LINT_PKGS $REF_PKGS $VM_PKGS $E2E_PKGS $BENCH_PKGS; do

@@ -13,7 +13,12 @@
  * Files go in and out of files/ through a directory fd, every path
  * resolved with RESOLVE_IN_ROOT (a symlink the code made cannot lead out),
  * only regular files read (a FIFO is refused, never waited on), sizes
- * bounded.  A session is not thread-safe: its user serialises.
+ * bounded.  A file the host writes, and the directories made for it, are
+ * the session's code's (the uid its workspace holds, sb.uid, which every
+ * run shares): its code can change, rename and delete them, as a file
+ * uploaded to an E2B sandbox; each is chowned through the fd it was made
+ * or opened with, never by a path.  A session is not thread-safe: its user
+ * serialises.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -173,8 +178,19 @@ static int dir_of(struct sandbox_session *ss, const char *path, const char **rel
 	return outputs ? ss->outputs_fd : ss->files_fd;
 }
 
-/* mkdir -p of rel's parents, each step beneath the last (no symlinks). */
-static int make_parents(int files_fd, const char *rel, int *parent, const char **leaf,
+/* What the host puts into the session becomes its code's: fd (a file or a
+ * directory, O_PATH or not) chowned to uid, the one its runs have.  0 (root
+ * stays root: rootless, or a policy without an identity) changes nothing. */
+static int give_to_code(int fd, uid_t uid)
+{
+	if (!uid)
+		return 0;
+	return fchownat(fd, "", uid, uid, AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW);
+}
+
+/* mkdir -p of rel's parents, each step beneath the last (no symlinks); a
+ * directory made here is uid's (give_to_code). */
+static int make_parents(int files_fd, const char *rel, uid_t uid, int *parent, const char **leaf,
 			struct error *err)
 {
 	_cleanup_free_ char *copy = xstrdup(rel);
@@ -188,17 +204,31 @@ static int make_parents(int files_fd, const char *rel, int *parent, const char *
 			.flags = O_PATH | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW,
 			.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_XDEV,
 		};
+		bool made = false;
 		int next;
 
 		*slash = '\0';
-		if (*p && strcmp(p, ".") && mkdirat(fd, p, 0755) < 0 && errno != EEXIST) {
-			error_sys(err, "mkdir %s", p);
-			close(fd);
-			return -1;
+		if (*p && strcmp(p, ".")) {
+			if (mkdirat(fd, p, 0755) == 0)
+				made = true;
+			else if (errno != EEXIST) {
+				error_sys(err, "mkdir %s", p);
+				close(fd);
+				return -1;
+			}
 		}
 		next = *p ? (int)syscall(SYS_openat2, fd, p, &how, sizeof(how)) : fd;
 		if (next < 0) {
 			error_sys(err, "open %s", p);
+			close(fd);
+			return -1;
+		}
+		/* The one just made (or whatever the code put in its place since:
+		 * a directory of its own, never a symlink, RESOLVE_NO_SYMLINKS). */
+		if (made && give_to_code(next, uid) < 0) {
+			error_sys(err, "chown %s to uid %u", p, (unsigned)uid);
+			if (next != fd)
+				close(next);
 			close(fd);
 			return -1;
 		}
@@ -218,15 +248,24 @@ int sandbox_session_write_file(struct sandbox_session *ss, const char *path, con
 	const char *rel, *leaf = NULL;
 	int root = dir_of(ss, path, &rel);
 	_cleanup_close_ int parent = -1, fd = -1;
+	struct stat st;
 
 	if (!rel || !strcmp(rel, "."))
 		return error_set(err, "%s: a file under %s or %s is expected", path,
 				 SANDBOX_SESSION_DIR, SANDBOX_OUTPUTS_DIR);
-	if (make_parents(root, rel, &parent, &leaf, err) < 0)
+	if (make_parents(root, rel, ss->sb.uid, &parent, &leaf, err) < 0)
 		return error_prefix(err, "%s", path);
 	fd = open_in(parent, leaf, O_WRONLY | O_CREAT | O_TRUNC | O_NONBLOCK, 0644);
 	if (fd < 0)
 		return error_sys(err, "%s: open", path);
+	if (fstat(fd, &st) < 0)
+		return error_sys(err, "%s: stat", path);
+	if (!S_ISREG(st.st_mode))
+		return error_set(err, "%s: not a regular file", path);
+	/* The code's, whoever made it: a file it wrote stays its own, one the
+	 * host made becomes its own (through the fd: the name may have moved). */
+	if (give_to_code(fd, ss->sb.uid) < 0)
+		return error_sys(err, "%s: chown to uid %u", path, (unsigned)ss->sb.uid);
 	if (len && write_all(fd, data, len) < 0)
 		return error_sys(err, "%s: write", path);
 	return 0;

@@ -211,11 +211,14 @@ static int connect_server(int dirfd, const char *name, int *out, struct error *e
 	return 0;
 }
 
+/* The server's failure is {"error": {"message"}}; a run's result may have
+ * an "error" too, a Python program's exception ({name, value, traceback}),
+ * which is the program's, not the server's. */
 static int reply_error(struct session_reply *rep, struct error *err)
 {
 	yajl_val e = jmember(rep->hdr, "error"), m = e ? jmember(e, "message") : NULL;
 
-	if (!e)
+	if (!e || jmember(rep->hdr, "exit_code"))
 		return 0;
 	error_set(err, "%s", m && YAJL_IS_STRING(m) ? m->u.string : "the session's server failed");
 	session_reply_free(rep);

@@ -477,6 +477,21 @@ def test_session_files_stay_inside_the_workspace(client):
     tool(client, "session_close", session_id=sid)
 
 
+def test_a_file_written_by_session_write_file_is_the_codes(client):
+    """The code (its session's own uid under the default policy) can
+    change, rename and delete a file session_write_file put in, and the
+    directory made for it."""
+    sid = tool(client, "session_create")["structuredContent"]["session_id"]
+    assert tool(client, "session_write_file", session_id=sid, path="d/a.txt",
+                content="one\n")["isError"] is False
+    r = tool(client, "session_run", session_id=sid, language="sh",
+             code="set -e; echo two >> d/a.txt; mv d/a.txt d/b.txt; cat d/b.txt; "
+                  "rm d/b.txt; rmdir d; ls -A")
+    assert r["structuredContent"]["exit_code"] == 0, r
+    assert r["structuredContent"]["stdout"] == "one\ntwo\n"
+    tool(client, "session_close", session_id=sid)
+
+
 def test_idle_sessions_expire_and_the_limit_holds(make_client, python_image, state_root):
     c = make_client("--session-idle", "1", "--max-sessions", "2", images=(python_image,))
     c.initialize()

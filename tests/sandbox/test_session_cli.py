@@ -168,6 +168,18 @@ def test_a_session_end_to_end(cli, python_image, state_root):
     assert rc == 125 and b"no session " + name.encode() in err
 
 
+def test_a_python_exception_is_the_programs_result_not_a_failure(cli, python_image):
+    """A result with "error" (the exception's name, value, traceback) is
+    the program's: exit status 0 with --json, the result printed."""
+    name = cli.create(image=python_image)
+    r = cli.json("run", name, "--code", "-", input=b"x = 1\nundefined_name\n")
+    assert r["exit_code"] == 1 and r["error"]["name"] == "NameError", r
+    assert "undefined_name" in r["error"]["value"] and "line 2" in r["error"]["traceback"]
+    rc, out, err = cli.raw("run", name, "--code", "-", input=b"1/0")
+    assert rc == 1 and b"ZeroDivisionError" in err, (rc, err)
+    cli.ok("close", name)
+
+
 def test_commands_stdin_exit_codes_and_timeouts(cli):
     name = cli.create("--lang", "sh")
     rc, out, err = cli.raw("run", name, "--", "sh", "-c", "echo hi > a; cat a; exit 3")
@@ -203,6 +215,42 @@ def test_files_round_trip_binary(cli):
     assert cli.ok("read", name, "sub/dir/blob.bin") == blob
     rc, out, _ = cli.raw("run", name, "--", "wc", "-c", "/workspace/sub/dir/blob.bin")
     assert rc == 0 and out.split()[0] == b"256000"
+    cli.ok("close", name)
+
+
+# What the code does to a file the host put in: change it, rename it, delete
+# it and the directories made for it, as with a file uploaded to E2B.  Under
+# the default policy the code runs as the session's own uid (identities),
+# never root: a root-owned 0644 file in a root-owned directory was EACCES.
+CHANGE_RENAME_DELETE = r"""
+set -e
+echo more >> up/a.txt
+echo new > top.txt
+mv up/a.txt up/b.txt
+mv top.txt up/c.txt
+cat up/b.txt up/c.txt
+chmod 600 up/b.txt
+rm up/b.txt up/c.txt
+rmdir up/deeper/dir up/deeper up
+ls -A /workspace
+echo done
+"""
+
+
+def test_files_the_host_wrote_are_the_codes_to_change_rename_delete(cli):
+    name = cli.create("--lang", "sh")
+    cli.ok("write", name, "up/a.txt", input=b"from the host\n")
+    cli.ok("write", name, "/workspace/top.txt", input=b"old\n")
+    cli.ok("write", name, "up/deeper/dir/x", input=b"x")
+    cli.ok("run", name, "--", "rm", "up/deeper/dir/x")
+    r = cli.json("run", name, "--code", "-", input=CHANGE_RENAME_DELETE.encode())
+    assert (r["exit_code"], r["stderr"]) == (0, ""), r
+    assert r["stdout"] == "from the host\nmore\nnew\ndone\n"
+    # A file the code made and the host then overwrites stays the code's.
+    cli.ok("run", name, "--", "sh", "-c", "echo mine > own; chmod 600 own")
+    cli.ok("write", name, "own", input=b"host\n")
+    rc, out, err = cli.raw("run", name, "--", "sh", "-c", "echo again >> own && cat own && rm own")
+    assert (rc, out) == (0, b"host\nagain\n"), err
     cli.ok("close", name)
 
 

@@ -336,6 +336,28 @@ def test_twenty_sessions_opened_and_closed_leave_nothing(cli, state_root):
     assert settled(state_root) == {}
 
 
+def test_two_sessions_never_share_a_uid(cli, tmp_path):
+    """A session's workspace holds its uid from inside the session server's
+    own mount namespace; another process could not see that path and took
+    the holder for stale (two sessions on one uid).  A range of one uid:
+    the second session is refused while the first lives, and gets it once
+    the first is closed."""
+    pol = tmp_path / "one-uid.json"
+    pol.write_text('{"identities": {"first": 1879990000, "count": 1}}')
+    rc, out, err = cli.raw("create", "--image-root", cli.images, "--image", "busybox",
+                           "--lang", "sh", policy=str(pol))
+    assert rc == 0, err
+    first = out.decode().strip()
+    rc, out, err = cli.raw("create", "--image-root", cli.images, "--image", "busybox",
+                           "--lang", "sh", policy=str(pol))
+    assert rc != 0 and b'"identities"' in err, (out, err)
+    cli.ok("close", first)
+    rc, out, err = cli.raw("create", "--image-root", cli.images, "--image", "busybox",
+                           "--lang", "sh", policy=str(pol))
+    assert rc == 0, err
+    cli.ok("close", out.decode().strip())
+
+
 # ---- limits and network, as the policy allows ------------------------------------------
 
 @pytest.mark.parametrize("flags, field", [

@@ -26,8 +26,8 @@
 #define EGRESS_PORTS_MAX POLICY_EGRESS_PORTS_MAX
 /* The proxy's address in the container's namespace (on its lo), and the
  * port of its HTTP proxy (HTTP_PROXY/HTTPS_PROXY). */
-#define EGRESS_ADDR "127.0.0.2"
-#define EGRESS_PROXY_PORT 3128
+#define EGRESS_ADDR POLICY_EGRESS_ADDR
+#define EGRESS_PROXY_PORT POLICY_EGRESS_PROXY_PORT
 
 /* What a container's proxy serves (from the policy in force, narrowed by
  * the container's own request). */

@@ -61,6 +61,9 @@ struct policy_hook_rule {
 /* egress by name: the names a container may reach (exact, or "*.suffix":
  * every name below suffix), denyDomains winning (policy_egress.c). */
 #define POLICY_EGRESS_NAME_MAX 253
+/* The proxy's address on the container's lo, its HTTP proxy port. */
+#define POLICY_EGRESS_ADDR "127.0.0.2"
+#define POLICY_EGRESS_PROXY_PORT 3128
 #define POLICY_EGRESS_PORTS_MAX 16
 struct policy_egress_names {
 	struct str_array allow;

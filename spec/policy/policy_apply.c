@@ -62,8 +62,8 @@ static int rule_annotations(struct apply *a)
 		const char *k = m->keys[i], *v = m->values[i];
 		unsigned need;
 
-		if (strncmp(k, "agentsbx.", 9))
-			continue;
+		if (strncmp(k, "agentsbx.", 9) || !strcmp(k, "agentsbx.egress.allow"))
+			continue; /* the last: a narrowing, judged by policy_rule_egress */
 		if (!strcmp(k, "agentsbx.network") && !strcmp(v, "allow"))
 			need = RELAX_NETWORK;
 		else if (!strcmp(k, "agentsbx.rootfs") && !strcmp(v, "writable"))

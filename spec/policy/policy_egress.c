@@ -238,6 +238,34 @@ static int asked_names(const struct policy *p, const struct oci_spec *s, struct 
 	return 0;
 }
 
+/* Clients that honour the proxy variables go through its HTTP proxy port
+ * (CONNECT); the rest are redirected there by the namespace's rules. */
+static void add_proxy_env(struct oci_spec *s, struct policy_changes *ch)
+{
+	static const char *const vars[] = {
+		"HTTP_PROXY=http://" POLICY_EGRESS_ADDR ":3128",
+		"HTTPS_PROXY=http://" POLICY_EGRESS_ADDR ":3128",
+		"http_proxy=http://" POLICY_EGRESS_ADDR ":3128",
+		"https_proxy=http://" POLICY_EGRESS_ADDR ":3128",
+		"NO_PROXY=localhost,127.0.0.1,::1",
+		"no_proxy=localhost,127.0.0.1,::1",
+		NULL,
+	};
+	struct str_array *env = &s->process.env;
+
+	for (size_t i = 0; vars[i]; i++) {
+		size_t n = strcspn(vars[i], "=") + 1;
+		bool set = false;
+
+		for (size_t j = 0; j < env->len && !set; j++)
+			set = !strncmp(env->items[j], vars[i], n);
+		if (set)
+			continue; /* the spec's own proxy: it meets the redirect anyway */
+		policy_strv_add(env, vars[i]);
+		policy_change_add(ch, "egress", "process.env", NULL, vars[i]);
+	}
+}
+
 int policy_rule_egress(const struct policy *p, struct oci_spec *s, struct policy_changes *ch,
 		       struct policy_decision *d, struct error *err)
 {
@@ -266,5 +294,6 @@ int policy_rule_egress(const struct policy *p, struct oci_spec *s, struct policy
 	d->egress_proxy = true;
 	d->egress_filter = d->inbound_only = false;
 	d->only_loopback = true;
+	add_proxy_env(s, ch);
 	return 0;
 }

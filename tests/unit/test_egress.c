@@ -9,10 +9,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../runtime/egress/egress.h"
+#include "../../spec/policy/policy.h"
+#include "../../spec/spec.h"
 
 static char *allow_items[] = { "pypi.org", "*.pythonhosted.org", "allowed.test", NULL };
 static char *deny_items[] = { "evil.pythonhosted.org", NULL };
@@ -204,6 +207,103 @@ static void test_dns(void **state)
 			 0);
 }
 
+/* ---- the policy's rule (spec/policy/policy_egress.c) ---------------------------------- */
+
+#define SPEC "{'ociVersion':'1.0.2','root':{'path':'rootfs'},'process':{'cwd':'/','args':['sh']," \
+	     "'user':{'uid':0,'gid':0},'env':['PATH=/bin'%s]},%s'linux':{'namespaces':[" \
+	     "{'type':'pid'},{'type':'mount'},{'type':'ipc'},{'type':'uts'},{'type':'network'%s}]}}"
+
+static int apply_egress(const char *policy_json, const char *env, const char *annotations,
+			const char *netns_path, struct policy_decision *d, struct oci_spec *s,
+			struct error *err)
+{
+	struct policy p;
+	struct policy_changes ch = { 0 };
+	char *json = NULL;
+	int r;
+
+	if (asprintf(&json, SPEC, env, annotations, netns_path) < 0)
+		fail();
+	for (char *q = json; *q; q++)
+		if (*q == '\'')
+			*q = '"';
+	if (spec_parse(json, strlen(json), s, err) < 0)
+		fail_msg("spec: %s", err->msg);
+	free(json);
+	if (policy_parse(policy_json, strlen(policy_json), "t", &p, err) < 0)
+		fail_msg("policy: %s", err->msg);
+	r = policy_apply(&p, s, &ch, d, err);
+	policy_changes_free(&ch);
+	policy_free(&p);
+	return r;
+}
+
+static bool env_has(const struct oci_spec *s, const char *e)
+{
+	for (size_t i = 0; i < s->process.env.len; i++)
+		if (!strcmp(s->process.env.items[i], e))
+			return true;
+	return false;
+}
+
+static void test_policy_rule(void **state)
+{
+	static const char pol[] = "{\"egress\": {\"allowDomains\": [\"pypi.org\", \"*.pythonhosted.org\"]}}";
+	struct policy_decision d;
+	struct oci_spec s;
+	struct error err = { 0 };
+	(void)state;
+
+	/* the policy's list: a proxy, only lo, the proxy variables */
+	assert_int_equal(apply_egress(pol, "", "", "", &d, &s, &err), 0);
+	assert_true(d.egress_proxy && d.only_loopback && !d.egress_filter);
+	assert_int_equal(d.egress_allow.len, 2);
+	assert_true(env_has(&s, "HTTPS_PROXY=http://127.0.0.2:3128"));
+	policy_decision_free(&d);
+	spec_free(&s);
+	/* the spec's own proxy variable is kept */
+	assert_int_equal(apply_egress(pol, ",'https_proxy=http://mine:1'", "", "", &d, &s, &err), 0);
+	assert_true(env_has(&s, "https_proxy=http://mine:1"));
+	assert_false(env_has(&s, "https_proxy=http://127.0.0.2:3128"));
+	policy_decision_free(&d);
+	spec_free(&s);
+	/* narrowed by the annotation */
+	assert_int_equal(apply_egress(pol, "", "'annotations':{'agentsbx.egress.allow':'files.pythonhosted.org'},",
+				      "", &d, &s, &err), 0);
+	assert_int_equal(d.egress_allow.len, 1);
+	assert_string_equal(d.egress_allow.items[0], "files.pythonhosted.org");
+	policy_decision_free(&d);
+	spec_free(&s);
+	/* more than the list: refused, naming the field */
+	assert_int_equal(apply_egress(pol, "", "'annotations':{'agentsbx.egress.allow':'github.com'},",
+				      "", &d, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "egress.allowDomains (list github.com)"));
+	policy_decision_free(&d);
+	spec_free(&s);
+	/* no list at all: an annotation asks for more than nothing */
+	assert_int_equal(apply_egress("{}", "", "'annotations':{'agentsbx.egress.allow':'pypi.org'},",
+				      "", &d, &s, &err), -1);
+	policy_decision_free(&d);
+	spec_free(&s);
+	/* a joined namespace (a pod's): no proxy, every new outbound
+	 * connection dropped instead; asked by annotation: refused */
+	assert_int_equal(apply_egress(pol, "", "", ",'path':'/run/netns/x'", &d, &s, &err), 0);
+	assert_false(d.egress_proxy);
+	assert_true(d.egress_filter && d.inbound_only);
+	policy_decision_free(&d);
+	spec_free(&s);
+	assert_int_equal(apply_egress(pol, "", "'annotations':{'agentsbx.egress.allow':'pypi.org'},",
+				      ",'path':'/run/netns/x'", &d, &s, &err), -1);
+	assert_non_null(strstr(err.msg, "network namespace of the container's own"));
+	policy_decision_free(&d);
+	spec_free(&s);
+	/* no list: off */
+	assert_int_equal(apply_egress("{}", "", "", "", &d, &s, &err), 0);
+	assert_false(d.egress_proxy);
+	policy_decision_free(&d);
+	spec_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_tls_sni),
 		cmocka_unit_test(test_http),
 		cmocka_unit_test(test_dns),
+		cmocka_unit_test(test_policy_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,9 +71,12 @@ struct sandbox_config {
 	int64_t pids;		/* 0: the policy's */
 	const char *netns;	/* NULL: no network; else a netns path */
 	bool netns_annotate;	/* ask the policy to allow it (annotation) */
-	uint64_t disk;		/* bytes of the writable layer; 0: default */
-	int stdin_fd;		/* >= 0: the container's stdin; else a pipe */
-	bool session;		/* bind the workspace's files/ on SANDBOX_SESSION_DIR */
+	/* egress by name: "a,b" (within the policy's egress.allowDomains:
+	 * the agentsbx.egress.allow annotation); NULL: the policy's own */
+	const char *allow_domains;
+	uint64_t disk; /* bytes of the writable layer; 0: default */
+	int stdin_fd;  /* >= 0: the container's stdin; else a pipe */
+	bool session;  /* bind the workspace's files/ on SANDBOX_SESSION_DIR */
 };
 
 /* What one call brings (may come after create: the warm pool). */

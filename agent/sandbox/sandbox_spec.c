@@ -301,6 +301,10 @@ static void gen_annotations(yajl_gen g, const struct sandbox_config *cfg)
 		jgen_str(g, "agentsbx.network");
 		jgen_str(g, "allow");
 	}
+	if (cfg->allow_domains) {
+		jgen_str(g, "agentsbx.egress.allow");
+		jgen_str(g, cfg->allow_domains);
+	}
 	yajl_gen_map_close(g);
 }
 

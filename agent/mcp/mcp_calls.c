@@ -37,6 +37,7 @@
 #include "../../lib/log.h"
 #include "../../lib/utf8.h"
 #include "../../lib/util.h"
+#include "../../spec/json.h"
 #include "mcp_private.h"
 
 #define WAIT_TICK_MS 100
@@ -142,6 +143,7 @@ static void call_free(struct mcp_call *c)
 	mcp_call_args_free(&c->a);
 	for (int i = 0; i < 3; i++)
 		free(c->pending[i]);
+	free(c->answer);
 	if (c->cancel_fd >= 0)
 		close(c->cancel_fd);
 	if (c->conn)
@@ -309,6 +311,64 @@ void mcp_calls_cancel_peer(struct mcp_server *s, const struct mcp_peer *peer)
 		if (!c->replied && !c->cancelled && c->conn->peer == peer) {
 			c->cancelled = true;
 			kick(c);
+		}
+	pthread_cond_broadcast(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+}
+
+static void deadline_in(struct timespec *ts, long long ns)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ns += ts->tv_nsec;
+	ts->tv_sec += ns / 1000000000L;
+	ts->tv_nsec = ns % 1000000000L;
+}
+
+char *mcp_calls_ask(struct mcp_call *c, const char *method, void (*gen)(yajl_gen g, void *arg),
+		    void *arg, double seconds)
+{
+	struct mcp_server *s = c->s;
+	static unsigned long seq;
+	struct timespec until;
+	yajl_gen g = mcp_notification_begin(method);
+	char *answer;
+
+	pthread_mutex_lock(&s->lock);
+	snprintf(c->ask_id, sizeof(c->ask_id), "agentsbx-%lu", ++seq);
+	c->answered = false;
+	pthread_mutex_unlock(&s->lock);
+	jgen_key_str(g, "id", c->ask_id);
+	jgen_str(g, "params");
+	gen(g, arg);
+	mcp_reply_send(c->conn, g);
+	deadline_in(&until, (long long)(seconds * 1e9));
+	pthread_mutex_lock(&s->lock);
+	while (!c->answered && !c->cancelled && !s->stop_signal)
+		if (pthread_cond_timedwait(&s->cond, &s->lock, &until) == ETIMEDOUT)
+			break;
+	answer = c->answer;
+	c->answer = NULL;
+	c->ask_id[0] = 0;
+	pthread_mutex_unlock(&s->lock);
+	return answer;
+}
+
+void mcp_calls_answer(struct mcp_conn *conn, yajl_val msg)
+{
+	struct mcp_server *s = conn->s;
+	yajl_val id = jmember(msg, "id");
+
+	if (!id || !YAJL_IS_STRING(id))
+		return;
+	pthread_mutex_lock(&s->lock);
+	for (struct mcp_call *c = s->calls; c; c = c->next)
+		if (c->ask_id[0] && !c->answered && c->conn->peer == conn->peer &&
+		    !strcmp(c->ask_id, id->u.string)) {
+			yajl_gen g = jgen_new(false);
+
+			jgen_tree(g, msg, 64);
+			c->answer = jgen_finish(g, NULL);
+			c->answered = true;
 		}
 	pthread_cond_broadcast(&s->cond);
 	pthread_mutex_unlock(&s->lock);

@@ -226,6 +226,8 @@ void mcp_dispatch(struct mcp_conn *conn, yajl_val msg)
 		dispatch_method(conn, &mid, method->u.string, params);
 	else if (r == 2)
 		dispatch_notification(conn, method->u.string, params);
+	else if (r == 1 && mid.text)
+		mcp_calls_answer(conn, msg);
 	mcp_id_free(&mid);
 }
 

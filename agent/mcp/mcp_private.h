@@ -108,6 +108,8 @@ enum mcp_tool {
 	TOOL_MAX,
 };
 
+struct mcp_call;
+
 /* The arguments of a call (owned copies). */
 struct call_args {
 	enum mcp_tool tool;
@@ -124,6 +126,7 @@ struct call_args {
 	bool base64; /* read_file: encoding */
 	int fixture;  /* --conformance-fixtures: which (mcp_fixtures.c) */
 	char *fixture_arg; /* its one string argument, or NULL */
+	void (*fixture_run)(struct mcp_call *c); /* handed down: no call back up */
 	/* session_create: its own limits (0: the server's) and network */
 	uint64_t memory, cpu_quota;
 	int64_t pids;
@@ -164,6 +167,10 @@ struct mcp_call {
 	char *pending[3]; /* output of streams 1 and 2 not yet notified */
 	size_t pending_len[3];
 	unsigned long long pending_dropped[3];
+	/* a request of ours to the client (sampling, elicitation: fixtures) */
+	char ask_id[32];
+	char *answer; /* its response, as JSON text */
+	bool answered;
 };
 
 struct mcp_server {
@@ -234,7 +241,6 @@ int mcp_fixtures_call(struct mcp_conn *conn, const struct mcp_id *id, yajl_val p
 /* resources/..., prompts/..., completion/..., logging/...: 1 if answered. */
 int mcp_fixtures_method(struct mcp_conn *conn, const struct mcp_id *id, const char *method,
 			yajl_val params);
-void mcp_fixtures_run(struct mcp_call *c);
 void mcp_fixtures_capabilities(struct mcp_server *s, yajl_gen g);
 
 /* ---- mcp_calls.c ------------------------------------------------------------- */
@@ -247,6 +253,13 @@ void mcp_calls_start(struct mcp_conn *conn, const struct mcp_id *id, struct call
 void mcp_calls_cancel(struct mcp_conn *conn, const struct mcp_id *request_id);
 /* Cancel every call of a peer (its HTTP session ended). */
 void mcp_calls_cancel_peer(struct mcp_server *s, const struct mcp_peer *peer);
+/* From a call's thread: a request to the client on the call's connection
+ * (params made by gen), and its response as JSON text (heap), or NULL if
+ * none came in seconds. */
+char *mcp_calls_ask(struct mcp_call *c, const char *method, void (*gen)(yajl_gen g, void *arg),
+		    void *arg, double seconds);
+/* A response from the client (a message with result or error). */
+void mcp_calls_answer(struct mcp_conn *conn, yajl_val msg);
 /* Kill every run (a termination signal, or stdout gone). */
 void mcp_calls_kill_all(struct mcp_server *s);
 /* Wait for every call thread to end; kills them all if a signal comes. */

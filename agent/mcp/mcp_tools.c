@@ -419,6 +419,7 @@ void mcp_call_args_free(struct call_args *a)
 	free(a->session_id);
 	free(a->path);
 	free(a->content);
+	free(a->fixture_arg);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -475,8 +476,8 @@ void mcp_tools_run(struct mcp_call *c)
 	struct sandbox sb;
 	struct error err;
 
-	if (c->a.fixture) {
-		mcp_fixtures_run(c);
+	if (c->a.fixture_run) {
+		c->a.fixture_run(c);
 		return;
 	}
 	if (c->a.tool != TOOL_RUN_CODE) {

@@ -11,7 +11,7 @@
 #   make bench      benchmarks against runc and crun
 
 CC       ?= cc
-PKGS     := libseccomp libcap yajl mount libnftables libsystemd
+PKGS     := libseccomp libcap yajl mount libnftables libsystemd libmicrohttpd
 # A missing -dev package stops the build here, by name, instead of as a
 # wall of compiler errors (`make deps` installs them all).
 ifeq ($(filter deps clean format lint,$(MAKECMDGOALS)),)
@@ -21,10 +21,10 @@ $(error pkg-config cannot find: $(PKG_MISSING) (Debian: `make deps`, or install 
 endif
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-# libnftables, libsystemd and libmount: headers only; the calls that need
-# them dlopen them (lib/dynlib.h), so that every other call does not load
-# ~18 libraries.
-DLOPEN_PKGS := libnftables libsystemd mount
+# libnftables, libsystemd, libmount and libmicrohttpd (agentsbx mcp
+# --listen): headers only; the calls that need them dlopen them
+# (lib/dynlib.h), so that every other call does not load ~18 libraries.
+DLOPEN_PKGS := libnftables libsystemd mount libmicrohttpd
 PKG_LIBS   := $(shell pkg-config --libs $(filter-out $(DLOPEN_PKGS),$(PKGS))) -ldl
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 GITCOMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -279,6 +279,8 @@ fuzz-bins: $(FUZZ_BINS)
 
 # The MCP target stops at the hand-off of a parsed call (fuzz_mcp.c).
 $(BUILD)/tests/fuzz/fuzz_mcp: FUZZ_LDFLAGS := -Wl,--wrap=mcp_calls_start,--wrap=mcp_calls_cancel
+# The HTTP request path too (fuzz_mcp_http.c).
+$(BUILD)/tests/fuzz/fuzz_mcp_http: FUZZ_LDFLAGS := -Wl,--wrap=mcp_calls_start,--wrap=mcp_calls_cancel
 
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(BUILD)/libagentsbx.a
 	@mkdir -p $(dir $@)

@@ -186,6 +186,8 @@ bool http_request_data(struct mcp_server *s, struct http_req *r, const char *dat
 		r->too_big = true;
 		return false;
 	}
+	if (!n)
+		return true;
 	if (r->len + n > r->cap) {
 		r->cap = (r->len + n) * 2 > max ? max : (r->len + n) * 2;
 		r->body = xrealloc(r->body, r->cap + 1);

@@ -64,8 +64,9 @@ PYTEST   ?= /usr/bin/python3 -m pytest
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all deps test audit-log-mark check layering docs install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test python-test attacks asan clean bench tools \
+.PHONY: all deps test audit-log-mark check layering docs install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test python-test mcp-http-test attacks asan clean bench tools \
 	fuzz fuzz-build fuzz-bins test-fuzz
 
 all: agentsbx
@@ -199,6 +200,12 @@ sandbox-test: agentsbx
 python-test: agentsbx tools
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/python
 
+# agentsbx mcp --listen: MCP over Streamable HTTP (the conformance suite,
+# the SDK, LangChain and the AI SDK from npm, tenants, the edge, TLS); its
+# own pytest process.  A few minutes; the npm clients are installed once.
+mcp-http-test: agentsbx
+	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/mcp_http
+
 # --systemd-cgroup in a guest booted with systemd (pure v2, then hybrid).
 vmtest-systemd: all
 	BUILD=$(BUILD) tests/vm/systemd/run-systemd-tests.sh || [ $$? = 77 ]
@@ -237,16 +244,21 @@ lint: layering
 docs: agentsbx
 	$(BUILD)/agentsbx policy fields > docs/policy-fields.md
 
-# The binary, and the example policy under /etc/agentsbx/ as
+# The binary, the example policy under /etc/agentsbx/ as
 # policy.json.example (an operator's own policy.json is never touched, and
-# an example already there is kept).
+# an example already there is kept), and the MCP server's systemd unit
+# (agentsbx mcp --listen, contrib/systemd/), its ExecStart pointed at BINDIR.
 install: agentsbx
 	install -D -m 0755 agentsbx $(DESTDIR)$(BINDIR)/agentsbx
+	install -d -m 0755 $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|/usr/local/bin/agentsbx|$(BINDIR)/agentsbx|' contrib/systemd/agentsbx-mcp.service \
+	  > $(DESTDIR)$(SYSTEMDUNITDIR)/agentsbx-mcp.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/agentsbx-mcp.service
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/agentsbx
 	[ -e $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example ] || \
 	  install -m 0644 policy.json.example $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example
 
-test: audit-log-mark lint unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test python-test attacks
+test: audit-log-mark lint unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test python-test mcp-http-test attacks
 	@AUDIT_LOG_MARK=$(BUILD)/.audit-log-size tests/cleanup-after-tests.sh
 
 # The default audit log's size before the tests: they must not write it.

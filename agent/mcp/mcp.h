@@ -39,27 +39,27 @@
 #define MCP_LISTEN_MAX 8
 #define MCP_HTTP_BODY_DEFAULT (16u * 1024 * 1024) /* bytes of one POST */
 #define MCP_HTTP_CONNECTIONS_DEFAULT 1024
-#define MCP_HTTP_IDLE_DEFAULT 30	 /* seconds a connection may say nothing */
-#define MCP_HTTP_QUEUED_DEFAULT 64	 /* runs waiting for a slot, all tenants */
+#define MCP_HTTP_IDLE_DEFAULT 30       /* seconds a connection may say nothing */
+#define MCP_HTTP_QUEUED_DEFAULT 64     /* runs waiting for a slot, all tenants */
 #define MCP_HTTP_SESSIONS_DEFAULT 1024 /* Mcp-Session-Ids at once */
 
 /* --listen and what goes with it (agent/mcp/mcp_http*.c). */
 struct mcp_http_opts {
 	const char *listen[MCP_LISTEN_MAX]; /* 127.0.0.1:PORT, [::1]:PORT, unix:/PATH */
 	size_t n_listen;
-	const char *tls_cert, *tls_key; /* PEM files: HTTPS on every listener */
-	bool insecure_listen;		/* plain HTTP on a non-loopback address */
-	const char *tokens_file;	/* tenants; NULL: none (loopback only) */
+	const char *tls_cert, *tls_key;		 /* PEM files: HTTPS on every listener */
+	bool insecure_listen;			 /* plain HTTP on a non-loopback address */
+	const char *tokens_file;		 /* tenants; NULL: none (loopback only) */
 	const char *allow_hosts[MCP_LISTEN_MAX]; /* more Host names than the listeners' */
 	size_t n_allow_hosts;
 	const char *allow_origins[MCP_LISTEN_MAX]; /* Origins allowed (scheme://host[:port]) */
 	size_t n_allow_origins;
-	size_t max_body;	   /* bytes of a request body */
-	unsigned max_connections;  /* per listener */
-	unsigned max_per_ip;	   /* connections from one address; 0: no bound */
-	unsigned idle_timeout;	   /* seconds */
-	int max_queued;		   /* runs waiting for a slot; over it: 429 */
-	int max_http_sessions;	   /* Mcp-Session-Ids open */
+	size_t max_body;	  /* bytes of a request body */
+	unsigned max_connections; /* per listener */
+	unsigned max_per_ip;	  /* connections from one address; 0: no bound */
+	unsigned idle_timeout;	  /* seconds */
+	int max_queued;		  /* runs waiting for a slot; over it: 429 */
+	int max_http_sessions;	  /* Mcp-Session-Ids open */
 };
 
 struct mcp_opts {
@@ -72,13 +72,13 @@ struct mcp_opts {
 	int64_t pids;
 	uint64_t disk;
 	size_t output_limit;
-	int warm;	     /* created, never-used sandboxes kept ready per language */
-	int max_concurrent;  /* calls running at once; 0: MCP_CONCURRENT_DEFAULT */
-	char *setup_errors;  /* images that could not be resolved, or NULL */
-	int max_sessions;    /* open at once; 0: MCP_SESSIONS_DEFAULT */
-	double session_idle; /* seconds before an unused session is closed */
-	uint64_t file_limit; /* bytes of a file in or out of a session */
-	const char *network; /* netns a session may ask to join; NULL: none */
+	int warm;		   /* created, never-used sandboxes kept ready per language */
+	int max_concurrent;	   /* calls running at once; 0: MCP_CONCURRENT_DEFAULT */
+	char *setup_errors;	   /* images that could not be resolved, or NULL */
+	int max_sessions;	   /* open at once; 0: MCP_SESSIONS_DEFAULT */
+	double session_idle;	   /* seconds before an unused session is closed */
+	uint64_t file_limit;	   /* bytes of a file in or out of a session */
+	const char *network;	   /* netns a session may ask to join; NULL: none */
 	bool conformance_fixtures; /* the conformance suite's test tools too */
 	struct mcp_http_opts http;
 };

@@ -23,7 +23,11 @@
 #include "mcp_private.h"
 
 const char *const mcp_protocol_versions[] = {
-	MCP_PROTOCOL_VERSION, "2025-06-18", "2025-03-26", "2024-11-05", NULL,
+	MCP_PROTOCOL_VERSION,
+	"2025-06-18",
+	"2025-03-26",
+	"2024-11-05",
+	NULL,
 };
 
 bool mcp_protocol_supported(const char *version)
@@ -116,7 +120,8 @@ static void dispatch_method(struct mcp_conn *conn, const struct mcp_id *id, cons
 	else if (!strcmp(method, "ping"))
 		handle_ping(conn, id);
 	else if (!strcmp(method, "tools/list"))
-		mcp_tools_list(conn, id);
+		mcp_tools_list(conn, id,
+			       conn->s->o->conformance_fixtures ? mcp_fixtures_list_tools : NULL);
 	else if (!strcmp(method, "tools/call"))
 		tools_call(conn, id, params);
 	else if (!conn->s->o->conformance_fixtures ||

@@ -24,7 +24,7 @@
 #include "mcp_private.h"
 
 /* A 1x1 red PNG, and a WAV of one silent sample. */
-#define RED_PIXEL_PNG                                                                        \
+#define RED_PIXEL_PNG \
 	"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC"
 #define SILENT_WAV "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQIAAAAAAA=="
 
@@ -68,8 +68,8 @@ static const struct {
 			     NULL },
 };
 
-static const char *const log_levels[] = { "debug",    "info",  "notice", "warning",
-					  "error",    "critical", "alert", "emergency", NULL };
+static const char *const log_levels[] = { "debug", "info", "notice", "warning",
+					  "error", "critical", "alert", "emergency", NULL };
 
 /* ---- tools/list -------------------------------------------------------------- */
 
@@ -402,9 +402,9 @@ static void ask_and_reply(struct mcp_call *c, enum fixture fx)
 		return;
 	}
 	text = xasprintf("%s: %s",
-			 fx == FX_SAMPLING	 ? "LLM response" :
+			 fx == FX_SAMPLING    ? "LLM response" :
 			 fx == FX_ELICITATION ? "User response" :
-						 "Elicitation completed",
+						"Elicitation completed",
 			 answer);
 	reply(c, fx, text, false);
 }
@@ -441,8 +441,7 @@ static void fixture_run(struct mcp_call *c)
 		ask_and_reply(c, fx);
 		return;
 	default:
-		reply(c, fx, fx == FX_SIMPLE_TEXT ? "This is a simple text response for testing." :
-						    "ok",
+		reply(c, fx, fx == FX_SIMPLE_TEXT ? "This is a simple text response for testing." : "ok",
 		      false);
 	}
 }

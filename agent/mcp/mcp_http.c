@@ -167,8 +167,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (!x) {
 		x = xcalloc(1, sizeof(*x));
 		x->start_ns = sandbox_now_ns();
-		x->r.in = (struct http_in){ .method = method, .path = url, .header = get_header,
-					    .arg = conn, .listen = &lis->l };
+		x->r.in = (struct http_in){ .method = method, .path = url, .header = get_header, .arg = conn, .listen = &lis->l };
 		*con_cls = x;
 		if (http_request_head(s, &x->r, &out))
 			return send_out(conn, x, &out); /* the body is not read */

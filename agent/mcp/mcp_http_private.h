@@ -19,7 +19,7 @@
 
 #include "mcp_private.h"
 
-#define HTTP_SESSION_ID_LEN 32 /* hex characters of an Mcp-Session-Id */
+#define HTTP_SESSION_ID_LEN 32		    /* hex characters of an Mcp-Session-Id */
 #define HTTP_STREAM_BUFFERED_MAX (4u << 20) /* notifications kept for a slow reader */
 
 /* ---- mcp_http_edge.c ------------------------------------------------------- */
@@ -65,9 +65,9 @@ struct http_peer {
 	struct mcp_peer p; /* first: calls see &p */
 	struct http_peer *next;
 	char id[HTTP_SESSION_ID_LEN + 1];
-	int refs;     /* requests and streams using it */
-	bool closed;  /* DELETE, expired or evicted: no more requests */
-	bool listed;  /* in the registry (initialize answered) */
+	int refs;    /* requests and streams using it */
+	bool closed; /* DELETE, expired or evicted: no more requests */
+	bool listed; /* in the registry (initialize answered) */
 	long long last_used_ns;
 };
 

@@ -228,7 +228,8 @@ static void settle(struct mcp_server *s, struct http_stream *st, void *mhd, bool
 		out->status = 202;
 		return;
 	}
-	out->status = busy ? 429 : request ? 200 : 400;
+	out->status = busy ? 429 : request ? 200 :
+					     400;
 	out->retry_after = busy;
 	out->content_type = "application/json";
 	out->body = msg;

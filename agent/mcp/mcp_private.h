@@ -123,9 +123,9 @@ struct call_args {
 	char *path;
 	char *content; /* write_file: decoded */
 	size_t content_len;
-	bool base64; /* read_file: encoding */
-	int fixture;  /* --conformance-fixtures: which (mcp_fixtures.c) */
-	char *fixture_arg; /* its one string argument, or NULL */
+	bool base64;				 /* read_file: encoding */
+	int fixture;				 /* --conformance-fixtures: which (mcp_fixtures.c) */
+	char *fixture_arg;			 /* its one string argument, or NULL */
 	void (*fixture_run)(struct mcp_call *c); /* handed down: no call back up */
 	/* session_create: its own limits (0: the server's) and network */
 	uint64_t memory, cpu_quota;
@@ -150,7 +150,7 @@ struct mcp_session {
 struct mcp_call {
 	struct mcp_call *next;
 	struct mcp_server *s;
-	struct mcp_conn *conn; /* held until the call ends */
+	struct mcp_conn *conn;	/* held until the call ends */
 	struct mcp_quota quota; /* its tenant's, as the call came */
 	struct mcp_tenant_use *use;
 	struct mcp_id id;
@@ -202,9 +202,9 @@ struct mcp_server {
 	bool pool_thread_started;
 	struct mcp_session *sessions;
 	int n_sessions;
-	int queued;			/* runs waiting for a slot, all tenants */
-	struct mcp_tenant_use *uses;	/* per tenant: runs and sessions */
-	struct mcp_http *http;		/* --listen: the HTTP transport's */
+	int queued;		     /* runs waiting for a slot, all tenants */
+	struct mcp_tenant_use *uses; /* per tenant: runs and sessions */
+	struct mcp_http *http;	     /* --listen: the HTTP transport's */
 };
 
 /* What a tenant uses now (under the server's lock). */
@@ -268,7 +268,10 @@ void mcp_calls_wait_all(struct mcp_server *s);
 /* ---- mcp_tools.c ------------------------------------------------------------- */
 
 int mcp_tools_init(struct mcp_server *s, struct error *err);
-void mcp_tools_list(struct mcp_conn *cn, const struct mcp_id *id);
+/* tools/list; more(s, g) adds entries (the fixtures: handed down, as
+ * mcp_tools.c is below mcp_fixtures.c). */
+void mcp_tools_list(struct mcp_conn *cn, const struct mcp_id *id,
+		    void (*more)(struct mcp_server *s, yajl_gen g));
 /* Check tools/call's params; on a problem an error reply is sent and -1
  * returned.  *a and *token are the caller's to free. */
 int mcp_tools_parse_call(struct mcp_conn *cn, const struct mcp_id *id, yajl_val params,

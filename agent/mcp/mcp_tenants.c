@@ -94,7 +94,14 @@ static int open_tokens_file(const char *path, char **buf, size_t *len, struct er
 }
 
 static const char *const tenant_keys[] = {
-	"name", "token", "sessions", "concurrent_runs", "queued_runs", "memory", "cpus", NULL,
+	"name",
+	"token",
+	"sessions",
+	"concurrent_runs",
+	"queued_runs",
+	"memory",
+	"cpus",
+	NULL,
 };
 
 static int check_keys(struct jctx *c, yajl_val t)

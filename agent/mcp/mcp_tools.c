@@ -163,7 +163,8 @@ static void gen_output_schema(yajl_gen g)
 	yajl_gen_map_close(g);
 }
 
-void mcp_tools_list(struct mcp_conn *cn, const struct mcp_id *id)
+void mcp_tools_list(struct mcp_conn *cn, const struct mcp_id *id,
+		    void (*more)(struct mcp_server *s, yajl_gen g))
 {
 	struct mcp_server *s = cn->s;
 	yajl_gen g = mcp_reply_begin(id);
@@ -192,8 +193,8 @@ void mcp_tools_list(struct mcp_conn *cn, const struct mcp_id *id)
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 	mcp_sessions_list_tools(s, g);
-	if (s->o->conformance_fixtures)
-		mcp_fixtures_list_tools(s, g);
+	if (more)
+		more(s, g);
 	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
 	mcp_reply_send(cn, g);

@@ -375,6 +375,7 @@ static int serve_loop(struct mcp_server *s, struct error *err)
 			return 0;
 		mcp_sessions_expire(s, false);
 		http_peers_expire(s, false);
+		http_streams_keepalive(s);
 	}
 }
 

@@ -21,6 +21,7 @@
 
 #define HTTP_SESSION_ID_LEN 32		    /* hex characters of an Mcp-Session-Id */
 #define HTTP_STREAM_BUFFERED_MAX (4u << 20) /* notifications kept for a slow reader */
+#define HTTP_KEEPALIVE_S 15 /* an event stream says ": keepalive" when silent this long */
 
 /* ---- mcp_http_edge.c ------------------------------------------------------- */
 
@@ -80,6 +81,7 @@ struct mcp_http {
 	/* libmicrohttpd's resume, for the streams (NULL in the fuzz target) */
 	void (*resume)(void *mhd_connection);
 	void (*suspend)(void *mhd_connection);
+	struct http_stream *streams; /* the event streams being read (keep-alives) */
 };
 
 struct http_stream;
@@ -92,6 +94,9 @@ struct mcp_conn *http_stream_conn(struct http_stream *st);
  * http_stream_read() on mhd_connection. */
 int http_stream_settle(struct http_stream *st, void *mhd_connection, char **msg, size_t *len,
 		       bool *busy);
+/* Every event stream silent for HTTP_KEEPALIVE_S gets a comment line: a
+ * proxy or balancer with an idle timeout must not cut a long quiet run. */
+void http_streams_keepalive(struct mcp_server *s);
 /* libmicrohttpd's content reader and its end. */
 ssize_t http_stream_read(void *st, uint64_t pos, char *buf, size_t max);
 void http_stream_reader_done(void *st);

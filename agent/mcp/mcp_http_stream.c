@@ -11,7 +11,9 @@
  * it from its own thread; with nothing to read the connection is suspended
  * and the next message, or the end, resumes it.  Notifications that pile
  * up for a reader that does not read are dropped past
- * HTTP_STREAM_BUFFERED_MAX, replies never.
+ * HTTP_STREAM_BUFFERED_MAX, replies never.  A stream that has said nothing
+ * for HTTP_KEEPALIVE_S (a long run without progress) says ": keepalive",
+ * an SSE comment clients skip: a balancer's idle timeout does not cut it.
  *
  * And the HTTP sessions (Mcp-Session-Id), each one of the dispatcher's
  * peers: a tenant's own, found by id only with the same tenant's token.
@@ -38,6 +40,9 @@ struct http_stream {
 	size_t first_len;
 	void *mhd; /* the connection, while it is read */
 	bool suspended;
+	bool keepalive;		  /* a comment is due */
+	long long last_write_ns;  /* the last bytes handed to the reader */
+	struct http_stream *next; /* in mcp_http.streams while read */
 };
 
 static void stream_free(struct http_stream *st)
@@ -165,7 +170,14 @@ int http_stream_settle(struct http_stream *st, void *mhd_connection, char **msg,
 	}
 	st->reader = true;
 	st->mhd = mhd_connection;
+	st->last_write_ns = sandbox_now_ns();
 	pthread_mutex_unlock(&st->lock);
+	if (mhd_connection) {
+		pthread_mutex_lock(&st->s->http->lock);
+		st->next = st->s->http->streams;
+		st->s->http->streams = st;
+		pthread_mutex_unlock(&st->s->http->lock);
+	}
 	stream_release(&st->conn);
 	return 1;
 }
@@ -181,6 +193,12 @@ ssize_t http_stream_read(void *arg, uint64_t pos, char *buf, size_t max)
 		n = (ssize_t)(st->len - st->off < max ? st->len - st->off : max);
 		memcpy(buf, st->buf + st->off, (size_t)n);
 		st->off += (size_t)n;
+		st->last_write_ns = sandbox_now_ns();
+	} else if (st->keepalive && st->refs && max >= 14) {
+		memcpy(buf, ": keepalive\n\n", 14);
+		n = 14;
+		st->keepalive = false;
+		st->last_write_ns = sandbox_now_ns();
 	} else if (!st->refs || st->s->http->stopping) {
 		n = -1; /* MHD_CONTENT_READER_END_OF_STREAM */
 	} else {
@@ -194,8 +212,17 @@ ssize_t http_stream_read(void *arg, uint64_t pos, char *buf, size_t max)
 void http_stream_reader_done(void *arg)
 {
 	struct http_stream *st = arg;
+	struct mcp_http *h = st->s->http;
 	bool gone;
 
+	/* Out of the list first (its lock before a stream's, as the tick). */
+	pthread_mutex_lock(&h->lock);
+	for (struct http_stream **p = &h->streams; *p; p = &(*p)->next)
+		if (*p == st) {
+			*p = st->next;
+			break;
+		}
+	pthread_mutex_unlock(&h->lock);
 	pthread_mutex_lock(&st->lock);
 	st->reader = false;
 	st->suspended = false;
@@ -203,6 +230,22 @@ void http_stream_reader_done(void *arg)
 	pthread_mutex_unlock(&st->lock);
 	if (gone)
 		stream_free(st);
+}
+
+void http_streams_keepalive(struct mcp_server *s)
+{
+	long long due = sandbox_now_ns() - HTTP_KEEPALIVE_S * 1000000000LL;
+
+	pthread_mutex_lock(&s->http->lock);
+	for (struct http_stream *st = s->http->streams; st; st = st->next) {
+		pthread_mutex_lock(&st->lock);
+		if (st->suspended && st->refs && st->last_write_ns < due) {
+			st->keepalive = true;
+			wake(st);
+		}
+		pthread_mutex_unlock(&st->lock);
+	}
+	pthread_mutex_unlock(&s->http->lock);
 }
 
 /* ---- sessions --------------------------------------------------------------- */

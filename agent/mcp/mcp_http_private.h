@@ -21,7 +21,7 @@
 
 #define HTTP_SESSION_ID_LEN 32		    /* hex characters of an Mcp-Session-Id */
 #define HTTP_STREAM_BUFFERED_MAX (4u << 20) /* notifications kept for a slow reader */
-#define HTTP_KEEPALIVE_S 15 /* an event stream says ": keepalive" when silent this long */
+#define HTTP_KEEPALIVE_S 15		    /* an event stream says ": keepalive" when silent this long */
 
 /* ---- mcp_http_edge.c ------------------------------------------------------- */
 

@@ -54,7 +54,8 @@ void mcp_tenants_free(struct mcp_tenants *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->n; i++) {
-		explicit_bzero(t->t[i].token, t->t[i].token_len);
+		if (t->t[i].token)
+			explicit_bzero(t->t[i].token, t->t[i].token_len);
 		free(t->t[i].token);
 	}
 	free(t->t);

@@ -14,7 +14,8 @@
  * and may not be above the policy's caps (the file is refused, naming the
  * rule), and an unknown member is refused rather than ignored: a field an
  * operator believes enforced must be.  "allow_domains" is one: egress by
- * name does not exist yet (issue 27, egress.allowDomains).  A reload
+ * name is the policy's (issue 27, egress.allowDomains), and a tenant's runs
+ * cannot narrow it yet.  A reload
  * (SIGHUP) swaps the table whole, or keeps the old one if the new file is
  * refused; sessions and calls in flight are untouched.
  */
@@ -115,8 +116,9 @@ static int check_keys(struct jctx *c, yajl_val t)
 			known = !strcmp(*p, k);
 		if (!strcmp(k, "allow_domains") || !strcmp(k, "allowDomains"))
 			return jfail(c,
-				     "%s: egress by domain name is not built yet (issue 27's "
-				     "egress.allowDomains): refused, not ignored; remove it",
+				     "%s: egress by domain name per tenant is not built yet (issue "
+				     "27's egress.allowDomains is the policy's, for every tenant; a "
+				     "tenant's runs cannot narrow it): refused, not ignored; remove it",
 				     k);
 		if (!known)
 			return jfail(c, "%.64s: unknown member (a tenant has name, token, sessions, "

@@ -141,7 +141,8 @@ def test_token_file_refused(serve, tmp_path, python_image):
                            [dict(TENANTS[1], allow_domains=["pypi.org"])])
     srv = serve("--tokens", domains, wait=False)
     assert srv.p.wait(30) != 0
-    assert "allow_domains: egress by domain name is not built yet (issue 27" in srv.stderr()
+    assert "allow_domains: egress by domain name per tenant is not built yet (issue 27's " \
+        "egress.allowDomains" in srv.stderr(), srv.stderr()
     over = write_tokens(tmp_path / "over.json", [dict(TENANTS[1], memory="64g")])
     srv = serve("--tokens", over, wait=False)
     assert srv.p.wait(30) != 0

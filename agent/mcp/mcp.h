@@ -42,6 +42,7 @@
 #define MCP_HTTP_IDLE_DEFAULT 30       /* seconds a connection may say nothing */
 #define MCP_HTTP_QUEUED_DEFAULT 64     /* runs waiting for a slot, all tenants */
 #define MCP_HTTP_SESSIONS_DEFAULT 1024 /* Mcp-Session-Ids at once */
+#define MCP_HTTP_KEEPALIVE_DEFAULT 15  /* seconds an event stream may be silent */
 
 /* --listen and what goes with it (agent/mcp/mcp_http*.c). */
 struct mcp_http_opts {
@@ -60,6 +61,7 @@ struct mcp_http_opts {
 	unsigned idle_timeout;	  /* seconds */
 	int max_queued;		  /* runs waiting for a slot; over it: 429 */
 	int max_http_sessions;	  /* Mcp-Session-Ids open */
+	unsigned sse_keepalive;	  /* seconds of silence before ": keepalive" */
 };
 
 struct mcp_opts {

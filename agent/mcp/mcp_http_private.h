@@ -21,7 +21,6 @@
 
 #define HTTP_SESSION_ID_LEN 32		    /* hex characters of an Mcp-Session-Id */
 #define HTTP_STREAM_BUFFERED_MAX (4u << 20) /* notifications kept for a slow reader */
-#define HTTP_KEEPALIVE_S 15		    /* an event stream says ": keepalive" when silent this long */
 
 /* ---- mcp_http_edge.c ------------------------------------------------------- */
 
@@ -94,7 +93,7 @@ struct mcp_conn *http_stream_conn(struct http_stream *st);
  * http_stream_read() on mhd_connection. */
 int http_stream_settle(struct http_stream *st, void *mhd_connection, char **msg, size_t *len,
 		       bool *busy);
-/* Every event stream silent for HTTP_KEEPALIVE_S gets a comment line: a
+/* Every event stream silent for --sse-keepalive seconds gets a comment line: a
  * proxy or balancer with an idle timeout must not cut a long quiet run. */
 void http_streams_keepalive(struct mcp_server *s);
 /* libmicrohttpd's content reader and its end. */

@@ -12,7 +12,8 @@
  * and the next message, or the end, resumes it.  Notifications that pile
  * up for a reader that does not read are dropped past
  * HTTP_STREAM_BUFFERED_MAX, replies never.  A stream that has said nothing
- * for HTTP_KEEPALIVE_S (a long run without progress) says ": keepalive",
+ * for --sse-keepalive seconds (15; a long run without progress) says
+ * ": keepalive",
  * an SSE comment clients skip: a balancer's idle timeout does not cut it.
  *
  * And the HTTP sessions (Mcp-Session-Id), each one of the dispatcher's
@@ -234,7 +235,8 @@ void http_stream_reader_done(void *arg)
 
 void http_streams_keepalive(struct mcp_server *s)
 {
-	long long due = sandbox_now_ns() - HTTP_KEEPALIVE_S * 1000000000LL;
+	unsigned every = s->o->http.sse_keepalive ? s->o->http.sse_keepalive : MCP_HTTP_KEEPALIVE_DEFAULT;
+	long long due = sandbox_now_ns() - every * 1000000000LL;
 
 	pthread_mutex_lock(&s->http->lock);
 	for (struct http_stream *st = s->http->streams; st; st = st->next) {

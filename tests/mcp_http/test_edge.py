@@ -235,3 +235,19 @@ def test_unix_socket(serve, tmp_path):
     assert json.loads(out)["status"] == "ok"
     srv.stop()
     assert not os.path.exists(path)
+
+
+def test_silent_stream_keepalive(serve, python_image):
+    """A run that says nothing for a while: its event stream carries
+    ": keepalive" comments (--sse-keepalive, 15 s by default), which the
+    SSE clients skip, so a balancer's idle timeout does not cut it."""
+    srv = serve("--sse-keepalive", "1")
+    m = Mcp(srv.url)
+    m.initialize()
+    status, h, text = m.raw("POST", {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "run_code", "arguments": {"language": "python",
+                                          "code": "import time; time.sleep(3.5); print('done')"}}})
+    assert status == 200 and h["content-type"] == "text/event-stream"
+    assert text.count(": keepalive\n\n") >= 1, text
+    assert text.index(": keepalive") < text.index('"id":7')
+    assert '"stdout":"done\\n"' in text

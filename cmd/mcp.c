@@ -41,6 +41,7 @@ enum { OPT_IMAGE = 256,
        OPT_MAX_QUEUED,
        OPT_MAX_HTTP_SESSIONS,
        OPT_SSE_KEEPALIVE,
+       OPT_REQUEST_TIMEOUT,
        OPT_CONFORMANCE_FIXTURES };
 
 #define IMAGES_MAX 16
@@ -93,7 +94,9 @@ static const char help_text[] =
 	"  --allow-host NAME   a Host name clients use besides the listen address\n"
 	"  --allow-origin O    a browser Origin allowed (scheme://host[:port])\n"
 	"  --max-body N (16m), --max-connections N (1024 per listener), --max-per-ip N\n"
-	"  (none), --idle-timeout S (30), --max-queued N (64 runs waiting; over: 429),\n"
+	"  (none), --idle-timeout S (30: silence), --request-timeout S (30: a request's\n"
+	"  head, and its body, sent in time: a slowloris is cut), --max-queued N (64\n"
+	"  runs waiting; over: 429),\n"
 	"  --max-http-sessions N (1024), --sse-keepalive S (15: an event stream silent\n"
 	"  that long says \": keepalive\", for balancers' idle timeouts)\n"
 	"  --conformance-fixtures  also the MCP conformance suite's test tools, resources\n"
@@ -133,6 +136,7 @@ static int take_count(struct mcp_flags *f, int c, const char *arg)
 	case OPT_IDLE_TIMEOUT: f->o.http.idle_timeout = (unsigned)n; break;
 	case OPT_MAX_QUEUED: f->o.http.max_queued = (int)n; break;
 	case OPT_SSE_KEEPALIVE: f->o.http.sse_keepalive = (unsigned)n; break;
+	case OPT_REQUEST_TIMEOUT: f->o.http.request_timeout = (unsigned)n; break;
 	default: f->o.http.max_http_sessions = (int)n; break;
 	}
 	return 0;
@@ -231,7 +235,8 @@ static int take_flag(struct mcp_flags *f, int c, char *arg)
 	case OPT_IDLE_TIMEOUT:
 	case OPT_MAX_QUEUED:
 	case OPT_MAX_HTTP_SESSIONS:
-	case OPT_SSE_KEEPALIVE: return take_count(f, c, arg);
+	case OPT_SSE_KEEPALIVE:
+	case OPT_REQUEST_TIMEOUT: return take_count(f, c, arg);
 	case OPT_MAX_CONCURRENT:
 		if (parse_u64(arg, &n) < 0 || n < 1 || n > MCP_CONCURRENT_MAX)
 			return bad_flag("--max-concurrent", arg, "expected a number from 1 to 256");
@@ -274,6 +279,7 @@ static int parse_flags(int argc, char **argv, struct mcp_flags *f)
 		{ "max-queued", required_argument, NULL, OPT_MAX_QUEUED },
 		{ "max-http-sessions", required_argument, NULL, OPT_MAX_HTTP_SESSIONS },
 		{ "sse-keepalive", required_argument, NULL, OPT_SSE_KEEPALIVE },
+		{ "request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT },
 		{ "conformance-fixtures", no_argument, NULL, OPT_CONFORMANCE_FIXTURES },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },

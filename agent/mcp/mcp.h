@@ -43,6 +43,7 @@
 #define MCP_HTTP_QUEUED_DEFAULT 64     /* runs waiting for a slot, all tenants */
 #define MCP_HTTP_SESSIONS_DEFAULT 1024 /* Mcp-Session-Ids at once */
 #define MCP_HTTP_KEEPALIVE_DEFAULT 15  /* seconds an event stream may be silent */
+#define MCP_HTTP_REQUEST_DEFAULT 30    /* seconds to send a request's head, and its body */
 
 /* --listen and what goes with it (agent/mcp/mcp_http*.c). */
 struct mcp_http_opts {
@@ -62,6 +63,7 @@ struct mcp_http_opts {
 	int max_queued;		  /* runs waiting for a slot; over it: 429 */
 	int max_http_sessions;	  /* Mcp-Session-Ids open */
 	unsigned sse_keepalive;	  /* seconds of silence before ": keepalive" */
+	unsigned request_timeout; /* seconds a request's head (and its body) may take */
 };
 
 struct mcp_opts {

@@ -8,8 +8,11 @@
  * One daemon per listener, each with one event-driven thread (epoll): no
  * thread per connection, so idle or byte-a-second clients cost a socket
  * and a few KiB each, bounded by --max-connections (and --max-per-ip),
- * dropped after --idle-timeout seconds without a byte; headers are bounded
- * by the connection's memory (HEADER_MEMORY: more is refused by
+ * dropped after --idle-timeout seconds without a byte, and after
+ * --request-timeout seconds without a whole request head (a slowloris that
+ * sends a byte now and then is not idle: the tick closes its socket;
+ * libmicrohttpd's own timeout only counts silence) or body; headers are
+ * bounded by the connection's memory (HEADER_MEMORY: more is refused by
  * libmicrohttpd), bodies by --max-body.  The request itself is judged in
  * mcp_http_request.c; a tools/call's event stream suspends its connection
  * while the run has nothing to say (mcp_http_stream.c).
@@ -26,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <microhttpd.h>
@@ -56,6 +60,7 @@ static struct {
 	__typeof__(MHD_suspend_connection) *suspend;
 	__typeof__(MHD_resume_connection) *resume;
 	__typeof__(MHD_is_feature_supported) *feature;
+	__typeof__(MHD_get_connection_info) *conn_info;
 } mhd;
 
 static int mhd_load(struct error *err)
@@ -72,6 +77,7 @@ static int mhd_load(struct error *err)
 		{ "MHD_suspend_connection", (void **)&mhd.suspend },
 		{ "MHD_resume_connection", (void **)&mhd.resume },
 		{ "MHD_is_feature_supported", (void **)&mhd.feature },
+		{ "MHD_get_connection_info", (void **)&mhd.conn_info },
 	};
 
 	return dynlib_load(&mhd_handle, "libmicrohttpd.so.12", "agentsbx mcp --listen",
@@ -104,6 +110,84 @@ struct exchange {
 	bool answered;
 	long long start_ns;
 };
+
+/* A connection, for --request-timeout: since when it has been waiting for
+ * a request's head (0: in a request).  libmicrohttpd tells its start and
+ * its end (before it closes the socket), so fd is its while listed. */
+struct conn_track {
+	struct conn_track *next;
+	int fd;
+	long long waiting_since_ns;
+};
+
+static pthread_mutex_t tracks_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct conn_track *tracks;
+
+static unsigned request_timeout(const struct mcp_server *s)
+{
+	return s->o->http.request_timeout ? s->o->http.request_timeout : MCP_HTTP_REQUEST_DEFAULT;
+}
+
+static void track_set(struct MHD_Connection *conn, long long since)
+{
+	const union MHD_ConnectionInfo *i = mhd.conn_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	struct conn_track *t = i ? i->socket_context : NULL;
+
+	if (!t)
+		return;
+	pthread_mutex_lock(&tracks_lock);
+	t->waiting_since_ns = since;
+	pthread_mutex_unlock(&tracks_lock);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode toe)
+{
+	const union MHD_ConnectionInfo *i;
+	struct conn_track *t;
+
+	(void)cls;
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		i = mhd.conn_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+		t = xcalloc(1, sizeof(*t));
+		t->fd = i ? i->connect_fd : -1;
+		t->waiting_since_ns = sandbox_now_ns();
+		pthread_mutex_lock(&tracks_lock);
+		t->next = tracks;
+		tracks = t;
+		pthread_mutex_unlock(&tracks_lock);
+		*socket_context = t;
+		return;
+	}
+	t = *socket_context;
+	pthread_mutex_lock(&tracks_lock);
+	for (struct conn_track **p = &tracks; t && *p; p = &(*p)->next)
+		if (*p == t) {
+			*p = t->next;
+			break;
+		}
+	pthread_mutex_unlock(&tracks_lock);
+	free(t);
+	*socket_context = NULL;
+}
+
+/* The tick: a connection that has not sent a whole request head within
+ * --request-timeout is shut down (libmicrohttpd then closes it). */
+static void cut_slow_heads(struct mcp_server *s)
+{
+	long long due = sandbox_now_ns() - (long long)request_timeout(s) * 1000000000LL;
+
+	pthread_mutex_lock(&tracks_lock);
+	for (struct conn_track *t = tracks; t; t = t->next)
+		if (t->waiting_since_ns && t->waiting_since_ns < due && t->fd >= 0) {
+			shutdown(t->fd, SHUT_RDWR);
+			t->waiting_since_ns = 0;
+			log_info("mcp http: a connection sent no whole request in %u s "
+				 "(--request-timeout): closed",
+				 request_timeout(s));
+		}
+	pthread_mutex_unlock(&tracks_lock);
+}
 
 static const char *get_header(void *conn, const char *name)
 {
@@ -169,6 +253,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		x->start_ns = sandbox_now_ns();
 		x->r.in = (struct http_in){ .method = method, .path = url, .header = get_header, .arg = conn, .listen = &lis->l };
 		*con_cls = x;
+		track_set(conn, 0);
 		if (http_request_head(s, &x->r, &out))
 			return send_out(conn, x, &out); /* the body is not read */
 		return MHD_YES;
@@ -178,7 +263,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (*upload_size) {
 		bool ok = http_request_data(s, &x->r, upload_data, *upload_size);
 		*upload_size = 0;
-		return ok ? MHD_YES : MHD_NO; /* over --max-body: the connection is closed */
+		/* Over --max-body, or a body that trickles past --request-timeout:
+		 * the connection is closed. */
+		if (sandbox_now_ns() - x->start_ns > (long long)request_timeout(s) * 1000000000LL)
+			ok = false;
+		return ok ? MHD_YES : MHD_NO;
 	}
 	http_request_body(s, &x->r, conn, &out);
 	return send_out(conn, x, &out);
@@ -190,8 +279,8 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct listener *lis = cls;
 	struct exchange *x = *con_cls;
 
-	(void)conn;
 	(void)why;
+	track_set(conn, sandbox_now_ns()); /* waiting for the next request */
 	if (!x)
 		return;
 	http_request_free(lis->s, &x->r);
@@ -233,6 +322,7 @@ static int start_daemon(struct mcp_server *s, struct listener *lis, const struct
 	    NULL);
 	OPT(MHD_OPTION_CONNECTION_MEMORY_LIMIT, HEADER_MEMORY, NULL);
 	OPT(MHD_OPTION_NOTIFY_COMPLETED, on_completed, lis);
+	OPT(MHD_OPTION_NOTIFY_CONNECTION, on_connection, lis);
 	OPT(MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL);
 	if (tls->cert) {
 		flags |= MHD_USE_TLS;
@@ -376,6 +466,7 @@ static int serve_loop(struct mcp_server *s, struct error *err)
 		mcp_sessions_expire(s, false);
 		http_peers_expire(s, false);
 		http_streams_keepalive(s);
+		cut_slow_heads(s);
 	}
 }
 

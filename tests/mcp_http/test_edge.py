@@ -251,3 +251,32 @@ def test_silent_stream_keepalive(serve, python_image):
     assert text.count(": keepalive\n\n") >= 1, text
     assert text.index(": keepalive") < text.index('"id":7')
     assert '"stdout":"done\\n"' in text
+
+
+def test_slowloris_is_cut(serve):
+    """A client that sends its request head a byte a second is not idle
+    (libmicrohttpd's --idle-timeout counts silence only): --request-timeout
+    closes it; a body that trickles in is cut the same way."""
+    srv = serve("--request-timeout", "2", "--idle-timeout", "60")
+    slow = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    start = time.monotonic()
+    closed = None
+    for b in b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: " + b"y" * 30:
+        try:
+            slow.send(bytes([b]))
+            slow.settimeout(0.5)
+            if slow.recv(1) == b"":
+                closed = time.monotonic() - start
+                break
+        except socket.timeout:
+            continue
+        except OSError:
+            closed = time.monotonic() - start
+            break
+    slow.close()
+    assert closed is not None and closed < 6, closed
+    print("a byte-a-second head was cut after %.1f s" % closed)
+    # a normal client is served as before
+    m = Mcp(srv.url)
+    m.initialize()
+    assert m.request("ping")[0] == 200

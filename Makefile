@@ -11,7 +11,7 @@
 #   make bench      benchmarks against runc and crun
 
 CC       ?= cc
-PKGS     := libseccomp libcap yajl mount libnftables libsystemd
+PKGS     := libseccomp libcap yajl mount libnftables libsystemd libmicrohttpd
 # A missing -dev package stops the build here, by name, instead of as a
 # wall of compiler errors (`make deps` installs them all).
 ifeq ($(filter deps clean format lint,$(MAKECMDGOALS)),)
@@ -21,10 +21,10 @@ $(error pkg-config cannot find: $(PKG_MISSING) (Debian: `make deps`, or install 
 endif
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-# libnftables, libsystemd and libmount: headers only; the calls that need
-# them dlopen them (lib/dynlib.h), so that every other call does not load
-# ~18 libraries.
-DLOPEN_PKGS := libnftables libsystemd mount
+# libnftables, libsystemd, libmount and libmicrohttpd (agentsbx mcp
+# --listen): headers only; the calls that need them dlopen them
+# (lib/dynlib.h), so that every other call does not load ~18 libraries.
+DLOPEN_PKGS := libnftables libsystemd mount libmicrohttpd
 PKG_LIBS   := $(shell pkg-config --libs $(filter-out $(DLOPEN_PKGS),$(PKGS))) -ldl
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 GITCOMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -64,8 +64,9 @@ PYTEST   ?= /usr/bin/python3 -m pytest
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all deps test audit-log-mark check layering docs install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test python-test attacks asan clean bench tools \
+.PHONY: all deps test audit-log-mark check layering docs install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test python-test mcp-http-test attacks asan clean bench tools \
 	fuzz fuzz-build fuzz-bins test-fuzz
 
 all: agentsbx
@@ -199,6 +200,12 @@ sandbox-test: agentsbx
 python-test: agentsbx tools
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/python
 
+# agentsbx mcp --listen: MCP over Streamable HTTP (the conformance suite,
+# the SDK, LangChain and the AI SDK from npm, tenants, the edge, TLS); its
+# own pytest process.  A few minutes; the npm clients are installed once.
+mcp-http-test: agentsbx
+	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/mcp_http
+
 # --systemd-cgroup in a guest booted with systemd (pure v2, then hybrid).
 vmtest-systemd: all
 	BUILD=$(BUILD) tests/vm/systemd/run-systemd-tests.sh || [ $$? = 77 ]
@@ -237,16 +244,21 @@ lint: layering
 docs: agentsbx
 	$(BUILD)/agentsbx policy fields > docs/policy-fields.md
 
-# The binary, and the example policy under /etc/agentsbx/ as
+# The binary, the example policy under /etc/agentsbx/ as
 # policy.json.example (an operator's own policy.json is never touched, and
-# an example already there is kept).
+# an example already there is kept), and the MCP server's systemd unit
+# (agentsbx mcp --listen, contrib/systemd/), its ExecStart pointed at BINDIR.
 install: agentsbx
 	install -D -m 0755 agentsbx $(DESTDIR)$(BINDIR)/agentsbx
+	install -d -m 0755 $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|/usr/local/bin/agentsbx|$(BINDIR)/agentsbx|' contrib/systemd/agentsbx-mcp.service \
+	  > $(DESTDIR)$(SYSTEMDUNITDIR)/agentsbx-mcp.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/agentsbx-mcp.service
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/agentsbx
 	[ -e $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example ] || \
 	  install -m 0644 policy.json.example $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example
 
-test: audit-log-mark lint unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test python-test attacks
+test: audit-log-mark lint unit test-fuzz integration vmtest vmtest-systemd e2e cri-test sandbox-test python-test mcp-http-test attacks
 	@AUDIT_LOG_MARK=$(BUILD)/.audit-log-size tests/cleanup-after-tests.sh
 
 # The default audit log's size before the tests: they must not write it.
@@ -279,6 +291,8 @@ fuzz-bins: $(FUZZ_BINS)
 
 # The MCP target stops at the hand-off of a parsed call (fuzz_mcp.c).
 $(BUILD)/tests/fuzz/fuzz_mcp: FUZZ_LDFLAGS := -Wl,--wrap=mcp_calls_start,--wrap=mcp_calls_cancel
+# The HTTP request path too (fuzz_mcp_http.c).
+$(BUILD)/tests/fuzz/fuzz_mcp_http: FUZZ_LDFLAGS := -Wl,--wrap=mcp_calls_start,--wrap=mcp_calls_cancel
 
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(BUILD)/libagentsbx.a
 	@mkdir -p $(dir $@)

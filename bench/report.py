@@ -695,6 +695,7 @@ def main():
         o.append(f"- left behind after the run (state, cgroups, mounts): {env.leftovers or '?'}.")
         o.append("")
     o += sandbox_section(os.path.join(raw, "host", "sandbox"))
+    o += mcp_http_section(os.path.join(raw, "host", "mcp_http"))
     # profile
     o.append("## Where agentsbx's case-1 time goes")
     o.append("")
@@ -789,6 +790,36 @@ def python_latency(d):
     return o + [table, "", "Ten runs after a warm-up each (the median and the slowest), one "
                 "after the other; `docker run` with the hardened flags of the seed's runner "
                 "(docs/python.md).", ""]
+
+
+def mcp_http_section(d):
+    """Case 10 (bench/mcp_http.py): run_code print(1) over Streamable HTTP
+    against stdio, and runs/s of 20 HTTP clients."""
+    o = ["## 10. MCP over Streamable HTTP against stdio: `run_code` print(1)", ""]
+    notrun = read(os.path.join(d, "not-run.txt")).strip()
+    m = kv_space(os.path.join(d, "mcp_http.txt"))
+    if notrun or not m:
+        o += ["Not run: " + (notrun or "no results (BENCH_MCP_HTTP=0, or bench/mcp_http.py not run)")
+              + ".", ""]
+        return o
+    o.append("This host, `agentsbx mcp --image python --warm 1` (tests/sandbox's cached image), one "
+             "server per transport started in the same run, their calls interleaved; request "
+             f"written to reply read, {m.get('runs', '?')} calls each after 3 of warm-up "
+             f"(load average {m.get('load_average', '?')} at the end).")
+    o.append("")
+    o.append("| transport | median | p95 |")
+    o.append("|---|---:|---:|")
+    for t, label in (("stdio", "stdio: one JSON line each way"),
+                     ("http", "Streamable HTTP: one POST, its event stream")):
+        o.append(f"| {label} | **{m.get(t + '_print1_median_ms', '?')} ms** | "
+                 f"{m.get(t + '_print1_p95_ms', '?')} ms |")
+    o.append("")
+    o.append(f"- **{m.get('http_runs_per_s', '?')} runs/s** over HTTP with "
+             f"{m.get('http_clients', '?')} clients calling back to back for "
+             f"{m.get('http_seconds', '?')} s (`--max-concurrent 20`): "
+             f"{m.get('http_runs_done', '?')} runs, {m.get('http_runs_failed', '?')} failed.")
+    o.append("")
+    return o
 
 
 def kv_space_eq(line):

@@ -10,6 +10,7 @@
 #   BENCH_HOST=0 ...        the guest only (the host's last raw results are reused)
 #   BENCH_SANDBOX=0 ...     without case 9 (bench/sandbox.sh: sandbox vs docker run)
 #   BENCH_PYTHON=0 ...      without case 9's Python table (tests/python's print(1) latency)
+#   BENCH_MCP_HTTP=0 ...    without case 10 (bench/mcp_http.py: MCP over HTTP vs stdio)
 #   bench/run.sh --report   only rewrite the report from the last raw results
 #
 # Raw results: build/bench/{host,vm}/.  Run as root (containers, cgroups).
@@ -111,6 +112,13 @@ if [ "${BENCH_HOST:-1}" = 1 ]; then
 		PY_LATENCY_OUT=$RAW/host/python/latency.md AGENTSBX=$AGENTSBX \
 			"$PY" -m pytest -q -p no:cacheprovider tests/python/test_tables.py -k latency >&2 ||
 			echo "tests/python/test_tables.py -k latency: exit status $?" > "$RAW/host/python/not-run.txt"
+	fi
+	# case 10: `agentsbx mcp` over Streamable HTTP against stdio; runs/s of 20 clients
+	if [ "${BENCH_MCP_HTTP:-1}" = 1 ]; then
+		echo "bench: mcp over http ($(elapsed) s)" >&2
+		OUT=$RAW/host/mcp_http AGENTSBX=$AGENTSBX \
+			"$SUBREAPER" --wait-all "$PY" "$HERE/mcp_http.py" ||
+			{ rc=$?; mkdir -p "$RAW/host/mcp_http"; echo "bench/mcp_http.py: exit status $rc" > "$RAW/host/mcp_http/not-run.txt"; }
 	fi
 fi
 

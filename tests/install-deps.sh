@@ -4,9 +4,13 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libnftables-dev libsystemd-dev"
+# agentsbx mcp --listen: libmicrohttpd (HTTP/1.1, TLS through GnuTLS), dlopened.
+BUILD_PKGS="$BUILD_PKGS libmicrohttpd-dev"
 TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux nftables uidmap"
 # make check runs the quick integration tests two at a time with it.
 TEST_PKGS="$TEST_PKGS python3-pytest-xdist"
+# tests/mcp_http: a test certificate (TLS) and curl for the raw HTTP edge.
+TEST_PKGS="$TEST_PKGS openssl curl"
 # make fuzz: clang and its libFuzzer/sanitizer runtimes (clang-14 on Debian 12).
 FUZZ_PKGS="clang libclang-rt-14-dev"
 # make format / make lint (tests/lint/lint.sh): clang-format and cppcheck.

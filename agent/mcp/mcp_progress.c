@@ -55,7 +55,7 @@ static void send_progress(struct mcp_call *c, const char *message, size_t len)
 	yajl_gen_string(g, (const unsigned char *)clean, clean_len);
 	yajl_gen_map_close(g);
 	c->last_progress_ns = sandbox_now_ns();
-	mcp_reply_send(c->s, g); /* closes the outer object */
+	mcp_reply_send(c->conn, g); /* closes the outer object */
 }
 
 void mcp_progress_note(struct mcp_call *c, const char *message)
@@ -130,4 +130,23 @@ void mcp_progress_settle(struct mcp_call *c)
 {
 	if (c->progress_token.text && c->progress)
 		usleep(PROGRESS_SETTLE_US);
+}
+
+void mcp_progress_value(struct mcp_call *c, double progress, double total)
+{
+	yajl_gen g;
+
+	if (!c->progress_token.text)
+		return;
+	g = mcp_notification_begin("notifications/progress");
+	jgen_str(g, "params");
+	yajl_gen_map_open(g);
+	jgen_str(g, "progressToken");
+	mcp_id_gen(g, &c->progress_token);
+	jgen_str(g, "progress");
+	yajl_gen_double(g, progress);
+	jgen_str(g, "total");
+	yajl_gen_double(g, total);
+	yajl_gen_map_close(g);
+	mcp_reply_send(c->conn, g);
 }

@@ -9,6 +9,15 @@
  * the containers and the workspaces go with the server's mount namespace).
  * Calls on one session take turns; calls on different sessions run
  * concurrently (session_run within --max-concurrent).
+ *
+ * A session is its tenant's (mcp_tenants.c; "" without tenants): another
+ * tenant's session id is "no session", exactly as one never opened, and
+ * session_list lists the caller's own.  session_create over the tenant's
+ * sessions, memory or cpus quota is a JSON-RPC error naming the quota.
+ * session_read_file gives a PNG, JPEG, GIF or WebP as MCP image content and
+ * any other binary file as an embedded resource (a blob), besides the
+ * base64 in structuredContent: clients that hand a model the content only
+ * (Vercel's AI SDK) must still show it the picture.
  */
 #include <errno.h>
 #include <math.h>
@@ -168,11 +177,15 @@ void mcp_sessions_list_tools(struct mcp_server *s, yajl_gen g)
 		      "Close the session and delete everything in it.");
 	gen_session_id(g);
 	gen_tool_tail(g, sid);
+
+	gen_tool_head(g, "session_list", "List your open sessions",
+		      "The ids of the sessions you have open, with how long each has been unused.");
+	gen_tool_tail(g, none);
 }
 
 /* ---- arguments ------------------------------------------------------------------ */
 
-static int required_string(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+static int required_string(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 			   const char *key, char **out, size_t *len)
 {
 	yajl_val v = args ? jmember(args, key) : NULL;
@@ -184,10 +197,10 @@ static int required_string(struct mcp_server *s, const struct mcp_id *id, yajl_v
 		return 0;
 	}
 	msg = xasprintf("arguments.%s: required, a string", key);
-	return mcp_bad_args(s, id, msg);
+	return mcp_bad_args(cn, id, msg);
 }
 
-static int parse_encoding(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+static int parse_encoding(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 			  bool *base64, bool *given)
 {
 	yajl_val v = jmember(args, "encoding");
@@ -200,21 +213,22 @@ static int parse_encoding(struct mcp_server *s, const struct mcp_id *id, yajl_va
 		*base64 = !strcmp(v->u.string, "base64");
 		return 0;
 	}
-	return mcp_bad_args(s, id, "arguments.encoding: must be one of utf8, base64");
+	return mcp_bad_args(cn, id, "arguments.encoding: must be one of utf8, base64");
 }
 
-static int parse_content(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+static int parse_content(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 			 struct call_args *a)
 {
+	const struct mcp_server *s = cn->s;
 	_cleanup_free_ char *text = NULL, *msg = NULL;
 	bool base64, given;
 	size_t len;
 
-	if (parse_encoding(s, id, args, &base64, &given) < 0 ||
-	    required_string(s, id, args, "content", &text, &len) < 0)
+	if (parse_encoding(cn, id, args, &base64, &given) < 0 ||
+	    required_string(cn, id, args, "content", &text, &len) < 0)
 		return -1;
 	if (base64 && base64_decode(text, len, &a->content, &a->content_len) < 0)
-		return mcp_bad_args(s, id, "arguments.content: not valid base64");
+		return mcp_bad_args(cn, id, "arguments.content: not valid base64");
 	if (!base64) {
 		a->content = take_ptr(text);
 		a->content_len = len;
@@ -222,12 +236,12 @@ static int parse_content(struct mcp_server *s, const struct mcp_id *id, yajl_val
 	if (a->content_len > s->o->file_limit) {
 		msg = xasprintf("arguments.content: %zu bytes, over the limit of %llu",
 				a->content_len, (unsigned long long)s->o->file_limit);
-		return mcp_bad_args(s, id, msg);
+		return mcp_bad_args(cn, id, msg);
 	}
 	return 0;
 }
 
-static int parse_path(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+static int parse_path(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 		      struct call_args *a, bool required)
 {
 	size_t len;
@@ -236,15 +250,15 @@ static int parse_path(struct mcp_server *s, const struct mcp_id *id, yajl_val ar
 		a->path = xstrdup(SANDBOX_SESSION_DIR);
 		return 0;
 	}
-	if (required_string(s, id, args, "path", &a->path, &len) < 0)
+	if (required_string(cn, id, args, "path", &a->path, &len) < 0)
 		return -1;
 	if (!sandbox_session_rel(a->path))
-		return mcp_bad_args(s, id, "arguments.path: must be under /workspace (or relative to it) or /outputs");
+		return mcp_bad_args(cn, id, "arguments.path: must be under /workspace (or relative to it) or /outputs");
 	return 0;
 }
 
 /* A number member within [min, max] (integer if asked); absent: 0. */
-static int parse_number(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+static int parse_number(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 			const char *key, bool integer, double min, double max, double *out)
 {
 	yajl_val v = args ? jmember(args, key) : NULL;
@@ -261,29 +275,29 @@ static int parse_number(struct mcp_server *s, const struct mcp_id *id, yajl_val 
 	}
 	msg = xasprintf("arguments.%s: %s from %g to %g", key, integer ? "an integer" : "a number",
 			min, max);
-	return mcp_bad_args(s, id, msg);
+	return mcp_bad_args(cn, id, msg);
 }
 
-static int parse_limits(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+static int parse_limits(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 			struct call_args *a)
 {
 	yajl_val net = args ? jmember(args, "network") : NULL;
 	double mb, cpus, pids;
 
-	if (parse_number(s, id, args, "memory_mb", true, 4, 1 << 20, &mb) < 0 ||
-	    parse_number(s, id, args, "cpus", false, 0.01, 1024, &cpus) < 0 ||
-	    parse_number(s, id, args, "pids", true, 1, 1 << 22, &pids) < 0)
+	if (parse_number(cn, id, args, "memory_mb", true, 4, 1 << 20, &mb) < 0 ||
+	    parse_number(cn, id, args, "cpus", false, 0.01, 1024, &cpus) < 0 ||
+	    parse_number(cn, id, args, "pids", true, 1, 1 << 22, &pids) < 0)
 		return -1;
 	a->memory = (uint64_t)mb << 20;
 	a->cpu_quota = (uint64_t)(cpus * 100000 + 0.5);
 	a->pids = (int64_t)pids;
 	if (net && !YAJL_IS_TRUE(net) && !YAJL_IS_FALSE(net))
-		return mcp_bad_args(s, id, "arguments.network: must be a boolean");
+		return mcp_bad_args(cn, id, "arguments.network: must be a boolean");
 	a->network = net && YAJL_IS_TRUE(net);
 	return 0;
 }
 
-int mcp_sessions_parse(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+int mcp_sessions_parse(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 		       struct call_args *a)
 {
 	size_t len;
@@ -291,26 +305,27 @@ int mcp_sessions_parse(struct mcp_server *s, const struct mcp_id *id, yajl_val a
 
 	switch (a->tool) {
 	case TOOL_SESSION_CREATE:
-		if (mcp_parse_language(s, id, args, a, false) < 0)
+		if (mcp_parse_language(cn, id, args, a, false) < 0)
 			return -1;
-		return parse_limits(s, id, args, a);
+		return parse_limits(cn, id, args, a);
 	case TOOL_SESSION_RUN:
 	case TOOL_SESSION_CLOSE:
-		return required_string(s, id, args, "session_id", &a->session_id, &len);
+		return required_string(cn, id, args, "session_id", &a->session_id, &len);
 	case TOOL_SESSION_WRITE_FILE:
-		if (required_string(s, id, args, "session_id", &a->session_id, &len) < 0 ||
-		    parse_path(s, id, args, a, true) < 0)
+		if (required_string(cn, id, args, "session_id", &a->session_id, &len) < 0 ||
+		    parse_path(cn, id, args, a, true) < 0)
 			return -1;
-		return parse_content(s, id, args, a);
+		return parse_content(cn, id, args, a);
 	case TOOL_SESSION_READ_FILE:
-		if (required_string(s, id, args, "session_id", &a->session_id, &len) < 0 ||
-		    parse_path(s, id, args, a, true) < 0)
+		if (required_string(cn, id, args, "session_id", &a->session_id, &len) < 0 ||
+		    parse_path(cn, id, args, a, true) < 0)
 			return -1;
-		return parse_encoding(s, id, args, &a->base64, &given);
+		return parse_encoding(cn, id, args, &a->base64, &given);
 	case TOOL_SESSION_LIST_FILES:
-		if (required_string(s, id, args, "session_id", &a->session_id, &len) < 0)
+		if (required_string(cn, id, args, "session_id", &a->session_id, &len) < 0)
 			return -1;
-		return parse_path(s, id, args, a, false);
+		return parse_path(cn, id, args, a, false);
+	case TOOL_SESSION_LIST:
 	default:
 		return 0;
 	}
@@ -339,12 +354,14 @@ static void session_put(struct mcp_server *s, struct mcp_session *ms)
 		session_free(s, ms);
 }
 
-static struct mcp_session *session_get(struct mcp_server *s, const char *id)
+/* The tenant's session id, or NULL: another tenant's is not there. */
+static struct mcp_session *session_get(struct mcp_server *s, const char *id, const char *tenant)
 {
 	struct mcp_session *ms;
 
 	pthread_mutex_lock(&s->lock);
-	for (ms = s->sessions; ms && strcmp(ms->id, id); ms = ms->next)
+	for (ms = s->sessions; ms && (strcmp(ms->id, id) || strcmp(ms->tenant, tenant));
+	     ms = ms->next)
 		;
 	if (ms)
 		ms->refs++;
@@ -359,6 +376,7 @@ static void session_unlink_locked(struct mcp_server *s, struct mcp_session *ms)
 		if (*p == ms) {
 			*p = ms->next;
 			s->n_sessions--;
+			mcp_tenant_use_locked(s, ms->tenant)->sessions--;
 			ms->closed = true;
 			return;
 		}
@@ -407,6 +425,8 @@ static int session_config(struct mcp_server *s, const struct call_args *a,
 {
 	struct sandbox_config asked = { .memory = a->memory, .cpu_quota = a->cpu_quota, .pids = a->pids };
 
+	/* The tenant's quota first: what the client asks for replaces it. */
+
 	if (a->memory)
 		cfg->memory = a->memory;
 	if (a->cpu_quota)
@@ -423,6 +443,63 @@ static int session_config(struct mcp_server *s, const struct call_args *a,
 	return sandbox_check_limits(s->g, &asked, err);
 }
 
+/* What a tenant asks for against its quota: the quota it is over, or
+ * NULL (why in msg). */
+static const char *over_quota(const struct mcp_call *c, char *msg, size_t n)
+{
+	const struct mcp_quota *q = &c->quota;
+
+	if (q->memory && c->a.memory > q->memory) {
+		snprintf(msg, n, "memory: tenant %s may have %llu MiB per run, %llu MiB asked",
+			 c->use->tenant, (unsigned long long)(q->memory >> 20),
+			 (unsigned long long)(c->a.memory >> 20));
+		return "memory";
+	}
+	if (q->cpu_quota && c->a.cpu_quota > q->cpu_quota) {
+		snprintf(msg, n, "cpus: tenant %s may have %g CPUs per run, %g asked", c->use->tenant,
+			 q->cpu_quota / 100000.0, c->a.cpu_quota / 100000.0);
+		return "cpus";
+	}
+	return NULL;
+}
+
+/* A place for one more session (the server's --max-sessions, the tenant's
+ * sessions quota), taken; else the error is out and false. */
+static bool session_place(struct mcp_call *c)
+{
+	struct mcp_server *s = c->s;
+	char msg[200];
+	bool full, over;
+
+	pthread_mutex_lock(&s->lock);
+	full = s->n_sessions >= s->o->max_sessions;
+	over = c->quota.sessions && c->use->sessions >= c->quota.sessions;
+	if (!full && !over) {
+		s->n_sessions++; /* the place is taken while the session is made */
+		c->use->sessions++;
+	}
+	snprintf(msg, sizeof(msg), "sessions: tenant %s may have %d open at once (close one first)",
+		 c->use->tenant, c->quota.sessions);
+	pthread_mutex_unlock(&s->lock);
+	if (over) {
+		mcp_reply_call_error(c, RPC_QUOTA_EXCEEDED, "Quota exceeded", msg);
+	} else if (full) {
+		snprintf(msg, sizeof(msg),
+			 "%d sessions are open already (--max-sessions); close one first",
+			 s->o->max_sessions);
+		mcp_reply_tool_error(c, msg);
+	}
+	return !full && !over;
+}
+
+static void session_place_give(struct mcp_call *c)
+{
+	pthread_mutex_lock(&c->s->lock);
+	c->s->n_sessions--;
+	c->use->sessions--;
+	pthread_mutex_unlock(&c->s->lock);
+}
+
 static void session_create(struct mcp_call *c)
 {
 	struct mcp_server *s = c->s;
@@ -431,33 +508,29 @@ static void session_create(struct mcp_call *c)
 	_cleanup_free_ char *text = NULL;
 	unsigned int rnd = 0;
 	struct error err;
-	bool full;
+	char msg[200];
+	const char *quota;
 
 	if (s->setup_error) {
 		mcp_reply_tool_error(c, s->setup_error);
 		return;
 	}
-	pthread_mutex_lock(&s->lock);
-	full = s->n_sessions >= s->o->max_sessions;
-	if (!full)
-		s->n_sessions++; /* the place is taken while the session is made */
-	pthread_mutex_unlock(&s->lock);
-	if (full) {
-		text = xasprintf("%d sessions are open already (--max-sessions); close one first",
-				 s->o->max_sessions);
-		mcp_reply_tool_error(c, text);
+	if ((quota = over_quota(c, msg, sizeof(msg)))) {
+		mcp_reply_call_error(c, RPC_QUOTA_EXCEEDED, "Quota exceeded", msg);
 		return;
 	}
+	if (!session_place(c))
+		return;
 	ms = xcalloc(1, sizeof(*ms));
 	pthread_mutex_init(&ms->lock, NULL);
+	snprintf(ms->tenant, sizeof(ms->tenant), "%s", c->use->tenant);
 	mcp_sandbox_config_for(s, c->a.lang, &cfg);
+	mcp_config_apply_quota(&c->quota, &cfg);
 	if (session_config(s, &c->a, &cfg, &err) < 0 ||
 	    sandbox_session_open(s->g, &cfg, &ms->ss, &err) < 0) {
 		pthread_mutex_destroy(&ms->lock);
 		free(ms);
-		pthread_mutex_lock(&s->lock);
-		s->n_sessions--;
-		pthread_mutex_unlock(&s->lock);
+		session_place_give(c);
 		mcp_reply_tool_error(c, err.msg);
 		return;
 	}
@@ -507,6 +580,8 @@ struct file_out {
 	const char *data;
 	size_t len;
 	bool base64;
+	const char *mime; /* binary content: what it is */
+	bool image;
 };
 
 static void gen_file(yajl_gen g, void *arg)
@@ -540,10 +615,52 @@ static void session_write(struct mcp_call *c, struct mcp_session *ms)
 	mcp_reply_tool_result(c, text, gen_file, &f);
 }
 
+/* The image types models take, by their first bytes; NULL for others. */
+static const char *image_type(const unsigned char *d, size_t n)
+{
+	if (n >= 8 && !memcmp(d, "\x89PNG\r\n\x1a\n", 8))
+		return "image/png";
+	if (n >= 3 && d[0] == 0xff && d[1] == 0xd8 && d[2] == 0xff)
+		return "image/jpeg";
+	if (n >= 6 && (!memcmp(d, "GIF87a", 6) || !memcmp(d, "GIF89a", 6)))
+		return "image/gif";
+	if (n >= 12 && !memcmp(d, "RIFF", 4) && !memcmp(d + 8, "WEBP", 4))
+		return "image/webp";
+	return NULL;
+}
+
+/* The file's bytes as the content a model sees: an image, or an embedded
+ * resource (file:///workspace/..., a blob). */
+static void gen_file_item(yajl_gen g, void *arg)
+{
+	struct file_out *f = arg;
+	_cleanup_free_ char *uri = NULL;
+	const char *rel = sandbox_session_rel(f->path);
+
+	yajl_gen_map_open(g);
+	if (f->image) {
+		jgen_key_str(g, "type", "image");
+		jgen_key_str(g, "data", f->data);
+		jgen_key_str(g, "mimeType", f->mime);
+	} else {
+		uri = f->path[0] == '/' ? xasprintf("file://%s", f->path) :
+					  xasprintf("file://" SANDBOX_SESSION_DIR "/%s", rel ? rel : f->path);
+		jgen_key_str(g, "type", "resource");
+		jgen_str(g, "resource");
+		yajl_gen_map_open(g);
+		jgen_key_str(g, "uri", uri);
+		jgen_key_str(g, "mimeType", f->mime);
+		jgen_key_str(g, "blob", f->data);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_map_close(g);
+}
+
 static void session_read(struct mcp_call *c, struct mcp_session *ms)
 {
 	_cleanup_free_ char *data = NULL, *encoded = NULL, *text = NULL;
 	struct file_out f = { .path = c->a.path };
+	bool binary;
 	struct error err;
 
 	if (sandbox_session_read_file(&ms->ss, c->a.path, c->s->o->file_limit, &data, &f.len,
@@ -552,10 +669,22 @@ static void session_read(struct mcp_call *c, struct mcp_session *ms)
 		return;
 	}
 	/* Text as it is when it can be; anything else as base64. */
-	f.base64 = c->a.base64 || !utf8_is_text(data, f.len);
+	binary = !utf8_is_text(data, f.len);
+	f.base64 = c->a.base64 || binary;
 	if (f.base64)
 		encoded = base64_encode(data, f.len);
 	f.data = f.base64 ? encoded : data;
+	if (binary) {
+		f.mime = image_type((const unsigned char *)data, f.len);
+		f.image = f.mime != NULL;
+		if (!f.mime)
+			f.mime = "application/octet-stream";
+		text = xasprintf("%s: %zu bytes of %s, %s (and base64 in structuredContent.content)",
+				 c->a.path, f.len, f.mime,
+				 f.image ? "shown as image content" : "as an embedded resource");
+		mcp_reply_tool_result2(c, text, gen_file, gen_file_item, &f);
+		return;
+	}
 	if (f.base64)
 		text = xasprintf("%s: %zu bytes, base64 in structuredContent.content", c->a.path,
 				 f.len);
@@ -629,6 +758,59 @@ static void session_close(struct mcp_call *c, struct mcp_session *ms)
 	mcp_reply_tool_result(c, text, NULL, NULL);
 }
 
+struct own_sessions {
+	char (*ids)[48];
+	double *unused;
+	size_t n;
+};
+
+static void gen_own_sessions(yajl_gen g, void *arg)
+{
+	struct own_sessions *o = arg;
+
+	yajl_gen_map_open(g);
+	jgen_str(g, "sessions");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < o->n; i++) {
+		yajl_gen_map_open(g);
+		jgen_key_str(g, "session_id", o->ids[i]);
+		jgen_str(g, "unused_seconds");
+		yajl_gen_double(g, o->unused[i]);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
+/* The caller's tenant's sessions, nobody else's. */
+static void session_list_own(struct mcp_call *c)
+{
+	struct mcp_server *s = c->s;
+	struct own_sessions o = { 0 };
+	long long now = sandbox_now_ns();
+	char *text, *old;
+
+	pthread_mutex_lock(&s->lock);
+	o.ids = xcalloc((size_t)s->n_sessions + 1, sizeof(*o.ids));
+	o.unused = xcalloc((size_t)s->n_sessions + 1, sizeof(*o.unused));
+	for (struct mcp_session *ms = s->sessions; ms && o.n < (size_t)s->n_sessions; ms = ms->next)
+		if (!strcmp(ms->tenant, c->use->tenant)) {
+			memcpy(o.ids[o.n], ms->id, sizeof(ms->id));
+			o.unused[o.n++] = (double)(now - ms->last_used_ns) / 1e9;
+		}
+	pthread_mutex_unlock(&s->lock);
+	text = xasprintf("%zu open session%s", o.n, o.n == 1 ? "" : "s");
+	for (size_t i = 0; i < o.n; i++) {
+		old = text;
+		text = xasprintf("%s\n%s (unused %.0f s)", old, o.ids[i], o.unused[i]);
+		free(old);
+	}
+	mcp_reply_tool_result(c, text, gen_own_sessions, &o);
+	free(text);
+	free(o.ids);
+	free(o.unused);
+}
+
 void mcp_sessions_run(struct mcp_call *c)
 {
 	struct mcp_session *ms;
@@ -638,7 +820,11 @@ void mcp_sessions_run(struct mcp_call *c)
 		session_create(c);
 		return;
 	}
-	ms = session_get(c->s, c->a.session_id);
+	if (c->a.tool == TOOL_SESSION_LIST) {
+		session_list_own(c);
+		return;
+	}
+	ms = session_get(c->s, c->a.session_id, c->use->tenant);
 	if (!ms) {
 		msg = xasprintf("no session %.64s (closed, expired, or never opened)",
 				c->a.session_id);

@@ -8,10 +8,12 @@
  * output limit) and the facts; the text content is a short summary with
  * at most TEXT_STREAM_MAX bytes of each stream (head and tail), for the
  * clients that show a model only the text -- so a big output is sent once,
- * not twice.  isError is true when the tool failed: the sandbox could not
- * be set up, the program timed out or ran out of memory.  A program that
- * exits non-zero has run as asked: isError is false and the exit code is
- * in the result (an agent's test run that fails is not a tool failure).
+ * not twice.  isError is true only when the sandbox could not run the
+ * program (it could not be set up, the server is stopping).  A program
+ * that ran and failed -- a non-zero exit, an exception, a timeout, an OOM
+ * kill -- is a normal result whose fields (and the text's first line) say
+ * so: the frameworks throw on isError (LangChain's adapter does), and an
+ * agent's loop must see a timed-out program as an answer, not die of it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -45,6 +47,14 @@ void mcp_sandbox_config_for(const struct mcp_server *s, enum sandbox_lang lang,
 	cfg->stdin_fd = -1;
 }
 
+void mcp_config_apply_quota(const struct mcp_quota *q, struct sandbox_config *cfg)
+{
+	if (q->memory && (!cfg->memory || q->memory < cfg->memory))
+		cfg->memory = q->memory;
+	if (q->cpu_quota && (!cfg->cpu_quota || q->cpu_quota < cfg->cpu_quota))
+		cfg->cpu_quota = q->cpu_quota;
+}
+
 void mcp_gen_prop(yajl_gen g, const char *name, const char *type, const char *desc)
 {
 	jgen_str(g, name);
@@ -55,8 +65,35 @@ void mcp_gen_prop(yajl_gen g, const char *name, const char *type, const char *de
 	yajl_gen_map_close(g);
 }
 
+/* "python (python3), sh or node": the languages offered, as the schema's
+ * enum has them. */
+static void offered_names(const struct mcp_server *s, char *out, size_t n)
+{
+	static const char *const shown[SANDBOX_LANG_MAX] = {
+		[SANDBOX_LANG_PYTHON] = "python (python3)",
+		[SANDBOX_LANG_SH] = "sh",
+		[SANDBOX_LANG_NODE] = "node (JavaScript)",
+	};
+	int count = 0, seen = 0;
+
+	*out = 0;
+	for (int l = SANDBOX_LANG_PYTHON; l < SANDBOX_LANG_MAX; l++)
+		count += offered(s, l);
+	for (int l = SANDBOX_LANG_PYTHON; l < SANDBOX_LANG_MAX; l++) {
+		if (!offered(s, l))
+			continue;
+		seen++;
+		snprintf(out + strlen(out), n - strlen(out), "%s%s",
+			 seen == 1 ? "" : (seen == count ? " or " : ", "), shown[l]);
+	}
+}
+
 void mcp_gen_language_prop(const struct mcp_server *s, yajl_gen g)
 {
+	char names[96], desc[160];
+
+	offered_names(s, names, sizeof(names));
+	snprintf(desc, sizeof(desc), "The language of code: %s.", names);
 	jgen_str(g, "language");
 	yajl_gen_map_open(g);
 	jgen_key_str(g, "type", "string");
@@ -66,7 +103,7 @@ void mcp_gen_language_prop(const struct mcp_server *s, yajl_gen g)
 		if (offered(s, lang))
 			jgen_str(g, sandbox_lang_name((enum sandbox_lang)lang));
 	yajl_gen_array_close(g);
-	jgen_key_str(g, "description", "The language of code: python (python3), sh or node.");
+	jgen_key_str(g, "description", desc);
 	yajl_gen_map_close(g);
 }
 
@@ -88,15 +125,16 @@ void mcp_gen_timeout_prop(const struct mcp_server *s, yajl_gen g)
 	yajl_gen_map_close(g);
 }
 
-int mcp_bad_args(struct mcp_server *s, const struct mcp_id *id, const char *msg)
+int mcp_bad_args(struct mcp_conn *cn, const struct mcp_id *id, const char *msg)
 {
-	mcp_reply_error(s, id, RPC_INVALID_PARAMS, "Invalid params", msg);
+	mcp_reply_error(cn, id, RPC_INVALID_PARAMS, "Invalid params", msg);
 	return -1;
 }
 
-int mcp_parse_language(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+int mcp_parse_language(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 		       struct call_args *a, bool required)
 {
+	const struct mcp_server *s = cn->s;
 	yajl_val v = args ? jmember(args, "language") : NULL;
 	_cleanup_free_ char *msg = NULL;
 	char names[64] = "";
@@ -109,7 +147,7 @@ int mcp_parse_language(struct mcp_server *s, const struct mcp_id *id, yajl_val a
 		return 0;
 	}
 	if (!v || !YAJL_IS_STRING(v))
-		return mcp_bad_args(s, id, "arguments.language: required, a string");
+		return mcp_bad_args(cn, id, "arguments.language: required, a string");
 	lang = sandbox_lang_from_name(v->u.string);
 	if (lang >= 0 && offered(s, lang)) {
 		a->lang = (enum sandbox_lang)lang;
@@ -121,12 +159,13 @@ int mcp_parse_language(struct mcp_server *s, const struct mcp_id *id, yajl_val a
 				 *names ? ", " : "", sandbox_lang_name((enum sandbox_lang)l));
 	msg = xasprintf("arguments.language: must be one of %s (this server has no image for \"%.40s\")",
 			names, v->u.string);
-	return mcp_bad_args(s, id, msg);
+	return mcp_bad_args(cn, id, msg);
 }
 
-int mcp_parse_timeout(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+int mcp_parse_timeout(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 		      struct call_args *a)
 {
+	const struct mcp_server *s = cn->s;
 	yajl_val v = jmember(args, "timeout_seconds");
 	_cleanup_free_ char *msg = NULL;
 	double t;
@@ -135,14 +174,14 @@ int mcp_parse_timeout(struct mcp_server *s, const struct mcp_id *id, yajl_val ar
 	if (!v || YAJL_IS_NULL(v))
 		return 0;
 	if (!YAJL_IS_NUMBER(v))
-		return mcp_bad_args(s, id, "arguments.timeout_seconds: must be a number");
+		return mcp_bad_args(cn, id, "arguments.timeout_seconds: must be a number");
 	t = strtod(v->u.number.r, NULL);
 	if (!isfinite(t) || t <= 0)
-		return mcp_bad_args(s, id, "arguments.timeout_seconds: must be above 0");
+		return mcp_bad_args(cn, id, "arguments.timeout_seconds: must be above 0");
 	if (t > s->o->max_timeout) {
 		msg = xasprintf("arguments.timeout_seconds: at most %g (the schema's maximum)",
 				s->o->max_timeout);
-		return mcp_bad_args(s, id, msg);
+		return mcp_bad_args(cn, id, msg);
 	}
 	a->timeout = t;
 	return 0;
@@ -185,10 +224,12 @@ static char *summary_text(const struct sandbox_result *res)
 	size_t len;
 
 	if (res->timed_out)
-		text = xasprintf("timed out after %.3f s: the program was killed (exit code %d)",
+		text = xasprintf("timed out after %.3f s: the program was killed (exit code %d; "
+				 "a result, not a sandbox failure)",
 				 res->seconds, res->exit_code);
 	else if (res->oom_killed)
-		text = xasprintf("out of memory: the program was killed (exit code %d, %.3f s)",
+		text = xasprintf("out of memory: the program was killed (exit code %d, %.3f s; "
+				 "a result, not a sandbox failure)",
 				 res->exit_code, res->seconds);
 	else
 		text = xasprintf("exit code %d, %.3f s%s", res->exit_code, res->seconds,
@@ -202,10 +243,11 @@ static char *summary_text(const struct sandbox_result *res)
 	return utf8_clean(raw, strlen(raw), &len);
 }
 
-/* {content: [{type: text, text}], structuredContent: gen(arg) if gen,
- * isError}: every tools/call reply has this shape. */
+/* {content: [{type: text, text}, item(arg) if item], structuredContent:
+ * gen(arg) if gen, isError}: every tools/call reply has this shape. */
 static void reply_content(struct mcp_call *c, const char *text,
-			  void (*gen)(yajl_gen g, void *arg), void *arg, bool is_error)
+			  void (*gen)(yajl_gen g, void *arg), void (*item)(yajl_gen g, void *arg),
+			  void *arg, bool is_error)
 {
 	yajl_gen g;
 
@@ -220,6 +262,8 @@ static void reply_content(struct mcp_call *c, const char *text,
 	jgen_key_str(g, "type", "text");
 	jgen_key_str(g, "text", text);
 	yajl_gen_map_close(g);
+	if (item)
+		item(g, arg);
 	yajl_gen_array_close(g);
 	if (gen) {
 		jgen_str(g, "structuredContent");
@@ -227,7 +271,7 @@ static void reply_content(struct mcp_call *c, const char *text,
 	}
 	jgen_key_bool(g, "isError", is_error);
 	yajl_gen_map_close(g);
-	mcp_reply_send(c->s, g);
+	mcp_reply_send(c->conn, g);
 }
 
 static void gen_run_result(yajl_gen g, void *res)
@@ -235,11 +279,12 @@ static void gen_run_result(yajl_gen g, void *res)
 	sandbox_result_gen(g, res);
 }
 
+/* The program ran: a result, whatever became of it. */
 void mcp_reply_run_result(struct mcp_call *c, const struct sandbox_result *res)
 {
 	_cleanup_free_ char *text = summary_text(res);
 
-	reply_content(c, text, gen_run_result, (void *)res, res->timed_out || res->oom_killed);
+	reply_content(c, text, gen_run_result, NULL, (void *)res, false);
 }
 
 /* The sandbox itself failed: a tool error the model can read. */
@@ -247,13 +292,26 @@ void mcp_reply_tool_error(struct mcp_call *c, const char *msg)
 {
 	_cleanup_free_ char *text = xasprintf("sandbox error: %s", msg);
 
-	reply_content(c, text, NULL, NULL, true);
+	reply_content(c, text, NULL, NULL, NULL, true);
+}
+
+void mcp_reply_call_error(struct mcp_call *c, int code, const char *message, const char *data)
+{
+	if (mcp_call_may_reply(c))
+		mcp_reply_error(c->conn, &c->id, code, message, data);
 }
 
 void mcp_reply_tool_result(struct mcp_call *c, const char *text,
 			   void (*gen)(yajl_gen g, void *arg), void *arg)
 {
-	reply_content(c, text, gen, arg, false);
+	reply_content(c, text, gen, NULL, arg, false);
+}
+
+void mcp_reply_tool_result2(struct mcp_call *c, const char *text,
+			    void (*gen)(yajl_gen g, void *arg), void (*item)(yajl_gen g, void *arg),
+			    void *arg)
+{
+	reply_content(c, text, gen, item, arg, false);
 }
 
 /* What a run of call c gives the sandbox: its code, stdin, limits, and the

@@ -32,6 +32,7 @@ static const char *const tool_names[TOOL_MAX] = {
 	[TOOL_SESSION_READ_FILE] = "session_read_file",
 	[TOOL_SESSION_LIST_FILES] = "session_list_files",
 	[TOOL_SESSION_CLOSE] = "session_close",
+	[TOOL_SESSION_LIST] = "session_list",
 };
 
 /* Each tool's arguments (its schema's properties), as a list for errors. */
@@ -43,6 +44,7 @@ static const char *const tool_args[TOOL_MAX] = {
 	[TOOL_SESSION_READ_FILE] = "session_id, path, encoding",
 	[TOOL_SESSION_LIST_FILES] = "session_id, path",
 	[TOOL_SESSION_CLOSE] = "session_id",
+	[TOOL_SESSION_LIST] = "",
 };
 
 /* ---- set-up ---------------------------------------------------------------- */
@@ -161,8 +163,10 @@ static void gen_output_schema(yajl_gen g)
 	yajl_gen_map_close(g);
 }
 
-void mcp_tools_list(struct mcp_server *s, const struct mcp_id *id)
+void mcp_tools_list(struct mcp_conn *cn, const struct mcp_id *id,
+		    void (*more)(struct mcp_server *s, yajl_gen g))
 {
+	struct mcp_server *s = cn->s;
 	yajl_gen g = mcp_reply_begin(id);
 
 	jgen_str(g, "result");
@@ -176,9 +180,10 @@ void mcp_tools_list(struct mcp_server *s, const struct mcp_id *id)
 		     "Run a program in a fresh, isolated sandbox (no network, read-only "
 		     "filesystem except /tmp, limited memory and CPU, a time limit) and get its "
 		     "stdout, stderr, exit code, whether it timed out or ran out of memory, and "
-		     "how long it took. Nothing persists between calls. isError is true when the "
-		     "tool failed (the sandbox could not be set up, a timeout, out of memory), "
-		     "not for a non-zero exit code.");
+		     "how long it took. Nothing persists between calls. A program that ran and "
+		     "failed (a non-zero exit code, an exception, a timeout, out of memory) is a "
+		     "normal result whose fields say so; isError is true only when the sandbox "
+		     "could not run the program.");
 	gen_input_schema(s, g);
 	gen_output_schema(g);
 	jgen_str(g, "annotations");
@@ -188,9 +193,11 @@ void mcp_tools_list(struct mcp_server *s, const struct mcp_id *id)
 	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 	mcp_sessions_list_tools(s, g);
+	if (more)
+		more(s, g);
 	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
-	mcp_reply_send(s, g);
+	mcp_reply_send(cn, g);
 }
 
 /* ---- warm pools ------------------------------------------------------------------- */
@@ -324,7 +331,7 @@ static bool arg_listed(const char *list, const char *key)
 }
 
 /* additionalProperties: false. */
-static int check_known(struct mcp_server *s, const struct mcp_id *id, enum mcp_tool tool,
+static int check_known(struct mcp_conn *cn, const struct mcp_id *id, enum mcp_tool tool,
 		       yajl_val args)
 {
 	for (size_t i = 0; i < args->u.object.len; i++) {
@@ -334,8 +341,8 @@ static int check_known(struct mcp_server *s, const struct mcp_id *id, enum mcp_t
 		if (arg_listed(list, key))
 			continue;
 		msg = xasprintf("arguments.%.64s: unknown argument (%s takes %s)", key,
-				tool_names[tool], list);
-		return mcp_bad_args(s, id, msg);
+				tool_names[tool], *list ? list : "none");
+		return mcp_bad_args(cn, id, msg);
 	}
 	return 0;
 }
@@ -348,17 +355,17 @@ static void progress_token(yajl_val params, struct mcp_id *token)
 }
 
 /* run_code's arguments, and session_run's but for session_id. */
-static int parse_run(struct mcp_server *s, const struct mcp_id *id, yajl_val args,
+static int parse_run(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 		     struct call_args *a)
 {
 	yajl_val v = jmember(args, "code");
 
 	if (!v || !YAJL_IS_STRING(v))
-		return mcp_bad_args(s, id, "arguments.code: required, a string");
+		return mcp_bad_args(cn, id, "arguments.code: required, a string");
 	v = jmember(args, "stdin");
 	if (v && !YAJL_IS_NULL(v) && !YAJL_IS_STRING(v))
-		return mcp_bad_args(s, id, "arguments.stdin: must be a string");
-	if (mcp_parse_language(s, id, args, a, true) < 0 || mcp_parse_timeout(s, id, args, a) < 0)
+		return mcp_bad_args(cn, id, "arguments.stdin: must be a string");
+	if (mcp_parse_language(cn, id, args, a, true) < 0 || mcp_parse_timeout(cn, id, args, a) < 0)
 		return -1;
 	a->code = string_copy(jmember(args, "code"), &a->code_len);
 	if (v && YAJL_IS_STRING(v))
@@ -366,9 +373,10 @@ static int parse_run(struct mcp_server *s, const struct mcp_id *id, yajl_val arg
 	return 0;
 }
 
-int mcp_tools_parse_call(struct mcp_server *s, const struct mcp_id *id, yajl_val params,
+int mcp_tools_parse_call(struct mcp_conn *cn, const struct mcp_id *id, yajl_val params,
 			 struct call_args *a, struct mcp_id *token)
 {
+	struct mcp_server *s = cn->s;
 	yajl_val name = params ? jmember(params, "name") : NULL, args;
 	int tool = 0;
 	struct error e;
@@ -377,26 +385,27 @@ int mcp_tools_parse_call(struct mcp_server *s, const struct mcp_id *id, yajl_val
 	memset(a, 0, sizeof(*a));
 	token->text = NULL;
 	if (!name || !YAJL_IS_STRING(name))
-		return mcp_bad_args(s, id, "params.name: required, a string");
+		return mcp_bad_args(cn, id, "params.name: required, a string");
 	while (tool < TOOL_MAX && strcmp(name->u.string, tool_names[tool]))
 		tool++;
 	if (tool == TOOL_MAX || (tool != TOOL_RUN_CODE && !s->o->max_sessions))
-		return mcp_bad_args(s, id, "params.name: unknown tool (see tools/list)");
+		return mcp_bad_args(cn, id, "params.name: unknown tool (see tools/list)");
 	a->tool = (enum mcp_tool)tool;
 	args = jmember(params, "arguments");
 	jctx_init(&c, "arguments", &e);
-	/* session_create needs no arguments at all. */
-	if ((args || tool != TOOL_SESSION_CREATE) && (!args || !YAJL_IS_OBJECT(args)))
-		return mcp_bad_args(s, id, "params.arguments: required, an object");
+	/* session_create and session_list need no arguments at all. */
+	if ((args || (tool != TOOL_SESSION_CREATE && tool != TOOL_SESSION_LIST)) &&
+	    (!args || !YAJL_IS_OBJECT(args)))
+		return mcp_bad_args(cn, id, "params.arguments: required, an object");
 	if (args && (jcheck_object(&c, args) < 0))
-		return mcp_bad_args(s, id, e.msg);
-	if (args && check_known(s, id, a->tool, args) < 0)
+		return mcp_bad_args(cn, id, e.msg);
+	if (args && check_known(cn, id, a->tool, args) < 0)
 		return -1;
-	if (tool == TOOL_RUN_CODE && parse_run(s, id, args, a) < 0)
+	if (tool == TOOL_RUN_CODE && parse_run(cn, id, args, a) < 0)
 		return -1;
-	if (tool == TOOL_SESSION_RUN && parse_run(s, id, args, a) < 0)
+	if (tool == TOOL_SESSION_RUN && parse_run(cn, id, args, a) < 0)
 		return -1;
-	if (tool != TOOL_RUN_CODE && mcp_sessions_parse(s, id, args, a) < 0) {
+	if (tool != TOOL_RUN_CODE && mcp_sessions_parse(cn, id, args, a) < 0) {
 		mcp_call_args_free(a);
 		return -1;
 	}
@@ -411,20 +420,23 @@ void mcp_call_args_free(struct call_args *a)
 	free(a->session_id);
 	free(a->path);
 	free(a->content);
+	free(a->fixture_arg);
 	memset(a, 0, sizeof(*a));
 }
 
 /* ---- tools/call: the run ------------------------------------------------------------------ */
 
-/* A warm sandbox of the language, or a new one. */
-static int get_sandbox(struct mcp_server *s, enum sandbox_lang lang, struct sandbox *sb,
-		       struct error *err)
+/* A warm sandbox of the language (made with the server's limits: only
+ * for a tenant without limits of its own), or a new one. */
+static int get_sandbox(struct mcp_call *c, struct sandbox *sb, struct error *err)
 {
+	struct mcp_server *s = c->s;
 	struct sandbox_config cfg;
 
-	if (pool_take(s, lang, sb))
+	if (!c->quota.memory && !c->quota.cpu_quota && pool_take(s, c->a.lang, sb))
 		return 0;
-	mcp_sandbox_config_for(s, lang, &cfg);
+	mcp_sandbox_config_for(s, c->a.lang, &cfg);
+	mcp_config_apply_quota(&c->quota, &cfg);
 	return sandbox_prepare(s->g, &cfg, sb, err);
 }
 
@@ -465,6 +477,10 @@ void mcp_tools_run(struct mcp_call *c)
 	struct sandbox sb;
 	struct error err;
 
+	if (c->a.fixture_run) {
+		c->a.fixture_run(c);
+		return;
+	}
 	if (c->a.tool != TOOL_RUN_CODE) {
 		mcp_sessions_run(c);
 		return;
@@ -474,7 +490,7 @@ void mcp_tools_run(struct mcp_call *c)
 		mcp_reply_tool_error(c, s->setup_error);
 		return;
 	}
-	if (get_sandbox(s, c->a.lang, &sb, &err) < 0) {
+	if (get_sandbox(c, &sb, &err) < 0) {
 		log_warn("mcp: run_code: %s", err.msg);
 		mcp_reply_tool_error(c, err.msg);
 		return;

@@ -1,20 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The MCP server's wire: JSON-RPC ids (a string or a number, kept as its
- * text) and the messages written to stdout, one whole line each under the
- * output lock.  Everything that replies (the main loop, the calls, the
- * tools) writes through these.
+ * text) and the messages, each handed whole to the connection it answers
+ * (struct mcp_conn: a line on stdout, or an HTTP response).  Everything
+ * that replies (the dispatcher, the calls, the tools) writes through these.
  */
-#include <errno.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../../lib/cleanup.h"
 #include "../../lib/jsongen.h"
-#include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "mcp_private.h"
 
@@ -62,25 +57,27 @@ yajl_gen mcp_reply_begin(const struct mcp_id *id)
 	return g;
 }
 
-void mcp_reply_send(struct mcp_server *s, yajl_gen g)
+yajl_gen mcp_notification_begin(const char *method)
 {
-	_cleanup_free_ char *line = NULL;
+	yajl_gen g = jgen_new(false);
+
+	yajl_gen_map_open(g);
+	jgen_key_str(g, "jsonrpc", "2.0");
+	jgen_key_str(g, "method", method);
+	return g;
+}
+
+void mcp_reply_send(struct mcp_conn *conn, yajl_gen g)
+{
+	_cleanup_free_ char *msg = NULL;
 	size_t len;
 
 	yajl_gen_map_close(g);
-	line = jgen_finish(g, &len);
-	line[len] = '\n'; /* over the NUL: written with its length */
-	/* One write per message, one writer at a time: the client reads
-	 * whole lines. */
-	pthread_mutex_lock(&s->out_lock);
-	if (!s->output_gone && write_all(STDOUT_FILENO, line, len + 1) < 0) {
-		log_error("mcp: write to stdout: %s", strerror(errno));
-		s->output_gone = true;
-	}
-	pthread_mutex_unlock(&s->out_lock);
+	msg = jgen_finish(g, &len);
+	conn->ops->send(conn, msg, len);
 }
 
-void mcp_reply_error(struct mcp_server *s, const struct mcp_id *id, int code,
+void mcp_reply_error(struct mcp_conn *conn, const struct mcp_id *id, int code,
 		     const char *message, const char *data)
 {
 	_cleanup_free_ char *full = data ? xasprintf("%s: %s", message, data) : NULL;
@@ -94,5 +91,5 @@ void mcp_reply_error(struct mcp_server *s, const struct mcp_id *id, int code,
 	if (data)
 		jgen_key_str(g, "data", data);
 	yajl_gen_map_close(g);
-	mcp_reply_send(s, g);
+	mcp_reply_send(conn, g);
 }

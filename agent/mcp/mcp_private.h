@@ -57,6 +57,9 @@ struct mcp_quota {
 	int queued_runs;     /* runs waiting beyond those */
 	uint64_t memory;     /* bytes per run (the server's and the policy's cap) */
 	uint64_t cpu_quota;  /* per 100000 us, per run */
+	/* the names its runs may reach ("a,b", within the policy's
+	 * egress.allowDomains); "": the policy's */
+	char allow_domains[1024];
 };
 
 /* Who is on the other end: the stdio client, or one HTTP session
@@ -131,6 +134,7 @@ struct call_args {
 	uint64_t memory, cpu_quota;
 	int64_t pids;
 	bool network;
+	char *allow_domains; /* "a,b": egress by name, narrowed; NULL: none asked */
 };
 
 /* A session (mcp_sessions.c): used by one call at a time (lock), freed
@@ -313,6 +317,8 @@ void mcp_reply_tool_result2(struct mcp_call *c, const char *text,
 void mcp_sandbox_config_for(const struct mcp_server *s, enum sandbox_lang lang,
 			    struct sandbox_config *cfg);
 void mcp_config_apply_quota(const struct mcp_quota *q, struct sandbox_config *cfg);
+/* Every name of "a,b" asked is within the list "c,d" (a tenant's). */
+bool mcp_domains_within(const char *list, const char *asked);
 void mcp_gen_prop(yajl_gen g, const char *name, const char *type, const char *desc);
 void mcp_gen_language_prop(const struct mcp_server *s, yajl_gen g);
 void mcp_gen_timeout_prop(const struct mcp_server *s, yajl_gen g);

@@ -32,6 +32,7 @@
 #include "../../lib/utf8.h"
 #include "../../lib/util.h"
 #include "../../spec/json.h"
+#include "../../spec/policy/policy.h"
 #include "mcp_private.h"
 
 #define LIST_MAX 1000 /* entries of one session_list_files */
@@ -113,6 +114,16 @@ static void gen_limit_props(struct mcp_server *s, yajl_gen g)
 	yajl_gen_map_open(g);
 	jgen_key_str(g, "type", "boolean");
 	jgen_key_str(g, "description", s->o->network ? "Join the network this server offers (if the policy allows networking)." : "This server offers no network: false only.");
+	yajl_gen_map_close(g);
+	jgen_str(g, "allow_domains");
+	yajl_gen_map_open(g);
+	jgen_key_str(g, "type", "array");
+	jgen_str(g, "items");
+	yajl_gen_map_open(g);
+	jgen_key_str(g, "type", "string");
+	yajl_gen_map_close(g);
+	jgen_key_str(g, "description",
+		     "Host names (or *.suffix) the session's runs may reach through the sandbox's egress proxy, within the policy's egress.allowDomains; none: the policy's own list (often: no network).");
 	yajl_gen_map_close(g);
 }
 
@@ -278,6 +289,33 @@ static int parse_number(struct mcp_conn *cn, const struct mcp_id *id, yajl_val a
 	return mcp_bad_args(cn, id, msg);
 }
 
+/* arguments.allow_domains: ["pypi.org", "*.pythonhosted.org"], kept as
+ * "a,b" (judged against the tenant's and the policy's lists later). */
+static int parse_domains(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
+			 struct call_args *a)
+{
+	yajl_val v = args ? jmember(args, "allow_domains") : NULL;
+	size_t len = 0;
+
+	if (!v)
+		return 0;
+	if (!YAJL_IS_ARRAY(v) || !v->u.array.len || v->u.array.len > 64)
+		return mcp_bad_args(cn, id, "arguments.allow_domains: an array of 1 to 64 host names");
+	for (size_t i = 0; i < v->u.array.len; i++) {
+		yajl_val e = v->u.array.values[i];
+		if (!YAJL_IS_STRING(e) || !policy_egress_pattern_valid(e->u.string))
+			return mcp_bad_args(cn, id, "arguments.allow_domains: each a host name or \"*.suffix\"");
+		len += strlen(e->u.string) + 1;
+	}
+	a->allow_domains = xcalloc(1, len);
+	for (size_t i = 0; i < v->u.array.len; i++) {
+		if (i)
+			strcat(a->allow_domains, ",");
+		strcat(a->allow_domains, v->u.array.values[i]->u.string);
+	}
+	return 0;
+}
+
 static int parse_limits(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
 			struct call_args *a)
 {
@@ -294,7 +332,7 @@ static int parse_limits(struct mcp_conn *cn, const struct mcp_id *id, yajl_val a
 	if (net && !YAJL_IS_TRUE(net) && !YAJL_IS_FALSE(net))
 		return mcp_bad_args(cn, id, "arguments.network: must be a boolean");
 	a->network = net && YAJL_IS_TRUE(net);
-	return 0;
+	return parse_domains(cn, id, args, a);
 }
 
 int mcp_sessions_parse(struct mcp_conn *cn, const struct mcp_id *id, yajl_val args,
@@ -440,6 +478,8 @@ static int session_config(struct mcp_server *s, const struct call_args *a,
 		if (sandbox_network_needs_annotation(s->g, &cfg->netns_annotate, err) < 0)
 			return -1;
 	}
+	if (a->allow_domains)
+		cfg->allow_domains = asked.allow_domains = a->allow_domains;
 	return sandbox_check_limits(s->g, &asked, err);
 }
 
@@ -460,6 +500,12 @@ static const char *over_quota(const struct mcp_call *c, char *msg, size_t n)
 			 q->cpu_quota / 100000.0, c->a.cpu_quota / 100000.0);
 		return "cpus";
 	}
+	if (q->allow_domains[0] && c->a.allow_domains &&
+	    !mcp_domains_within(q->allow_domains, c->a.allow_domains)) {
+		snprintf(msg, n, "allow_domains: tenant %s may reach only %.60s; %.60s asked", c->use->tenant,
+			 q->allow_domains, c->a.allow_domains);
+		return "allow_domains";
+	}
 	return NULL;
 }
 
@@ -468,7 +514,7 @@ static const char *over_quota(const struct mcp_call *c, char *msg, size_t n)
 static bool session_place(struct mcp_call *c)
 {
 	struct mcp_server *s = c->s;
-	char msg[200];
+	char msg[400];
 	bool full, over;
 
 	pthread_mutex_lock(&s->lock);
@@ -508,7 +554,7 @@ static void session_create(struct mcp_call *c)
 	_cleanup_free_ char *text = NULL;
 	unsigned int rnd = 0;
 	struct error err;
-	char msg[200];
+	char msg[400];
 	const char *quota;
 
 	if (s->setup_error) {

@@ -13,9 +13,10 @@
  * optional (absent: the server's own bound), memory and cpus are each run's
  * and may not be above the policy's caps (the file is refused, naming the
  * rule), and an unknown member is refused rather than ignored: a field an
- * operator believes enforced must be.  "allow_domains" is one: egress by
- * name is the policy's (issue 27, egress.allowDomains), and a tenant's runs
- * cannot narrow it yet.  A reload
+ * operator believes enforced must be.  "allow_domains" (["pypi.org",
+ * "*.pythonhosted.org"]) are the names the tenant's runs may reach through
+ * the egress proxy, within the policy's egress.allowDomains (the file is
+ * refused otherwise); a call may narrow them further.  A reload
  * (SIGHUP) swaps the table whole, or keeps the old one if the new file is
  * refused; sessions and calls in flight are untouched.
  */
@@ -31,6 +32,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
 #include "../../spec/json.h"
+#include "../../spec/policy/policy.h"
 #include "mcp_private.h"
 
 #define TOKENS_FILE_MAX (1u << 20)
@@ -103,6 +105,7 @@ static const char *const tenant_keys[] = {
 	"queued_runs",
 	"memory",
 	"cpus",
+	"allow_domains",
 	NULL,
 };
 
@@ -114,15 +117,9 @@ static int check_keys(struct jctx *c, yajl_val t)
 
 		for (const char *const *p = tenant_keys; *p && !known; p++)
 			known = !strcmp(*p, k);
-		if (!strcmp(k, "allow_domains") || !strcmp(k, "allowDomains"))
-			return jfail(c,
-				     "%s: egress by domain name per tenant is not built yet (issue "
-				     "27's egress.allowDomains is the policy's, for every tenant; a "
-				     "tenant's runs cannot narrow it): refused, not ignored; remove it",
-				     k);
 		if (!known)
 			return jfail(c, "%.64s: unknown member (a tenant has name, token, sessions, "
-					"concurrent_runs, queued_runs, memory, cpus)",
+					"concurrent_runs, queued_runs, memory, cpus, allow_domains)",
 				     k);
 	}
 	return 0;
@@ -170,6 +167,36 @@ static int memory_member(struct jctx *c, yajl_val t, uint64_t *out)
 	return 0;
 }
 
+/* ["a", "*.b"] into "a,*.b" (the policy judges them with the rest). */
+static int domains_member(struct jctx *c, yajl_val t, char *out, size_t cap)
+{
+	struct str_array a = { 0 };
+	size_t n = 0;
+	int r = 0;
+
+	out[0] = '\0';
+	if (!jmember(t, "allow_domains"))
+		return 0;
+	if (jstr_array(c, t, "allow_domains", &a) < 0)
+		return -1;
+	if (!a.len)
+		r = jfail(c, "allow_domains: at least one name (leave it out for the policy's list)");
+	for (size_t i = 0; i < a.len && r == 0; i++) {
+		size_t l = strlen(a.items[i]);
+		if (!policy_egress_pattern_valid(a.items[i]))
+			r = jfail(c, "allow_domains[%zu]: \"%.64s\" is not a host name or \"*.suffix\"", i,
+				  a.items[i]);
+		else if (n + l + 2 > cap)
+			r = jfail(c, "allow_domains: longer than %zu characters in all", cap - 1);
+		else
+			n += (size_t)snprintf(out + n, cap - n, "%s%s", n ? "," : "", a.items[i]);
+	}
+	for (size_t i = 0; i < a.len; i++)
+		free(a.items[i]);
+	free(a.items);
+	return r;
+}
+
 static int cpus_member(struct jctx *c, yajl_val t, uint64_t *out)
 {
 	yajl_val v = jmember(t, "cpus");
@@ -206,10 +233,12 @@ static int parse_tenant(const struct global_opts *g, struct jctx *c, yajl_val v,
 	if (count_member(c, v, "sessions", &t->q.sessions) < 0 ||
 	    count_member(c, v, "concurrent_runs", &t->q.concurrent_runs) < 0 ||
 	    count_member(c, v, "queued_runs", &t->q.queued_runs) < 0 ||
-	    memory_member(c, v, &t->q.memory) < 0 || cpus_member(c, v, &t->q.cpu_quota) < 0)
+	    memory_member(c, v, &t->q.memory) < 0 || cpus_member(c, v, &t->q.cpu_quota) < 0 ||
+	    domains_member(c, v, t->q.allow_domains, sizeof(t->q.allow_domains)) < 0)
 		return -1;
 	asked.memory = t->q.memory;
 	asked.cpu_quota = t->q.cpu_quota;
+	asked.allow_domains = t->q.allow_domains[0] ? t->q.allow_domains : NULL;
 	if (sandbox_check_limits(g, &asked, &perr) < 0)
 		return jfail(c, "%s", perr.msg);
 	return 0;

@@ -25,6 +25,7 @@
 #include "../../lib/utf8.h"
 #include "../../lib/util.h"
 #include "../../spec/json.h"
+#include "../../spec/policy/policy.h"
 #include "mcp_private.h"
 
 #define TEXT_STREAM_MAX 8192 /* bytes of a stream in the text summary */
@@ -53,6 +54,27 @@ void mcp_config_apply_quota(const struct mcp_quota *q, struct sandbox_config *cf
 		cfg->memory = q->memory;
 	if (q->cpu_quota && (!cfg->cpu_quota || q->cpu_quota < cfg->cpu_quota))
 		cfg->cpu_quota = q->cpu_quota;
+	/* the tenant's names, unless the call narrows them (checked within) */
+	if (q->allow_domains[0] && !cfg->allow_domains)
+		cfg->allow_domains = q->allow_domains;
+}
+
+bool mcp_domains_within(const char *list, const char *asked)
+{
+	_cleanup_free_ char *l = xstrdup(list), *a = xstrdup(asked);
+	struct policy_egress_names names = { 0 };
+	char *save = NULL;
+	bool ok = true;
+
+	for (char *t = strtok_r(l, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		policy_strv_add(&names.allow, t);
+	save = NULL;
+	for (char *t = strtok_r(a, ",", &save); t && ok; t = strtok_r(NULL, ",", &save))
+		ok = policy_egress_pattern_within(&names, t);
+	for (size_t i = 0; i < names.allow.len; i++)
+		free(names.allow.items[i]);
+	free(names.allow.items);
+	return ok;
 }
 
 void mcp_gen_prop(yajl_gen g, const char *name, const char *type, const char *desc)

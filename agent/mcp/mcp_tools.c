@@ -416,6 +416,7 @@ int mcp_tools_parse_call(struct mcp_conn *cn, const struct mcp_id *id, yajl_val 
 void mcp_call_args_free(struct call_args *a)
 {
 	free(a->code);
+	free(a->allow_domains);
 	free(a->stdin_data);
 	free(a->session_id);
 	free(a->path);

@@ -10,7 +10,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../../lib/cleanup.h"
 #include "../../lib/util.h"
 #include "../../spec/policy/policy.h"
 #include "sandbox.h"
@@ -36,6 +38,23 @@ static int over(struct error *err, const char *what, uint64_t asked, uint64_t ca
 	return -1;
 }
 
+/* Each of "a,b" a name or *.suffix within the policy's egress.allowDomains
+ * (the runtime judges it again at every create). */
+static int check_domains(const struct policy *p, const char *list, struct error *err)
+{
+	_cleanup_free_ char *copy = xstrdup(list);
+	char *save = NULL;
+
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!policy_egress_pattern_valid(t))
+			return error_set(err, "allow domain \"%s\": not a host name or *.suffix", t);
+		if (!policy_egress_pattern_within(&p->egress, t))
+			return error_set(err, "allow domain %s is not within the policy's names (rule egress; the policy field egress.allowDomains (list %s), in the policy, %s, would allow it)",
+					 t, t, p->source);
+	}
+	return 0;
+}
+
 static int check(const struct policy *p, const struct sandbox_config *cfg, struct error *err)
 {
 	/* audit and off lower nothing: what is asked is what is set. */
@@ -51,6 +70,8 @@ static int check(const struct policy *p, const struct sandbox_config *cfg, struc
 		return error_set(err, "cpus %.2f is over the policy's limit of %.2f (rule limits; a larger limits.cpuQuota in the policy, %s, would allow it)",
 				 (double)cfg->cpu_quota / 100000,
 				 (double)p->cpu_quota / (double)p->cpu_period, p->source);
+	if (cfg->allow_domains && check_domains(p, cfg->allow_domains, err) < 0)
+		return -1;
 	if (cfg->netns && !p->network_allowed && !(p->relaxable & RELAX_NETWORK))
 		return error_set(err, "network %s: the policy allows no network (rule network; \"networkAllowed\": true, or \"network\" in \"relaxable\", in the policy, %s, would allow it)",
 				 cfg->netns, p->source);

@@ -139,6 +139,13 @@ static int step_only_loopback(struct container_ctx *c, struct error *err)
 	return netfilter_only_loopback(err);
 }
 
+static int step_egress_names(struct container_ctx *c, struct error *err)
+{
+	if (!c->decision.egress_proxy)
+		return 0;
+	return egress_net_setup(&c->policy, c->id, c->sync_child, err);
+}
+
 static int step_hostname(struct container_ctx *c, struct error *err)
 {
 	const char *h = c->spec->hostname, *d = c->spec->domainname;
@@ -293,6 +300,7 @@ static const struct child_step setup_steps[] = {
 	{ "prestart and createRuntime hooks", step_runtime_hooks },
 	{ "createContainer hooks", step_create_container_hooks },
 	{ "network policy", step_only_loopback },
+	{ "egress by name", step_egress_names },
 	{ "sysctl", sysctl_apply },
 	{ "process attributes", process_setup_early },
 	{ "root filesystem", rootfs_finalize },

@@ -38,7 +38,7 @@ static const char *const tool_names[TOOL_MAX] = {
 /* Each tool's arguments (its schema's properties), as a list for errors. */
 static const char *const tool_args[TOOL_MAX] = {
 	[TOOL_RUN_CODE] = "code, language, timeout_seconds, stdin",
-	[TOOL_SESSION_CREATE] = "language, memory_mb, cpus, pids, network",
+	[TOOL_SESSION_CREATE] = "language, memory_mb, cpus, pids, network, allow_domains",
 	[TOOL_SESSION_RUN] = "session_id, code, language, timeout_seconds, stdin",
 	[TOOL_SESSION_WRITE_FILE] = "session_id, path, content, encoding",
 	[TOOL_SESSION_READ_FILE] = "session_id, path, encoding",

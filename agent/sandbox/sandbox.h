@@ -194,6 +194,7 @@ bool sandbox_is_alive(const struct sandbox *sb);
 struct sandbox_session {
 	struct sandbox sb; /* the workspace; a container only during a run */
 	struct sandbox_config cfg;
+	char *allow_domains; /* cfg.allow_domains, the session's own copy */
 	int files_fd;
 	int outputs_fd; /* the workspace's outputs/, on /outputs */
 };

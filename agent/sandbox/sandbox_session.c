@@ -55,6 +55,9 @@ int sandbox_session_open(const struct global_opts *g, const struct sandbox_confi
 	memset(ss, 0, sizeof(*ss));
 	ss->files_fd = ss->outputs_fd = -1;
 	ss->cfg = *cfg;
+	/* the caller's string lives as long as its call, the session longer */
+	if (cfg->allow_domains)
+		ss->cfg.allow_domains = ss->allow_domains = xstrdup(cfg->allow_domains);
 	ss->cfg.session = true;
 	ss->cfg.stdin_fd = -1;
 	sandbox_init_struct(&ss->sb, cfg->lang);
@@ -95,6 +98,9 @@ void sandbox_session_close(const struct global_opts *g, struct sandbox_session *
 		close(ss->outputs_fd);
 	ss->files_fd = ss->outputs_fd = -1;
 	sandbox_destroy(g, &ss->sb);
+	free(ss->allow_domains);
+	ss->allow_domains = NULL;
+	ss->cfg.allow_domains = NULL;
 }
 
 /* config.json and the code file of this run replace the last run's. */

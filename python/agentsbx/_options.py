@@ -2,24 +2,26 @@
 """The options a Sandbox and a Session share, as CLI flags."""
 
 from ._cli import size_arg
-from ._errors import NotSupportedError, SandboxError
+from ._errors import SandboxError
 
 LANGS = ("python", "sh", "node")
-ALLOW_DOMAINS_FIELD = "egress.allowDomains"
 
 
-def check_allow_domains(allow_domains):
-    """Egress by domain name is issue 27's, not built yet: refuse it, never
-    ignore it (a caller who asked for two domains must not get no network
-    without a word, nor, some day, everything)."""
-    if allow_domains:
-        raise NotSupportedError(
-            "allow_domains=%r: egress by domain name per call is not built yet (issue 27: "
-            "the policy field %s names the domains every container may reach; the sandbox "
-            "and session commands cannot narrow it per call yet).  Until then a sandbox has "
-            "no network (network=None), or joins a network namespace you prepared "
-            "(network='/var/run/netns/NAME', if the policy allows networking)"
-            % (list(allow_domains), ALLOW_DOMAINS_FIELD))
+def domain_flags(allow_domains):
+    """--allow-domain D for each name (or "*.suffix"): egress by name
+    through the sandbox's proxy, within the policy's egress.allowDomains
+    (agentsbx refuses more, naming that field).  None or empty: the
+    policy's own list, often none (no network)."""
+    if allow_domains is None:
+        return []
+    if isinstance(allow_domains, str):
+        raise SandboxError("allow_domains: a list of names, not a string")
+    flags = []
+    for d in allow_domains:
+        if not isinstance(d, str) or not d or "," in d:
+            raise SandboxError("allow_domains: %r is not a host name or *.suffix" % (d,))
+        flags += ["--allow-domain", d]
+    return flags
 
 
 def check_lang(lang):

@@ -6,7 +6,7 @@ import tempfile
 
 from ._cli import Cli, size_arg
 from ._errors import SandboxError
-from ._options import check_allow_domains, check_lang, image_flags, limit_flags
+from ._options import check_lang, domain_flags, image_flags, limit_flags
 from ._result import Result
 
 # What agentsbx may take beyond the run's own timeout (creating and
@@ -28,8 +28,9 @@ class Sandbox:
     (1.5), pids, disk (the writable layer): lower than the policy's; more
     is refused with the policy field that would allow it.  network: None
     (no network, the default) or the path of a network namespace you
-    prepared, which the policy must allow.  allow_domains: egress by name,
-    not built yet (issue 27): NotSupportedError.  env: {K: V}; cwd: the
+    prepared, which the policy must allow.  allow_domains: the names (or
+    "*.suffix") the code may reach through the sandbox's egress proxy,
+    within the policy's egress.allowDomains.  env: {K: V}; cwd: the
     working directory (default /tmp).  binary, root, policy: the agentsbx
     binary (default $AGENTSBX, else on PATH), its --root and --policy.
     """
@@ -37,14 +38,13 @@ class Sandbox:
     def __init__(self, image="python", timeout=30.0, memory=None, cpus=None, pids=None,
                  network=None, allow_domains=None, *, disk=None, env=None, cwd=None,
                  output_limit=None, image_root=None, binary=None, root=None, policy=None):
-        check_allow_domains(allow_domains)
         if timeout is None or timeout <= 0:
             raise SandboxError("timeout must be a positive number of seconds")
         self.image = image
         self.timeout = float(timeout)
         self.cli = Cli(binary, root, policy)
         self._flags = image_flags(image, image_root) + limit_flags(
-            memory, cpus, pids, disk, network, env, cwd)
+            memory, cpus, pids, disk, network, env, cwd) + domain_flags(allow_domains)
         if output_limit is not None:
             self._flags += ["--output-limit", size_arg(output_limit)]
 

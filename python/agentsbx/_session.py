@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ._cli import Cli, size_arg
 from ._errors import CommandExitError, SessionError
-from ._options import check_allow_domains, check_lang, image_flags, limit_flags
+from ._options import check_lang, domain_flags, image_flags, limit_flags
 from ._result import Result
 from ._sandbox import GUARD_MARGIN, _bytes
 
@@ -124,7 +124,6 @@ class Session:
                  network=None, allow_domains=None, *, lang="python", disk=None, env=None,
                  cwd=None, idle=None, name=None, output_limit=None, image_root=None,
                  binary=None, root=None, policy=None, _connect=False):
-        check_allow_domains(allow_domains)
         self.lang = check_lang(lang)
         self.timeout = float(timeout)
         self.image = image
@@ -137,7 +136,7 @@ class Session:
             self.session_id = name
             return
         flags = ["--json", "--lang", lang] + image_flags(image, image_root) + \
-            limit_flags(memory, cpus, pids, disk, network, env, cwd)
+            limit_flags(memory, cpus, pids, disk, network, env, cwd) + domain_flags(allow_domains)
         if idle is not None:
             flags += ["--idle", repr(float(idle))]
         argv = self.cli.argv("session", "create", *flags, *(["--", name] if name else []))

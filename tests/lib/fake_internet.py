@@ -52,11 +52,13 @@ def http():
             log.write("http %s from %s: %s\n" % (here, peer[0], line))
             path = line.split(" ")[1] if line.count(" ") >= 2 else "/"
             if path.startswith("/files/"):
-                body = open(sys.argv[4] + path[len("/files"):], "rb").read()
+                f = sys.argv[4] + path[len("/files"):].split("?")[0]
+                body = open(f + ("index.html" if f.endswith("/") else ""), "rb").read()
             else:
                 body = ("hello from %s\n" % here).encode()
-            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nConnection: close\r\n\r\n"
-                      % len(body) + body)
+            ctype = b"text/html" if path.endswith("/") else b"application/octet-stream"
+            c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: %s\r\nContent-Length: %d\r\n"
+                      b"Connection: close\r\n\r\n" % (ctype, len(body)) + body)
         except Exception as e:
             log.write("http error %s\n" % e)
         finally:
@@ -175,3 +177,36 @@ def egress_policy(allow, audit_log, **more):
     pol = {"egress": {"allowDomains": list(allow), "hosts": dict(HOSTS)}, "auditLog": audit_log}
     pol.update(more)
     return pol
+
+
+def wheel_index(files_dir, name="agentsbx_probe", version="1.0", value="42"):
+    """A PEP 503 index under files_dir/simple/ with one pure-Python wheel
+    built here (a wheel is a zip: the module, METADATA, WHEEL, RECORD)."""
+    import base64
+    import hashlib
+    import zipfile
+
+    dist = "%s-%s" % (name, version)
+    whl = "%s-py3-none-any.whl" % dist
+    project = name.replace("_", "-")
+    members = {
+        "%s/__init__.py" % name: "VALUE = %s\n" % value,
+        "%s.dist-info/METADATA" % dist: "Metadata-Version: 2.1\nName: %s\nVersion: %s\n" % (project, version),
+        "%s.dist-info/WHEEL" % dist: "Wheel-Version: 1.0\nGenerator: agentsbx-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    record = []
+    for path, text in members.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append("%s,sha256=%s,%d" % (path, digest.decode(), len(text)))
+    record.append("%s.dist-info/RECORD,," % dist)
+    members["%s.dist-info/RECORD" % dist] = "\n".join(record) + "\n"
+    pdir = os.path.join(files_dir, "simple", project)
+    os.makedirs(pdir, exist_ok=True)
+    with zipfile.ZipFile(os.path.join(pdir, whl), "w") as z:
+        for path, text in members.items():
+            z.writestr(path, text)
+    with open(os.path.join(pdir, "index.html"), "w") as f:
+        f.write('<html><body><a href="%s">%s</a></body></html>\n' % (whl, whl))
+    with open(os.path.join(files_dir, "simple", "index.html"), "w") as f:
+        f.write('<html><body><a href="%s/">%s</a></body></html>\n' % (project, project))
+    return project

@@ -696,6 +696,7 @@ def main():
         o.append("")
     o += sandbox_section(os.path.join(raw, "host", "sandbox"))
     o += mcp_http_section(os.path.join(raw, "host", "mcp_http"))
+    o += egress_section(os.path.join(raw, "host", "egress"))
     # profile
     o.append("## Where agentsbx's case-1 time goes")
     o.append("")
@@ -818,6 +819,39 @@ def mcp_http_section(d):
              f"{m.get('http_clients', '?')} clients calling back to back for "
              f"{m.get('http_seconds', '?')} s (`--max-concurrent 20`): "
              f"{m.get('http_runs_done', '?')} runs, {m.get('http_runs_failed', '?')} failed.")
+    o.append("")
+    return o
+
+
+def egress_section(d):
+    """Case 11 (bench/egress.py): egress by name under load."""
+    o = ["## 11. Egress by name: the proxy's added latency, and 100 containers x 20 connections", ""]
+    notrun = read(os.path.join(d, "not-run.txt")).strip()
+    try:
+        with open(os.path.join(d, "egress.json")) as f:
+            m = json.load(f)
+    except (OSError, ValueError):
+        m = {}
+    if notrun or not m:
+        o += ["Not run: " + (notrun or "no results (BENCH_EGRESS=0, or bench/egress.py not run)")
+              + ".", ""]
+        return o
+    o.append("This host, on the tests' fake internet (two network namespaces of the run's own; "
+             "the runtime in one of them), a policy listing allowed.test.")
+    o.append("")
+    o.append("| measure | value |")
+    o.append("|---|---:|")
+    o.append(f"| one HTTP GET through the proxy (a container's busybox wget, median of 3x50) | "
+             f"{m['latency_ms_via_proxy']} ms |")
+    o.append(f"| the same GET direct (a container joined to the host side, policy off) | "
+             f"{m['latency_ms_direct']} ms |")
+    o.append(f"| **added by the proxy per connection** | **{m['added_ms_per_connection']} ms** |")
+    o.append(f"| {m['containers']} containers x {m['connections_each']} connections at once: served | "
+             f"**{m['served']} of {m['connections']}** |")
+    o.append(f"| connections/s over the whole (start of the first to the exit of the last) | "
+             f"{m['connections_per_s']} |")
+    o.append(f"| memory of the proxies: Pss per proxy (RSS per proxy) | "
+             f"{m['pss_kib_per_proxy']} KiB ({m['rss_kib_per_proxy']} KiB) |")
     o.append("")
     return o
 

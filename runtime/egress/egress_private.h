@@ -14,7 +14,9 @@ struct egress_route {
 	char text[INET6_ADDRSTRLEN];
 };
 
-/* resolve.c: name on the host side; -1 with why filled when refused. */
+/* resolve.c: name on the host side; -1 with why filled when refused.  A
+ * pinned name (egress.hosts) needs no lookup. */
+bool egress_is_pinned(const struct egress_config *c, const char *name);
 int egress_resolve(const struct egress_config *c, const char *name, unsigned port,
 		   struct egress_route *out, char *why, size_t why_cap);
 

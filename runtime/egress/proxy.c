@@ -37,7 +37,7 @@
 #define CONNS_MAX 128	     /* per container */
 #define RESOLVERS_MAX 16     /* lookups at once */
 #define BUF_SIZE (32 * 1024) /* each direction */
-#define PEEK_MS 10000	     /* to send the first bytes */
+#define PEEK_MS 30000	     /* to send the first bytes (a loaded host is slow) */
 #define CONNECT_MS 15000     /* lookup and connect */
 #define IDLE_MS (30 * 60000) /* a spliced connection with no byte either way */
 
@@ -168,6 +168,8 @@ static void refuse(struct proxy *p, struct conn *k, const char *why)
 
 /* ---- resolving (a thread per lookup) ---------------------------------------------- */
 
+static void connect_upstream(struct proxy *p, struct conn *k);
+
 struct lookup {
 	struct proxy *p;
 	struct conn *k;
@@ -198,6 +200,13 @@ static void start_lookup(struct proxy *p, struct conn *k)
 	pthread_attr_t attr;
 	pthread_t t;
 
+	if (egress_is_pinned(p->c, k->name)) {
+		/* the operator's pin: nothing to wait for, no thread */
+		k->resolved_ok = egress_resolve(p->c, k->name, k->port, &k->route, k->why,
+						sizeof(k->why)) == 0;
+		connect_upstream(p, k);
+		return;
+	}
 	if (p->resolving >= RESOLVERS_MAX) {
 		k->state = QUEUED;
 		return;

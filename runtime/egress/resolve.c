@@ -73,6 +73,14 @@ static bool pinned(const struct egress_config *c, const char *name, struct socka
 	return false;
 }
 
+bool egress_is_pinned(const struct egress_config *c, const char *name)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	return pinned(c, name, &ss, &len);
+}
+
 int egress_resolve(const struct egress_config *c, const char *name, unsigned port,
 		   struct egress_route *out, char *why, size_t why_cap)
 {

@@ -422,12 +422,31 @@ static int rule_idmap(struct mrules *a)
 	return 0;
 }
 
+/* Nothing is mounted over / itself: the root is the image the policy
+ * keeps read-only (under its writable layer), and a mount there would be
+ * what the process and every `exec` see instead (found by the floor's
+ * oracle: a bind of an allowed directory stacked read-write over the
+ * root). */
+static int rule_not_over_root(struct mrules *a)
+{
+	for (size_t i = 0; i < a->s->n_mounts; i++) {
+		const struct oci_mount *m = &a->s->mounts[i];
+		_cleanup_free_ char *dest = m->destination ? policy_clean_path(m->destination) : NULL;
+
+		if (dest && !strcmp(dest, "/"))
+			return error_set(a->err, "policy: mounts[%zu]: a %s mount on / would replace the container's root, the image the policy keeps read-only: refused by the policy (%s); no policy field allows it",
+					 i, m->type ? m->type : "bind", a->p->source);
+	}
+	return 0;
+}
+
 int policy_mounts_refuse(const struct policy *p, struct oci_spec *s,
 			 struct policy_changes *ch, struct error *err)
 {
 	struct mrules a = { .p = p, .s = s, .ch = ch, .err = err };
 
-	if (rule_idmap(&a) < 0 || rule_binds(&a) < 0 || rule_fs_types(&a) < 0)
+	if (rule_not_over_root(&a) < 0 || rule_idmap(&a) < 0 || rule_binds(&a) < 0 ||
+	    rule_fs_types(&a) < 0)
 		return -1;
 	return 0;
 }

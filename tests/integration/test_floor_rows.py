@@ -259,3 +259,18 @@ def test_seccomp_listener_path_must_be_named_by_the_operator(penv, build):
         assert rc != 0 and "seccompListeners" in err, err
     finally:
         s.close()
+
+
+# ---- found by the oracle (tests/floor): a mount over / --------------------------------
+
+def test_no_mount_over_the_root(penv):
+    """A bind of an allowed directory on / stacked it read-write over the
+    image, where the process and every exec landed: refused, whatever the
+    source."""
+    d = penv.hostdir("over-root")
+    pol = policy_file(penv, {"extend": {"bindPrefixes": [d]}})
+    for typ, src, opts in (("bind", d, ["rbind", "rw"]), ("tmpfs", "tmpfs", ["size=1m"])):
+        spec = make_spec(["true"])
+        add_mount(spec, "/", typ, src, opts)
+        rc, _, err = run(penv, spec, extra=["--policy", pol])
+        assert rc != 0 and "would replace the container's root" in err, err

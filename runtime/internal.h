@@ -230,9 +230,9 @@ void ns_close_joined(struct container_ctx *c);
 /* fd is the namespace of type t of a live container under --root. */
 int ns_of_container(struct container_ctx *c, enum ns_type t, int fd, bool *found,
 		    struct error *err);
-/* *user: a process in the network namespace fd (0: none, an empty
+/* *user: a process in the namespace fd of type t (0: none, an empty
  * namespace such as the one CNI made for a pod). */
-int ns_net_in_use(struct container_ctx *c, int fd, pid_t *user, struct error *err);
+int ns_in_use(struct container_ctx *c, enum ns_type t, int fd, pid_t *user, struct error *err);
 
 /* child.c: runs in the container init, never returns. */
 __attribute__((noreturn)) void child_main(struct container_ctx *c);

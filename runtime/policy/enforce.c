@@ -188,28 +188,31 @@ static const bool host_ns_refused[NS_TYPE_MAX] = {
 	[NS_TIME] = true,
 };
 
-/* A kept network namespace (runtime/../spec/policy/policy_apply.c, the
- * network model) must be a pod's: another container's under this --root
- * (the pause's, for the containers of a pod; docker --network
- * container:X), or one no process is in yet (a pod's, made by CNI for
- * its pause).  Not some daemon's namespace with services on its lo. */
-static int judge_pod_netns(struct container_ctx *c, const struct oci_namespace *ns,
+/* A joined namespace must be a pod's: another container's under this
+ * --root (the pause's, for the containers of a pod; docker --network
+ * container:X, --ipc container:X), or one no process is in yet (a pod's,
+ * made by CNI for its pause).  Not some daemon's namespace with services
+ * on its lo, nor the namespace of a container under another --root (a
+ * tenant of another engine: its processes, its shared memory, its
+ * hostname — found by the floor's oracle for pid, ipc and uts). */
+static int judge_shared_ns(struct container_ctx *c, const struct oci_namespace *ns,
 			   struct error *err)
 {
+	const char *name = ns_type_name(ns->type);
 	bool found;
 	pid_t user;
 
 	if (WEAK_NS_HOST)
 		return 0;
-	if (ns_of_container(c, NS_NETWORK, c->ns_fd[NS_NETWORK], &found, err) < 0)
+	if (ns_of_container(c, ns->type, c->ns_fd[ns->type], &found, err) < 0)
 		return -1;
 	if (found)
 		return 0;
-	if (ns_net_in_use(c, c->ns_fd[NS_NETWORK], &user, err) < 0)
+	if (ns_in_use(c, ns->type, c->ns_fd[ns->type], &user, err) < 0)
 		return -1;
 	if (user)
-		return error_set(err, "policy: linux.namespaces[network].path %s is neither the network namespace of a running container under --root %s nor an empty one (process %d is in it): refused by the policy (%s); no policy field allows it",
-				 ns->path, c->g->root, (int)user, c->policy.source);
+		return error_set(err, "policy: linux.namespaces[%s].path %s is neither the %s namespace of a running container under --root %s nor an empty one (process %d is in it): refused by the policy (%s); no policy field allows it",
+				 name, ns->path, name, c->g->root, (int)user, c->policy.source);
 	return 0;
 }
 
@@ -225,14 +228,14 @@ static int judge_namespace(struct container_ctx *c, const struct oci_namespace *
 	if (ns->type == NS_NETWORK) {
 		if (c->decision.refuse_host_netns && c->ns_host[NS_NETWORK])
 			return policy_refuse_host_ns(&c->policy, NS_NETWORK, ns->path, err);
-		return judge_pod_netns(c, ns, err);
+		return judge_shared_ns(c, ns, err);
 	}
 	if (WEAK_NS_HOST)
 		return 0;
 	if (host_ns_refused[ns->type] && c->ns_host[ns->type])
 		return policy_refuse_host_ns(&c->policy, ns->type, ns->path, err);
 	if (ns->type != NS_MOUNT)
-		return 0;
+		return judge_shared_ns(c, ns, err);
 	/* pivot_root in a joined mount namespace replaces the root of every
 	 * process in it: only another container's (under this --root). */
 	if (ns_of_container(c, NS_MOUNT, c->ns_fd[NS_MOUNT], &found, err) < 0)

@@ -274,3 +274,45 @@ def test_no_mount_over_the_root(penv):
         add_mount(spec, "/", typ, src, opts)
         rc, _, err = run(penv, spec, extra=["--policy", pol])
         assert rc != 0 and "would replace the container's root" in err, err
+
+
+@pytest.mark.parametrize("nstype,file", [("ipc", "ipc"), ("pid", "pid"), ("uts", "uts")])
+def test_another_tenants_namespace_is_not_joined(penv, nstype, file):
+    """Found by the oracle: the pid, ipc or uts namespace of a container
+    under another --root (another engine's tenant) could be joined; only
+    the network and mount ones were held to 'a container under this
+    --root, or an empty one'.  Now every joined namespace is."""
+    other_root = os.path.join(penv.tmp, "other-root")
+    os.makedirs(other_root, 0o700)
+    off = policy_file(penv, {"mode": "off"})
+    other = penv.make_bundle("other", spec=make_spec(["sleep", "60"]))
+    ocid = penv.new_id()
+    run_cmd([penv.runtime, "--root", other_root, "--policy", off, "create", "--bundle", other,
+             ocid], check=True, timeout=60)
+    try:
+        pid = json.loads(run_cmd([penv.runtime, "--root", other_root, "state", ocid],
+                                 check=True)[1])["pid"]
+        spec = make_spec(["true"])
+        for n in spec["linux"]["namespaces"]:
+            if n["type"] == nstype:
+                n["path"] = "/proc/%d/ns/%s" % (pid, file)
+        if nstype == "pid":
+            spec["linux"]["namespaces"] = [n for n in spec["linux"]["namespaces"]
+                                           if n["type"] != "pid"] + \
+                [{"type": "pid", "path": "/proc/%d/ns/pid" % pid}]
+        rc, _, err = run(penv, spec)
+        assert rc != 0, "joined another tenant's %s namespace" % nstype
+        assert "neither the %s namespace of a running container under --root" % nstype in err, err
+        # the same container under this --root: a pod's sibling, allowed
+        bundle = penv.make_bundle("sib-" + nstype, spec=make_spec(["sleep", "60"]))
+        sib = penv.track_id(penv.new_id())
+        run_cmd([penv.runtime, "--root", penv.root, "create", "--bundle", bundle, sib],
+                check=True, timeout=60)
+        spid = penv.state(sib)["pid"]
+        for n in spec["linux"]["namespaces"]:
+            if n["type"] == nstype:
+                n["path"] = "/proc/%d/ns/%s" % (spid, file)
+        rc, _, err = run(penv, spec)
+        assert rc == 0, err
+    finally:
+        run_cmd([penv.runtime, "--root", other_root, "delete", "--force", ocid])

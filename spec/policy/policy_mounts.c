@@ -358,6 +358,15 @@ static int judge_fs_type(struct mrules *a, size_t i, const struct oci_mount *m)
 		if (!strcmp(type, "proc") && strcmp(clean, "/proc"))
 			return error_set(a->err, "policy: mounts[%zu]: proc on %s: procfs is allowed by the policy (%s) only at /proc (where its maskedPaths and readonlyPaths apply)",
 					 i, m->destination, a->p->source);
+		/* the same for sysfs (found by the floor's oracle: sysfs on /data
+		 * had none of the /sys masks) and cgroupfs */
+		if (!strcmp(type, "sysfs") && strcmp(clean, "/sys"))
+			return error_set(a->err, "policy: mounts[%zu]: sysfs on %s: sysfs is allowed by the policy (%s) only at /sys (where its maskedPaths and readonlyPaths apply)",
+					 i, m->destination, a->p->source);
+		if ((!strcmp(type, "cgroup") || !strcmp(type, "cgroup2")) &&
+		    !policy_path_under(clean, "/sys/fs/cgroup"))
+			return error_set(a->err, "policy: mounts[%zu]: %s on %s: cgroupfs is allowed by the policy (%s) only under /sys/fs/cgroup (read-only there)",
+					 i, type, m->destination, a->p->source);
 		return 0;
 	}
 	return error_set(a->err, "policy: mounts[%zu]: filesystem type %s on %s is not allowed by the policy (%s); allowed: proc, sysfs, tmpfs, devpts, mqueue, cgroup, cgroup2, and bind mounts of host paths under bindPrefixes",

@@ -316,3 +316,16 @@ def test_another_tenants_namespace_is_not_joined(penv, nstype, file):
         assert rc == 0, err
     finally:
         run_cmd([penv.runtime, "--root", other_root, "delete", "--force", ocid])
+
+
+@pytest.mark.parametrize("typ,dest", [("sysfs", "/data"), ("cgroup", "/data"),
+                                      ("cgroup2", "/mnt/cg")])
+def test_sysfs_and_cgroupfs_only_in_their_place(penv, typ, dest):
+    """Found by the oracle: sysfs on /data had none of the /sys masks
+    (/sys/firmware, /sys/kernel/security ...); procfs was already held to
+    /proc for that reason.  sysfs only at /sys, cgroupfs under
+    /sys/fs/cgroup."""
+    spec = make_spec(["true"])
+    add_mount(spec, dest, typ, typ, ["ro", "nosuid", "nodev", "noexec"])
+    rc, _, err = run(penv, spec)
+    assert rc != 0 and "is allowed by the policy" in err and dest in err, err

@@ -171,6 +171,10 @@ int identity_take(struct container_ctx *c, struct error *err);
 int identity_apply_exec(struct container_ctx *c, int state_dir_fd, struct error *err);
 int identity_of(int state_dir_fd, uint32_t *uid, struct error *err);
 void identity_release(int state_dir_fd, const char *id);
+/* policy/enforce.c: under enforce, the cgroup the container would get is
+ * not inside one that holds processes itself (another tenant's, a host
+ * service's: it would be charged to that one's limits). */
+int policy_judge_cgroup(struct container_ctx *c, struct error *err);
 /* A refusal into the policy's audit log (policy/audit_log.h). */
 void policy_audit_refusal(struct container_ctx *c, const struct error *err);
 

@@ -169,6 +169,7 @@ static int prepare(struct container_ctx *c, struct error *err)
 	    ctx_prepare_seccomp(c, err) < 0 ||
 	    cgroup_resolve_path(c->spec->linux.cgroups_path, c->id,
 				c->cgroup_manager, &c->cgroup_path, err) < 0 ||
+	    policy_judge_cgroup(c, err) < 0 ||
 	    ctx_prepare_terminal(c, err) < 0 ||
 	    trampoline_memfd(&c->trampoline_fd, err) < 0 ||
 	    landlock_prepare(c, err) < 0)

@@ -472,3 +472,19 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 		return prepare_agent_seccomp(c, err);
 	return 0;
 }
+
+int policy_judge_cgroup(struct container_ctx *c, struct error *err)
+{
+	_cleanup_free_ char *which = NULL;
+	pid_t pid;
+
+	if (!c->policy_loaded || c->policy.mode != POLICY_ENFORCE ||
+	    c->cgroup_manager != CGROUP_MANAGER_FS || !c->cgroup_path)
+		return 0;
+	if (cgroup_ancestor_with_processes(c->cgroup_path, &which, &pid, err) < 0)
+		return -1;
+	if (which)
+		return error_set(err, "policy: linux.cgroupsPath %s is inside cgroup %s, which holds processes itself (process %d: another container's or a host service's): the container would be charged to its limits; refused by the policy (%s); no policy field allows it",
+				 c->cgroup_path, which, (int)pid, c->policy.source);
+	return 0;
+}

@@ -329,3 +329,20 @@ def test_sysfs_and_cgroupfs_only_in_their_place(penv, typ, dest):
     add_mount(spec, dest, typ, typ, ["ro", "nosuid", "nodev", "noexec"])
     rc, _, err = run(penv, spec)
     assert rc != 0 and "is allowed by the policy" in err and dest in err, err
+
+
+def test_no_cgroup_inside_another_tenants(penv):
+    """Found by the oracle: linux.cgroupsPath could name a cgroup inside
+    another container's (charged to its memory and pids limits, able to
+    have it OOM-killed); only a cgroup that itself held processes was
+    refused.  Now an ancestor holding processes is refused too."""
+    other = penv.make_bundle("victim", spec=make_spec(["sleep", "60"]))
+    vid = penv.track_id(penv.new_id())
+    penv.rt("create", "--bundle", other, vid)
+    with open("/proc/%d/cgroup" % penv.state(vid)["pid"]) as f:
+        vpath = [l.split(":", 2)[2].strip() for l in f
+                 if "memory" in l.split(":", 2)[1].split(",") or l.startswith("0::")][0]
+    spec = make_spec(["true"])
+    spec["linux"]["cgroupsPath"] = vpath + "/inside"
+    rc, _, err = run(penv, spec)
+    assert rc != 0 and "holds processes itself" in err, err

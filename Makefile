@@ -12,7 +12,7 @@
 #   make floor-fuzz the floor oracle's long run (FLOOR_SPECS, FLOOR_SEED; tests/floor/)
 
 CC       ?= cc
-PKGS     := libseccomp libcap yajl mount libnftables libsystemd
+PKGS     := libseccomp libcap yajl mount libnftables libsystemd libmicrohttpd
 # A missing -dev package stops the build here, by name, instead of as a
 # wall of compiler errors (`make deps` installs them all).
 ifeq ($(filter deps clean format lint,$(MAKECMDGOALS)),)
@@ -22,10 +22,10 @@ $(error pkg-config cannot find: $(PKG_MISSING) (Debian: `make deps`, or install 
 endif
 endif
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
-# libnftables, libsystemd and libmount: headers only; the calls that need
-# them dlopen them (lib/dynlib.h), so that every other call does not load
-# ~18 libraries.
-DLOPEN_PKGS := libnftables libsystemd mount
+# libnftables, libsystemd, libmount and libmicrohttpd (agentsbx mcp
+# --listen): headers only; the calls that need them dlopen them
+# (lib/dynlib.h), so that every other call does not load ~18 libraries.
+DLOPEN_PKGS := libnftables libsystemd mount libmicrohttpd
 PKG_LIBS   := $(shell pkg-config --libs $(filter-out $(DLOPEN_PKGS),$(PKGS))) -ldl
 VERSION  := $(shell cat VERSION 2>/dev/null || echo 0.1.0)
 GITCOMMIT := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -38,9 +38,9 @@ override CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
             -DAGENTSBX_COMMIT='"$(GITCOMMIT)"' $(PKG_CFLAGS)
 override LDLIBS += $(PKG_LIBS) -pthread
 
-# One folder per concern (README "How it is built"); the freestanding
-# binaries (runtime/init/trampoline/, agent/sandbox_init/) are not library code.
-LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c spec/*/*.c runtime/*/*.c hooks/*.c agent/*.c))
+# One folder per concern (docs/design.md); the freestanding
+# binaries (runtime/init/trampoline/, agent/sandbox/init/) are not library code.
+LIB_SRCS  := $(sort $(wildcard lib/*.c spec/*.c spec/*/*.c runtime/*/*.c hooks/*.c agent/*/*.c))
 TRAMPOLINE_CFLAGS := -Os -ffreestanding -fno-builtin -static -nostdlib -fno-stack-protector \
 	-fno-asynchronous-unwind-tables -fno-pie -no-pie -Wl,--build-id=none -Wl,-z,norelro \
 	-Wall -Wextra -Werror
@@ -51,7 +51,7 @@ endif
 CMD_SRCS  := $(sort $(wildcard cmd/*.c))
 EMBED_JSON := agent-seccomp agent-seccomp-ioctl
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/%.o) $(EMBED_JSON:%=$(BUILD)/spec/policy/embed-%.o) \
-	$(BUILD)/runtime/init/embed-trampoline.o $(BUILD)/agent/embed-sandbox-init.o
+	$(BUILD)/runtime/init/embed-trampoline.o $(BUILD)/agent/sandbox/embed-sandbox-init.o
 CMD_OBJS  := $(CMD_SRCS:%.c=$(BUILD)/%.o)
 DEPS      := $(LIB_OBJS:.o=.d) $(CMD_OBJS:.o=.d)
 
@@ -65,8 +65,9 @@ PYTEST   ?= /usr/bin/python3 -m pytest
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
 SYSCONFDIR ?= /etc
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 
-.PHONY: all deps test audit-log-mark check layering docs install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test attacks asan clean bench tools floor floor-fuzz \
+.PHONY: all deps test audit-log-mark check layering docs install format lint unit integration integration-quick vmtest vmtest-systemd e2e cri-test sandbox-test python-test mcp-http-test attacks asan clean bench tools floor floor-fuzz \
 	fuzz fuzz-build fuzz-bins test-fuzz
 
 all: agentsbx
@@ -108,21 +109,21 @@ $(BUILD)/runtime/init/embed-trampoline.c: $(BUILD)/runtime/init/trampoline.bin
 	   echo '};'; \
 	   echo "const size_t agentsbx_trampoline_len = sizeof(agentsbx_trampoline);"; } > $@
 
-# The sandbox's PID 1 (agent/sandbox_init/init.c): the same kind of
+# The sandbox's PID 1 (agent/sandbox/init/init.c): the same kind of
 # freestanding binary, written into each sandbox as /.agentsbx/init.
-$(BUILD)/agent/sandbox-init.bin: agent/sandbox_init/init.c lib/nolibc.h
+$(BUILD)/agent/sandbox/sandbox-init.bin: agent/sandbox/init/init.c lib/nolibc.h
 	@mkdir -p $(dir $@)
 	@echo "  CC $<"; $(CC) $(TRAMPOLINE_CFLAGS) -o $@.elf $< && strip -o $@ $@.elf
 
-$(BUILD)/agent/embed-sandbox-init.c: $(BUILD)/agent/sandbox-init.bin
-	@{ echo '/* Generated from agent/sandbox_init/init.c by the Makefile. */'; \
+$(BUILD)/agent/sandbox/embed-sandbox-init.c: $(BUILD)/agent/sandbox/sandbox-init.bin
+	@{ echo '/* Generated from agent/sandbox/init/init.c by the Makefile. */'; \
 	   echo '#include <stddef.h>'; \
 	   echo 'const unsigned char agentsbx_sandbox_init[] = {'; \
 	   od -An -v -tx1 $< | sed 's/ *\([0-9a-f][0-9a-f]\)/0x\1,/g'; \
 	   echo '};'; \
 	   echo "const size_t agentsbx_sandbox_init_len = sizeof(agentsbx_sandbox_init);"; } > $@
 
-$(BUILD)/agent/embed-sandbox-init.o: $(BUILD)/agent/embed-sandbox-init.c
+$(BUILD)/agent/sandbox/embed-sandbox-init.o: $(BUILD)/agent/sandbox/embed-sandbox-init.c
 	@echo "  CC $<"; $(CC) $(CFLAGS) -Wno-missing-variable-declarations -c -o $@ $<
 
 $(BUILD)/runtime/init/embed-trampoline.o: $(BUILD)/runtime/init/embed-trampoline.c
@@ -207,6 +208,19 @@ e2e: agentsbx
 sandbox-test: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/sandbox
 
+# The Python package (python/: Sandbox, Session, the run_python tool) and
+# Docker's Python SDK driving a private dockerd with runtime agentsbx: the
+# tutorial's hostile programs and print(1) latency, written to
+# tests/python/results.md; its own pytest process (a subreaper, as e2e).
+python-test: agentsbx tools
+	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/python
+
+# agentsbx mcp --listen: MCP over Streamable HTTP (the conformance suite,
+# the SDK, LangChain and the AI SDK from npm, tenants, the edge, TLS); its
+# own pytest process.  A few minutes; the npm clients are installed once.
+mcp-http-test: agentsbx
+	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/mcp_http
+
 # --systemd-cgroup in a guest booted with systemd (pure v2, then hybrid).
 vmtest-systemd: all
 	BUILD=$(BUILD) tests/vm/systemd/run-systemd-tests.sh || [ $$? = 77 ]
@@ -222,7 +236,7 @@ attacks: agentsbx
 cri-test: agentsbx
 	AGENTSBX=$(CURDIR)/$(BUILD)/agentsbx $(PYTEST) -q -p no:cacheprovider -rsx tests/cri
 
-# The one-way flow of README "How it is built", checked on the includes.
+# The one-way flow of docs/design.md, checked on the includes and calls.
 layering: agentsbx
 	BUILD=$(BUILD) tests/layering/check.sh
 	tests/layering/plant.sh $(BUILD)
@@ -245,16 +259,21 @@ lint: layering
 docs: agentsbx
 	$(BUILD)/agentsbx policy fields > docs/policy-fields.md
 
-# The binary, and the example policy under /etc/agentsbx/ as
+# The binary, the example policy under /etc/agentsbx/ as
 # policy.json.example (an operator's own policy.json is never touched, and
-# an example already there is kept).
+# an example already there is kept), and the MCP server's systemd unit
+# (agentsbx mcp --listen, contrib/systemd/), its ExecStart pointed at BINDIR.
 install: agentsbx
 	install -D -m 0755 agentsbx $(DESTDIR)$(BINDIR)/agentsbx
+	install -d -m 0755 $(DESTDIR)$(SYSTEMDUNITDIR)
+	sed 's|/usr/local/bin/agentsbx|$(BINDIR)/agentsbx|' contrib/systemd/agentsbx-mcp.service \
+	  > $(DESTDIR)$(SYSTEMDUNITDIR)/agentsbx-mcp.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDUNITDIR)/agentsbx-mcp.service
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/agentsbx
 	[ -e $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example ] || \
 	  install -m 0644 policy.json.example $(DESTDIR)$(SYSCONFDIR)/agentsbx/policy.json.example
 
-test: audit-log-mark lint unit test-fuzz integration floor vmtest vmtest-systemd e2e cri-test sandbox-test attacks
+test: audit-log-mark lint unit test-fuzz integration floor vmtest vmtest-systemd e2e cri-test sandbox-test python-test mcp-http-test attacks
 	@AUDIT_LOG_MARK=$(BUILD)/.audit-log-size tests/cleanup-after-tests.sh
 
 # The default audit log's size before the tests: they must not write it.
@@ -287,6 +306,8 @@ fuzz-bins: $(FUZZ_BINS)
 
 # The MCP target stops at the hand-off of a parsed call (fuzz_mcp.c).
 $(BUILD)/tests/fuzz/fuzz_mcp: FUZZ_LDFLAGS := -Wl,--wrap=mcp_calls_start,--wrap=mcp_calls_cancel
+# The HTTP request path too (fuzz_mcp_http.c).
+$(BUILD)/tests/fuzz/fuzz_mcp_http: FUZZ_LDFLAGS := -Wl,--wrap=mcp_calls_start,--wrap=mcp_calls_cancel
 
 $(BUILD)/tests/fuzz/%: tests/fuzz/%.c $(BUILD)/libagentsbx.a
 	@mkdir -p $(dir $@)

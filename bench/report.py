@@ -695,6 +695,8 @@ def main():
         o.append(f"- left behind after the run (state, cgroups, mounts): {env.leftovers or '?'}.")
         o.append("")
     o += sandbox_section(os.path.join(raw, "host", "sandbox"))
+    o += mcp_http_section(os.path.join(raw, "host", "mcp_http"))
+    o += egress_section(os.path.join(raw, "host", "egress"))
     # profile
     o.append("## Where agentsbx's case-1 time goes")
     o.append("")
@@ -773,6 +775,83 @@ def sandbox_section(d):
     notes = read(os.path.join(d, "notes.txt")).strip()
     if notes:
         o.append("- " + notes.replace("\n", "; ") + ".")
+    o.append("")
+    o += python_latency(os.path.join(os.path.dirname(d), "python"))
+    return o
+
+
+def python_latency(d):
+    """Case 9 from Python (tests/python/test_tables.py -k latency): the
+    tutorial's measure, ten print(1) after a warm-up, for its tiers."""
+    o = ["### 9b. The same from Python: the tutorial's tiers (tests/python)", ""]
+    table = read(os.path.join(d, "latency.md")).strip()
+    if not table:
+        why = read(os.path.join(d, "not-run.txt")).strip() or "BENCH_PYTHON=0, or not run"
+        return o + ["Not run: " + why + ".", ""]
+    return o + [table, "", "Ten runs after a warm-up each (the median and the slowest), one "
+                "after the other; `docker run` with the hardened flags of the seed's runner "
+                "(docs/python.md).", ""]
+
+
+def mcp_http_section(d):
+    """Case 10 (bench/mcp_http.py): run_code print(1) over Streamable HTTP
+    against stdio, and runs/s of 20 HTTP clients."""
+    o = ["## 10. MCP over Streamable HTTP against stdio: `run_code` print(1)", ""]
+    notrun = read(os.path.join(d, "not-run.txt")).strip()
+    m = kv_space(os.path.join(d, "mcp_http.txt"))
+    if notrun or not m:
+        o += ["Not run: " + (notrun or "no results (BENCH_MCP_HTTP=0, or bench/mcp_http.py not run)")
+              + ".", ""]
+        return o
+    o.append("This host, `agentsbx mcp --image python --warm 1` (tests/sandbox's cached image), one "
+             "server per transport started in the same run, their calls interleaved; request "
+             f"written to reply read, {m.get('runs', '?')} calls each after 3 of warm-up "
+             f"(load average {m.get('load_average', '?')} at the end).")
+    o.append("")
+    o.append("| transport | median | p95 |")
+    o.append("|---|---:|---:|")
+    for t, label in (("stdio", "stdio: one JSON line each way"),
+                     ("http", "Streamable HTTP: one POST, its event stream")):
+        o.append(f"| {label} | **{m.get(t + '_print1_median_ms', '?')} ms** | "
+                 f"{m.get(t + '_print1_p95_ms', '?')} ms |")
+    o.append("")
+    o.append(f"- **{m.get('http_runs_per_s', '?')} runs/s** over HTTP with "
+             f"{m.get('http_clients', '?')} clients calling back to back for "
+             f"{m.get('http_seconds', '?')} s (`--max-concurrent 20`): "
+             f"{m.get('http_runs_done', '?')} runs, {m.get('http_runs_failed', '?')} failed.")
+    o.append("")
+    return o
+
+
+def egress_section(d):
+    """Case 11 (bench/egress.py): egress by name under load."""
+    o = ["## 11. Egress by name: the proxy's added latency, and 100 containers x 20 connections", ""]
+    notrun = read(os.path.join(d, "not-run.txt")).strip()
+    try:
+        with open(os.path.join(d, "egress.json")) as f:
+            m = json.load(f)
+    except (OSError, ValueError):
+        m = {}
+    if notrun or not m:
+        o += ["Not run: " + (notrun or "no results (BENCH_EGRESS=0, or bench/egress.py not run)")
+              + ".", ""]
+        return o
+    o.append("This host, on the tests' fake internet (two network namespaces of the run's own; "
+             "the runtime in one of them), a policy listing allowed.test.")
+    o.append("")
+    o.append("| measure | value |")
+    o.append("|---|---:|")
+    o.append(f"| one HTTP GET through the proxy (a container's busybox wget, median of 3x50) | "
+             f"{m['latency_ms_via_proxy']} ms |")
+    o.append(f"| the same GET direct (a container joined to the host side, policy off) | "
+             f"{m['latency_ms_direct']} ms |")
+    o.append(f"| **added by the proxy per connection** | **{m['added_ms_per_connection']} ms** |")
+    o.append(f"| {m['containers']} containers x {m['connections_each']} connections at once: served | "
+             f"**{m['served']} of {m['connections']}** |")
+    o.append(f"| connections/s over the whole (start of the first to the exit of the last) | "
+             f"{m['connections_per_s']} |")
+    o.append(f"| memory of the proxies: Pss per proxy (RSS per proxy) | "
+             f"{m['pss_kib_per_proxy']} KiB ({m['rss_kib_per_proxy']} KiB) |")
     o.append("")
     return o
 

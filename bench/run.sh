@@ -9,6 +9,9 @@
 #   BENCH_VM=0 bench/run.sh this host only
 #   BENCH_HOST=0 ...        the guest only (the host's last raw results are reused)
 #   BENCH_SANDBOX=0 ...     without case 9 (bench/sandbox.sh: sandbox vs docker run)
+#   BENCH_PYTHON=0 ...      without case 9's Python table (tests/python's print(1) latency)
+#   BENCH_MCP_HTTP=0 ...    without case 10 (bench/mcp_http.py: MCP over HTTP vs stdio)
+#   BENCH_EGRESS=0 ...      without case 11 (bench/egress.py: egress by name under load)
 #   bench/run.sh --report   only rewrite the report from the last raw results
 #
 # Raw results: build/bench/{host,vm}/.  Run as root (containers, cgroups).
@@ -100,6 +103,30 @@ if [ "${BENCH_HOST:-1}" = 1 ]; then
 		OUT=$RAW/host/sandbox AGENTSBX=$AGENTSBX \
 			"$SUBREAPER" --wait-all "$HERE/sandbox.sh" ||
 			{ rc=$?; mkdir -p "$RAW/host/sandbox"; echo "bench/sandbox.sh: exit status $rc" > "$RAW/host/sandbox/not-run.txt"; }
+	fi
+	# case 9, from Python: the tutorial's print(1) latency (tests/python:
+	# a limited subprocess, docker run with runc and agentsbx, Sandbox.run,
+	# a warm Session.run_code); its own pytest process, as make python-test
+	if [ "${BENCH_PYTHON:-1}" = 1 ]; then
+		echo "bench: Python latency ($(elapsed) s)" >&2
+		mkdir -p "$RAW/host/python" && rm -f "$RAW/host/python/latency.md"
+		PY_LATENCY_OUT=$RAW/host/python/latency.md AGENTSBX=$AGENTSBX \
+			"$PY" -m pytest -q -p no:cacheprovider tests/python/test_tables.py -k latency >&2 ||
+			echo "tests/python/test_tables.py -k latency: exit status $?" > "$RAW/host/python/not-run.txt"
+	fi
+	# case 11: egress by name under load (bench/egress.py, the tests' fake internet)
+	if [ "${BENCH_EGRESS:-1}" = 1 ]; then
+		echo "bench: egress by name ($(elapsed) s)" >&2
+		OUT=$RAW/host/egress AGENTSBX=$AGENTSBX \
+			"$SUBREAPER" --wait-all "$PY" "$HERE/egress.py" >&2 ||
+			{ rc=$?; mkdir -p "$RAW/host/egress"; echo "bench/egress.py: exit status $rc" > "$RAW/host/egress/not-run.txt"; }
+	fi
+	# case 10: `agentsbx mcp` over Streamable HTTP against stdio; runs/s of 20 clients
+	if [ "${BENCH_MCP_HTTP:-1}" = 1 ]; then
+		echo "bench: mcp over http ($(elapsed) s)" >&2
+		OUT=$RAW/host/mcp_http AGENTSBX=$AGENTSBX \
+			"$SUBREAPER" --wait-all "$PY" "$HERE/mcp_http.py" ||
+			{ rc=$?; mkdir -p "$RAW/host/mcp_http"; echo "bench/mcp_http.py: exit status $rc" > "$RAW/host/mcp_http/not-run.txt"; }
 	fi
 fi
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* agentsbx mcp: the run_code tool over the MCP stdio transport. */
+/* agentsbx mcp: the run_code and session tools over MCP: stdio, or Streamable HTTP. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../agent/mcp.h"
-#include "../agent/sandbox.h"
+#include "../agent/mcp/mcp.h"
+#include "../agent/sandbox/sandbox.h"
 #include "cmd.h"
 
 enum { OPT_IMAGE = 256,
@@ -26,7 +26,23 @@ enum { OPT_IMAGE = 256,
        OPT_MAX_SESSIONS,
        OPT_SESSION_IDLE,
        OPT_FILE_LIMIT,
-       OPT_NETWORK };
+       OPT_NETWORK,
+       OPT_LISTEN,
+       OPT_TLS_CERT,
+       OPT_TLS_KEY,
+       OPT_INSECURE_LISTEN,
+       OPT_TOKENS,
+       OPT_ALLOW_HOST,
+       OPT_ALLOW_ORIGIN,
+       OPT_MAX_BODY,
+       OPT_MAX_CONNECTIONS,
+       OPT_MAX_PER_IP,
+       OPT_IDLE_TIMEOUT,
+       OPT_MAX_QUEUED,
+       OPT_MAX_HTTP_SESSIONS,
+       OPT_SSE_KEEPALIVE,
+       OPT_REQUEST_TIMEOUT,
+       OPT_CONFORMANCE_FIXTURES };
 
 #define IMAGES_MAX 16
 
@@ -65,6 +81,26 @@ static const char help_text[] =
 	"                      asks for network (and the policy allows it); default none.\n"
 	"                      session_create's memory_mb, cpus, pids above the policy's\n"
 	"                      limits are refused, naming the policy field\n\n"
+	"Streamable HTTP (MCP " MCP_PROTOCOL_VERSION ", and the 2025-03-26 and 2025-06-18\n"
+	"clients) instead of stdio, for remote agents (docs/agents.md, \"MCP over HTTP\"):\n"
+	"  --listen ADDR       127.0.0.1:PORT, [::1]:PORT, PORT, or unix:/PATH (repeatable,\n"
+	"                      up to 8); the endpoint is /mcp, GET /health for balancers\n"
+	"  --tls-cert F --tls-key F   PEM files: HTTPS on every listener\n"
+	"  --insecure-listen   plain HTTP on a non-loopback address (refused without it)\n"
+	"  --tokens FILE       tenants: {\"tenants\": [{\"name\", \"token\", \"sessions\",\n"
+	"                      \"concurrent_runs\", \"queued_runs\", \"memory\", \"cpus\"}]},\n"
+	"                      owned by this user, mode 0600; SIGHUP reloads it. Needed\n"
+	"                      on a non-loopback address\n"
+	"  --allow-host NAME   a Host name clients use besides the listen address\n"
+	"  --allow-origin O    a browser Origin allowed (scheme://host[:port])\n"
+	"  --max-body N (16m), --max-connections N (1024 per listener), --max-per-ip N\n"
+	"  (none), --idle-timeout S (30: silence), --request-timeout S (30: a request's\n"
+	"  head, and its body, sent in time: a slowloris is cut), --max-queued N (64\n"
+	"  runs waiting; over: 429),\n"
+	"  --max-http-sessions N (1024), --sse-keepalive S (15: an event stream silent\n"
+	"  that long says \": keepalive\", for balancers' idle timeouts)\n"
+	"  --conformance-fixtures  also the MCP conformance suite's test tools, resources\n"
+	"                      and prompts (for tests/mcp_http; not for production)\n\n"
 	"An image that is missing or has no interpreter does not stop the server: its\n"
 	"languages are not offered, and with none at all each call is a tool error\n"
 	"(isError) that says why.\n\n"
@@ -84,6 +120,25 @@ static int add_image(struct mcp_flags *f, const char *name, bool is_path)
 		return bad_flag(is_path ? "--rootfs" : "--image", name, "too many images");
 	f->names[f->n] = name;
 	f->is_path[f->n++] = is_path;
+	return 0;
+}
+
+/* The HTTP edge's bounds: whole numbers from 1 to 100000. */
+static int take_count(struct mcp_flags *f, int c, const char *arg)
+{
+	unsigned long long n;
+
+	if (parse_u64(arg, &n) < 0 || n < 1 || n > 100000)
+		return bad_flag("", arg, "expected a number from 1 to 100000");
+	switch (c) {
+	case OPT_MAX_CONNECTIONS: f->o.http.max_connections = (unsigned)n; break;
+	case OPT_MAX_PER_IP: f->o.http.max_per_ip = (unsigned)n; break;
+	case OPT_IDLE_TIMEOUT: f->o.http.idle_timeout = (unsigned)n; break;
+	case OPT_MAX_QUEUED: f->o.http.max_queued = (int)n; break;
+	case OPT_SSE_KEEPALIVE: f->o.http.sse_keepalive = (unsigned)n; break;
+	case OPT_REQUEST_TIMEOUT: f->o.http.request_timeout = (unsigned)n; break;
+	default: f->o.http.max_http_sessions = (int)n; break;
+	}
 	return 0;
 }
 
@@ -150,6 +205,38 @@ static int take_flag(struct mcp_flags *f, int c, char *arg)
 			return bad_flag("--network", arg, "expected the path of a network namespace (/var/run/netns/NAME)");
 		f->o.network = arg;
 		return 0;
+	case OPT_LISTEN:
+		if (f->o.http.n_listen >= MCP_LISTEN_MAX)
+			return bad_flag("--listen", arg, "at most 8 listeners");
+		f->o.http.listen[f->o.http.n_listen++] = arg;
+		return 0;
+	case OPT_TLS_CERT: f->o.http.tls_cert = arg; return 0;
+	case OPT_TLS_KEY: f->o.http.tls_key = arg; return 0;
+	case OPT_INSECURE_LISTEN: f->o.http.insecure_listen = true; return 0;
+	case OPT_TOKENS: f->o.http.tokens_file = arg; return 0;
+	case OPT_CONFORMANCE_FIXTURES: f->o.conformance_fixtures = true; return 0;
+	case OPT_ALLOW_HOST:
+		if (f->o.http.n_allow_hosts >= MCP_LISTEN_MAX)
+			return bad_flag("--allow-host", arg, "at most 8");
+		f->o.http.allow_hosts[f->o.http.n_allow_hosts++] = arg;
+		return 0;
+	case OPT_ALLOW_ORIGIN:
+		if (f->o.http.n_allow_origins >= MCP_LISTEN_MAX)
+			return bad_flag("--allow-origin", arg, "at most 8");
+		f->o.http.allow_origins[f->o.http.n_allow_origins++] = arg;
+		return 0;
+	case OPT_MAX_BODY:
+		if (sandbox_parse_size(arg, &size) < 0 || size < 1024 || size > (256u << 20))
+			return bad_flag("--max-body", arg, "expected a size from 1k to 256m");
+		f->o.http.max_body = (size_t)size;
+		return 0;
+	case OPT_MAX_CONNECTIONS:
+	case OPT_MAX_PER_IP:
+	case OPT_IDLE_TIMEOUT:
+	case OPT_MAX_QUEUED:
+	case OPT_MAX_HTTP_SESSIONS:
+	case OPT_SSE_KEEPALIVE:
+	case OPT_REQUEST_TIMEOUT: return take_count(f, c, arg);
 	case OPT_MAX_CONCURRENT:
 		if (parse_u64(arg, &n) < 0 || n < 1 || n > MCP_CONCURRENT_MAX)
 			return bad_flag("--max-concurrent", arg, "expected a number from 1 to 256");
@@ -178,6 +265,22 @@ static int parse_flags(int argc, char **argv, struct mcp_flags *f)
 		{ "session-idle", required_argument, NULL, OPT_SESSION_IDLE },
 		{ "file-limit", required_argument, NULL, OPT_FILE_LIMIT },
 		{ "network", required_argument, NULL, OPT_NETWORK },
+		{ "listen", required_argument, NULL, OPT_LISTEN },
+		{ "tls-cert", required_argument, NULL, OPT_TLS_CERT },
+		{ "tls-key", required_argument, NULL, OPT_TLS_KEY },
+		{ "insecure-listen", no_argument, NULL, OPT_INSECURE_LISTEN },
+		{ "tokens", required_argument, NULL, OPT_TOKENS },
+		{ "allow-host", required_argument, NULL, OPT_ALLOW_HOST },
+		{ "allow-origin", required_argument, NULL, OPT_ALLOW_ORIGIN },
+		{ "max-body", required_argument, NULL, OPT_MAX_BODY },
+		{ "max-connections", required_argument, NULL, OPT_MAX_CONNECTIONS },
+		{ "max-per-ip", required_argument, NULL, OPT_MAX_PER_IP },
+		{ "idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT },
+		{ "max-queued", required_argument, NULL, OPT_MAX_QUEUED },
+		{ "max-http-sessions", required_argument, NULL, OPT_MAX_HTTP_SESSIONS },
+		{ "sse-keepalive", required_argument, NULL, OPT_SSE_KEEPALIVE },
+		{ "request-timeout", required_argument, NULL, OPT_REQUEST_TIMEOUT },
+		{ "conformance-fixtures", no_argument, NULL, OPT_CONFORMANCE_FIXTURES },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -204,6 +307,8 @@ static int parse_flags(int argc, char **argv, struct mcp_flags *f)
 		add_image(f, "python", false);
 	if (f->o.timeout > f->o.max_timeout)
 		f->o.timeout = f->o.max_timeout;
+	if (!f->o.http.n_listen && (f->o.http.tokens_file || f->o.http.tls_cert))
+		return bad_flag("--tokens/--tls-cert", "", "only with --listen");
 	return 0;
 }
 
@@ -249,8 +354,9 @@ static int run_mcp(const struct global_opts *g, int argc, char **argv)
 
 const struct command cmd_mcp = {
 	.name = "mcp",
-	.summary = "serve the run_code tool over the Model Context Protocol (stdio)",
+	.summary = "serve the run_code tool over the Model Context Protocol (stdio or HTTP)",
 	.usage = "[--image NAME | --rootfs DIR]... [--image-root DIR] [--timeout S] "
-		 "[--max-timeout S] [--memory M] [--cpus N] [--pids N] [--warm N] [--max-concurrent N]",
+		 "[--max-timeout S] [--memory M] [--cpus N] [--pids N] [--warm N] [--max-concurrent N] "
+		 "[--listen ADDR [--tls-cert F --tls-key F] [--tokens FILE]]",
 	.run = run_mcp,
 };

@@ -33,7 +33,7 @@ static int policy_explain(const struct global_opts *g, const char *bundle)
 	struct policy p;
 	struct oci_spec spec;
 	struct policy_changes ch = { 0 };
-	struct policy_decision d;
+	struct policy_decision d = { 0 };
 	struct error err;
 	char *path = xasprintf("%s/config.json", bundle);
 	int r;
@@ -86,6 +86,7 @@ static int policy_explain(const struct global_opts *g, const char *bundle)
 			printf("(no change: the spec is already within the policy)\n");
 	}
 	policy_changes_free(&ch);
+	policy_decision_free(&d);
 	spec_free(&spec);
 	policy_free(&p);
 	return r < 0 ? 1 : 0;

@@ -13,7 +13,7 @@
 #include "../lib/jsongen.h"
 #include "../lib/utf8.h"
 #include "../lib/util.h"
-#include "../agent/sandbox.h"
+#include "../agent/sandbox/sandbox.h"
 #include "cmd.h"
 
 #define CODE_MAX (16u * 1024 * 1024)
@@ -28,6 +28,7 @@ enum { OPT_ROOTFS = 256,
        OPT_CPUS,
        OPT_PIDS,
        OPT_NETWORK,
+       OPT_ALLOW_DOMAIN,
        OPT_JSON,
        OPT_STDIN,
        OPT_CODE,
@@ -38,6 +39,7 @@ enum { OPT_ROOTFS = 256,
 
 struct sandbox_flags {
 	const char *rootfs, *image, *image_root, *network, *stdin_path, *code_path, *lang;
+	char *allow_domains; /* --allow-domain, joined by commas */
 	bool json;
 	char **env;
 	size_t n_env;
@@ -69,6 +71,8 @@ static const char help_text[] =
 	"  --cpus N            CPUs (1.5); --pids N  process limit\n"
 	"  --network none|PATH no network (default), or join the network namespace\n"
 	"                      at PATH if the policy allows it\n"
+	"  --allow-domain D    reach only these names (repeat it; D or *.suffix),\n"
+	"                      within the policy's egress.allowDomains\n"
 	"  --stdin FILE|-      the command's standard input (default: empty)\n"
 	"  --code FILE|-       the program, run by the interpreter of --lang\n"
 	"  --lang python|sh|node\n"
@@ -104,6 +108,18 @@ static int take_flag(struct sandbox_flags *f, int c, char *arg)
 	case OPT_IMAGE: f->image = arg; return 0;
 	case OPT_IMAGE_ROOT: f->image_root = arg; return 0;
 	case OPT_NETWORK: f->network = arg; return 0;
+	case OPT_ALLOW_DOMAIN:
+		if (!*arg || strchr(arg, ','))
+			return bad_flag("--allow-domain", arg, "one name or *.suffix per flag");
+		if (f->allow_domains) {
+			char *more = xasprintf("%s,%s", f->allow_domains, arg);
+			free(f->allow_domains);
+			f->allow_domains = more;
+		} else {
+			f->allow_domains = xstrdup(arg);
+		}
+		f->cfg.allow_domains = f->allow_domains;
+		return 0;
 	case OPT_STDIN: f->stdin_path = arg; return 0;
 	case OPT_CODE: f->code_path = arg; return 0;
 	case OPT_LANG: f->lang = arg; return 0;
@@ -156,6 +172,7 @@ static int parse_flags(int argc, char **argv, struct sandbox_flags *f)
 		{ "cpus", required_argument, NULL, OPT_CPUS },
 		{ "pids", required_argument, NULL, OPT_PIDS },
 		{ "network", required_argument, NULL, OPT_NETWORK },
+		{ "allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "stdin", required_argument, NULL, OPT_STDIN },
 		{ "code", required_argument, NULL, OPT_CODE },
@@ -280,6 +297,7 @@ static int fail(const struct sandbox_flags *f, struct error *err, int status)
 	if (f->json)
 		cmd_print_json_error(err->msg);
 	free(f->env);
+	free(f->allow_domains);
 	cmd_fail(err);
 	return status;
 }
@@ -320,6 +338,7 @@ static int run_sandbox(const struct global_opts *g, int argc, char **argv)
 	status = print_result(&f, &res);
 	sandbox_result_free(&res);
 	free(f.env);
+	free(f.allow_domains);
 	return status;
 fail:
 	return fail(&f, &err, EXIT_SANDBOX_FAILED);

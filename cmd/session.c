@@ -4,7 +4,7 @@
  * E2B's `e2b sandbox spawn|list|kill` and Modal's `modal container
  * list|exec|stop`: one noun, a verb each.  The files under /workspace
  * persist between runs and invocations until `session close` or the idle
- * time (agent/session_cli.h).
+ * time (agent/session/session.h).
  */
 #include <fcntl.h>
 #include <getopt.h>
@@ -15,7 +15,7 @@
 
 #include <yajl/yajl_gen.h>
 
-#include "../agent/session_cli.h"
+#include "../agent/session/session.h"
 #include "../lib/base64.h"
 #include "../lib/cleanup.h"
 #include "../lib/jsongen.h"
@@ -34,6 +34,7 @@ enum { OPT_ROOTFS = 256,
        OPT_CPUS,
        OPT_PIDS,
        OPT_NETWORK,
+       OPT_ALLOW_DOMAIN,
        OPT_DISK,
        OPT_IDLE,
        OPT_LANG,
@@ -47,7 +48,8 @@ enum { OPT_ROOTFS = 256,
 static const char help_text[] =
 	"  create [NAME] [--image NAME | --rootfs DIR] [--image-root DIR]\n"
 	"         [--lang python|sh|node] [--memory M] [--cpus N] [--pids N] [--disk N]\n"
-	"         [--network none|PATH] [--idle S] [-e K=V]... [--cwd DIR]\n"
+	"         [--network none|PATH] [--allow-domain D]... [--idle S] [-e K=V]...\n"
+	"         [--cwd DIR]\n"
 	"      open a session (a name is made up without NAME) and print its name.\n"
 	"      Limits above the policy's are refused, as is a network the policy does\n"
 	"      not allow.  It closes itself after --idle seconds unused (default 600).\n"
@@ -66,6 +68,7 @@ static const char help_text[] =
 
 struct flags {
 	const char *rootfs, *image, *image_root, *network, *lang, *code, *stdin_path;
+	char *allow_domains; /* --allow-domain, joined by commas */
 	bool json;
 	char **env;
 	size_t n_env;
@@ -89,6 +92,18 @@ static int take_flag(struct flags *f, int c, char *arg)
 	case OPT_IMAGE: f->image = arg; return 0;
 	case OPT_IMAGE_ROOT: f->image_root = arg; return 0;
 	case OPT_NETWORK: f->network = arg; return 0;
+	case OPT_ALLOW_DOMAIN:
+		if (!*arg || strchr(arg, ','))
+			return bad("--allow-domain", arg, "one name or *.suffix per flag");
+		if (f->allow_domains) {
+			char *more = xasprintf("%s,%s", f->allow_domains, arg);
+			free(f->allow_domains);
+			f->allow_domains = more;
+		} else {
+			f->allow_domains = xstrdup(arg);
+		}
+		f->o.cfg.allow_domains = f->allow_domains;
+		return 0;
 	case OPT_LANG: f->lang = arg; return 0;
 	case OPT_JSON: f->json = true; return 0;
 	case OPT_CODE: f->code = arg; return 0;
@@ -147,6 +162,7 @@ static int parse(int argc, char **argv, struct flags *f, int *first)
 		{ "cpus", required_argument, NULL, OPT_CPUS },
 		{ "pids", required_argument, NULL, OPT_PIDS },
 		{ "network", required_argument, NULL, OPT_NETWORK },
+		{ "allow-domain", required_argument, NULL, OPT_ALLOW_DOMAIN },
 		{ "disk", required_argument, NULL, OPT_DISK },
 		{ "idle", required_argument, NULL, OPT_IDLE },
 		{ "lang", required_argument, NULL, OPT_LANG },
@@ -504,6 +520,7 @@ static int run_session(const struct global_opts *g, int argc, char **argv)
 	else
 		status = cmd_usage(&cmd_session, false);
 	free(f.env);
+	free(f.allow_domains);
 	return status;
 }
 

@@ -25,7 +25,7 @@
 
 #include "../lib/log.h"
 #include "../lib/util.h"
-#include "../lib/weaken.h"
+#include "weak.h"
 #include "../runtime/judge/judge.h"
 #include "hook_guard.h"
 
@@ -102,7 +102,7 @@ void hooks_guard_set(const struct policy *p)
 	load_pending = false;
 	/* weak-hook-prefixes: hooks are not judged, they run as with the
 	 * policy off. */
-	if (!p || p->mode != POLICY_ENFORCE || WEAKENED("hook-prefixes")) {
+	if (!p || p->mode != POLICY_ENFORCE || WEAK_HOOK_PREFIXES) {
 		guard_clear();
 		return;
 	}

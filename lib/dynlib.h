@@ -4,7 +4,7 @@
 
 /*
  * Libraries only some calls need (libnftables for egress rules, libsystemd
- * for --systemd-cgroup) are opened when they are needed, not at every
+ * for --systemd-cgroup, libmicrohttpd for `agentsbx mcp --listen`) are opened when they are needed, not at every
  * start: the dynamic linker's symbol binding for them was most of the cost
  * of a `run`.  The headers still give the types: each user keeps
  * a table of pointers typed with __typeof__ of the real declarations.

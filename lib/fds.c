@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -50,18 +51,33 @@ void fd_close(int *fd)
 	*fd = -1;
 }
 
-void fds_close_all_but(int keep_a, int keep_b)
+static int by_value(const void *a, const void *b)
 {
-	int lo = keep_a < keep_b ? keep_a : keep_b, hi = keep_a < keep_b ? keep_b : keep_a;
-	unsigned int from = 3;
-	int keep[2] = { lo, hi };
+	return *(const int *)a - *(const int *)b;
+}
 
-	for (int i = 0; i < 2; i++) {
-		if (keep[i] < (int)from)
+void fds_close_all_but_list(const int *keep, size_t n)
+{
+	int sorted[64];
+	unsigned int from = 3;
+
+	if (n > sizeof(sorted) / sizeof(sorted[0]))
+		n = sizeof(sorted) / sizeof(sorted[0]);
+	memcpy(sorted, keep, n * sizeof(int));
+	qsort(sorted, n, sizeof(int), by_value);
+	for (size_t i = 0; i < n; i++) {
+		if (sorted[i] < (int)from)
 			continue;
-		if (keep[i] > (int)from)
-			syscall(SYS_close_range, from, (unsigned int)keep[i] - 1, 0);
-		from = (unsigned int)keep[i] + 1;
+		if (sorted[i] > (int)from)
+			syscall(SYS_close_range, from, (unsigned int)sorted[i] - 1, 0);
+		from = (unsigned int)sorted[i] + 1;
 	}
 	syscall(SYS_close_range, from, ~0U, 0);
+}
+
+void fds_close_all_but(int keep_a, int keep_b)
+{
+	int keep[2] = { keep_a, keep_b };
+
+	fds_close_all_but_list(keep, 2);
 }

@@ -3,6 +3,7 @@
 #define AGENTSBX_FDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
  * --preserve-fds and LISTEN_FDS pass the caller's fds 3..N on.  The
@@ -20,5 +21,7 @@ void fd_close(int *fd);
 
 /* Close every fd from 3 up but keep_a and keep_b (close_range). */
 void fds_close_all_but(int keep_a, int keep_b);
+/* The same for the n fds of keep (any order; negative ones ignored). */
+void fds_close_all_but_list(const int *keep, size_t n);
 
 #endif

@@ -4,7 +4,7 @@
 
 /*
  * For the freestanding binaries embedded in agentsbx (the exec trampoline,
- * runtime/init/trampoline/, and the sandbox's PID 1, agent/sandbox_init/):
+ * runtime/init/trampoline/, and the sandbox's PID 1, agent/sandbox/init/):
  * no libc, so the few system calls they make go through this stub.  Static
  * functions only: each binary keeps what it uses.
  */

@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "../lib/error.h"
@@ -46,11 +47,16 @@ struct create_opts {
 	 * root is a disposable overlay already; code writes to /tmp and
 	 * /outputs). */
 	bool no_writable_layer;
+	/* A directory that holds an identity (container_identity_hold): the
+	 * container runs as that uid, as every other container made with it
+	 * (a session's runs share their files). */
+	const char *identity_dir;
 };
 
 /* What container_create_detailed() reports about the container it made. */
 struct created_container {
 	pid_t pid;	   /* the container init, waiting for start */
+	uint32_t uid, gid; /* its process's host ids */
 	char *cgroup_path; /* heap; its cgroup, relative to the hierarchy */
 };
 
@@ -70,6 +76,16 @@ struct exec_opts {
 	int preserve_fds;
 	char **args; /* NULL-terminated */
 };
+
+/* identities (the policy field): dir, an absolute directory of the
+ * caller's own, holds a host uid of its own that the containers created
+ * with create_opts.identity_dir = dir share; *uid 0: the policy gives
+ * none (off, audit, rootless).  With identities off, *uid is the policy's
+ * "uid".  Given back by container_identity_release(dir) before the
+ * directory goes (or found stale once it is gone). */
+int container_identity_hold(const struct global_opts *g, const char *dir, uint32_t *uid,
+			    struct error *err);
+void container_identity_release(const char *dir);
 
 /* Check a container id: [A-Za-z0-9][A-Za-z0-9_.+-]*, bounded length. */
 int container_id_validate(const char *id, struct error *err);

@@ -22,7 +22,13 @@
 #include "init/mounts.h"
 #include "seccomp/seccomp.h"
 #include "lifecycle/state.h"
+#include "egress/egress.h"
 #include "init/sync.h"
+
+/* The egress proxy's sockets, as the init sends them (egress_spawn.c). */
+struct egress_fds {
+	struct egress_listeners l;
+};
 
 struct container_ctx {
 	const struct global_opts *g;
@@ -92,6 +98,7 @@ struct container_ctx {
 	enum cgroup_manager cgroup_manager;
 	bool cgroup_created;
 	struct cgroup_birth cg_birth; /* the new process's way into it */
+	struct egress_fds egress;     /* the proxy's sockets, as the init sends them */
 
 	pid_t pid;
 	unsigned long long start_time;
@@ -134,6 +141,40 @@ int policy_add_engine_dirs(struct container_ctx *c, struct error *err);
 /* After the rootfs and the joined namespaces are open, before anything is
  * written: judge them (the host's namespaces, a host root) under enforce. */
 int policy_judge_objects(struct container_ctx *c, struct error *err);
+/* init/egress_net.c: in the container's own network namespace (egress by
+ * name): the route to lo, the redirect, the proxy's sockets to the parent. */
+int egress_net_setup(const struct policy *p, const char *id, int sync_fd, struct error *err);
+/* policy/netfilter.c: the redirect of the egress ports and DNS. */
+int netfilter_install_egress_redirect(const unsigned *ports, size_t n, const char *id,
+				      struct error *err);
+/* policy/egress_spawn.c: the proxy's sockets as the init sends them, the
+ * proxy started for them (recorded in the state directory first), and
+ * stopped at delete. */
+struct egress_spawn {
+	const char *id;
+	const struct policy *policy;
+	const struct policy_decision *decision;
+	uid_t uid; /* the proxy runs as it (the container's own) */
+	int state_dir_fd;
+};
+void egress_fds_init(struct egress_fds *e);
+void egress_fds_close(struct egress_fds *e);
+int egress_fds_take(struct egress_fds *e, const struct policy *p, int fd, long long port,
+		    bool *complete, struct error *err);
+int egress_proxy_spawn(const struct egress_spawn *s, struct egress_fds *fds, struct error *err);
+void egress_proxy_stop(int state_dir_fd, const char *id);
+/* policy/identity.c: under identities (c->decision.identity), a host uid
+ * and gid of the container's own (its pod's), recorded in its state
+ * directory and written into process.user: create, once the state
+ * directory is there; exec, the one create recorded; delete gives it back. */
+int identity_take(struct container_ctx *c, struct error *err);
+int identity_apply_exec(struct container_ctx *c, int state_dir_fd, struct error *err);
+int identity_of(int state_dir_fd, uint32_t *uid, struct error *err);
+void identity_release(int state_dir_fd, const char *id);
+/* policy/enforce.c: under enforce, the cgroup the container would get is
+ * not inside one that holds processes itself (another tenant's, a host
+ * service's: it would be charged to that one's limits). */
+int policy_judge_cgroup(struct container_ctx *c, struct error *err);
 /* A refusal into the policy's audit log (policy/audit_log.h). */
 void policy_audit_refusal(struct container_ctx *c, const struct error *err);
 
@@ -193,9 +234,9 @@ void ns_close_joined(struct container_ctx *c);
 /* fd is the namespace of type t of a live container under --root. */
 int ns_of_container(struct container_ctx *c, enum ns_type t, int fd, bool *found,
 		    struct error *err);
-/* *user: a process in the network namespace fd (0: none, an empty
+/* *user: a process in the namespace fd of type t (0: none, an empty
  * namespace such as the one CNI made for a pod). */
-int ns_net_in_use(struct container_ctx *c, int fd, pid_t *user, struct error *err);
+int ns_in_use(struct container_ctx *c, enum ns_type t, int fd, pid_t *user, struct error *err);
 
 /* child.c: runs in the container init, never returns. */
 __attribute__((noreturn)) void child_main(struct container_ctx *c);

@@ -132,7 +132,7 @@ static const struct default_mount default_mounts[] = {
 	{ "/sys/fs/cgroup", "cgroup", "cgroup", opts_cgroup, opts_cgroup },
 };
 
-static const char *const masked_paths[] = {
+const char *const spec_default_masked_paths[] = {
 	"/proc/acpi",
 	"/proc/asound",
 	"/proc/kcore",
@@ -256,7 +256,7 @@ static void gen_linux(struct gen *g, bool rootless, uint32_t uid, uint32_t gid)
 		gmap_close(g);
 	}
 	gen_namespaces(g, rootless);
-	gkey_strv(g, "maskedPaths", masked_paths);
+	gkey_strv(g, "maskedPaths", spec_default_masked_paths);
 	gkey_strv(g, "readonlyPaths", readonly_paths);
 	gmap_close(g);
 }

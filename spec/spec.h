@@ -468,6 +468,8 @@ const struct oci_namespace *spec_find_namespace(const struct oci_spec *spec,
 						enum ns_type t);
 const char *str_map_get(const struct str_map *m, const char *key);
 
+/* The paths `spec` masks (runc's list); the policy masks these and more. */
+extern const char *const spec_default_masked_paths[];
 /* The default config.json of `agentsbx spec` (rootless variant too).
  * A heap string, pretty-printed JSON ending in a newline. */
 char *spec_default_json(bool rootless, uint32_t uid, uint32_t gid);

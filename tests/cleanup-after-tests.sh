@@ -3,9 +3,11 @@
 # containers, then fail the run if any test left something of ours behind.
 #
 # Kept on purpose, removed here where nothing else is in it: the shared
-# parent of the default cgroup paths (/agentsbx in every hierarchy) and the
-# default state root holding only the compiled-seccomp cache.  Anything
-# still in use is left alone (rmdir refuses a non-empty directory).
+# parent of the default cgroup paths (/agentsbx in every hierarchy), the
+# host-wide registry of identities (.identities: its lock file, and no uid
+# held) and the default state root holding only these and the
+# compiled-seccomp cache.  Anything still in use is left alone (rmdir
+# refuses a non-empty directory).
 #
 # Leftovers that fail the run: a cgroup of ours (agentsbx*, sbx-*) still
 # there, at the top of a hierarchy or under the caller's own cgroup (where
@@ -19,6 +21,37 @@ for d in /sys/fs/cgroup/agentsbx /sys/fs/cgroup/*/agentsbx; do
 	rmdir "$d" 2>/dev/null || true
 done
 root=/run/agentsbx
+ids=$root/.identities
+# A holder whose container or process is gone (a SIGKILLed session server,
+# a create killed mid-way) is stale: the runtime takes such a uid over when
+# a create probes it; here it is removed as the runtime would, and only a
+# live holder is a leftover.  Live: "pid:PID:START" while that process is
+# (START: /proc/PID/stat's 22nd field), a path while it records the uid.
+holder_live() { # UID HOLDER-FILE
+	h=$(cat "$2" 2>/dev/null) || return 1
+	case $h in
+	pid:*)
+		p=${h#pid:}; start=${p#*:}; p=${p%%:*}
+		[ -r "/proc/$p/stat" ] || return 1
+		[ "$(sed 's/^.*) //' "/proc/$p/stat" | cut -d' ' -f20)" = "$start" ]
+		;;
+	/*) [ "$(cat "$h/identity" 2>/dev/null)" = "$1" ] ;;
+	*) return 1 ;;
+	esac
+}
+if [ -d "$ids" ]; then
+	for d in "$ids"/*; do
+		[ -d "$d" ] || continue
+		for h in "$d"/*; do
+			[ -e "$h" ] || continue
+			holder_live "${d##*/}" "$h" || rm -f "$h"
+		done
+		rmdir "$d" 2>/dev/null || true
+	done
+fi
+if [ -d "$ids" ] && [ -z "$(ls -A "$ids" | grep -vx '.lock')" ]; then
+	rm -f "$ids/.lock" && rmdir "$ids"
+fi
 if [ -d "$root" ] && [ -z "$(ls -A "$root" | grep -vx '.seccomp-cache')" ]; then
 	rm -rf "$root/.seccomp-cache" && rmdir "$root"
 fi
@@ -45,6 +78,12 @@ done < /proc/self/cgroup
 if [ -d "$root" ]; then
 	for d in "$root"/*; do
 		[ -e "$d" ] && report "container state $d"
+	done
+fi
+# A uid still held: some container of a test was never deleted.
+if [ -d "$ids" ]; then
+	for d in "$ids"/*; do
+		[ -e "$d" ] && report "identity $d held: $(cat "$d"/* 2>/dev/null | tr '\n' ' ')"
 	done
 fi
 # The audit log is the operator's: a test writes its own (auditLog or

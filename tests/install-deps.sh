@@ -4,9 +4,13 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config libseccomp-dev libcap-dev libyajl-dev libmount-dev libnftables-dev libsystemd-dev"
+# agentsbx mcp --listen: libmicrohttpd (HTTP/1.1, TLS through GnuTLS), dlopened.
+BUILD_PKGS="$BUILD_PKGS libmicrohttpd-dev"
 TEST_PKGS="libcmocka-dev busybox-static python3 python3-pytest iproute2 procps util-linux nftables uidmap"
 # make check runs the quick integration tests two at a time with it.
 TEST_PKGS="$TEST_PKGS python3-pytest-xdist"
+# tests/mcp_http: a test certificate (TLS) and curl for the raw HTTP edge.
+TEST_PKGS="$TEST_PKGS openssl curl"
 # make fuzz: clang and its libFuzzer/sanitizer runtimes (clang-14 on Debian 12).
 FUZZ_PKGS="clang libclang-rt-14-dev"
 # make format / make lint (tests/lint/lint.sh): clang-format and cppcheck.
@@ -24,6 +28,9 @@ E2E_PKGS="docker.io containerd podman conmon"
 E2E_PKGS="$E2E_PKGS containernetworking-plugins"
 # The sandbox's Python and node images (tests/sandbox) are made with it.
 E2E_PKGS="$E2E_PKGS debootstrap"
+# tests/python: Docker's Python SDK (the seed's runner against dockerd with
+# runtime agentsbx) and venv (the package installed offline into a fresh one).
+E2E_PKGS="$E2E_PKGS python3-docker python3-venv"
 
 missing=""
 for p in $BUILD_PKGS $TEST_PKGS $FUZZ_PKGS $LINT_PKGS $REF_PKGS $VM_PKGS $E2E_PKGS $BENCH_PKGS; do

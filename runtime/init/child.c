@@ -20,7 +20,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../internal.h"
 #include "landlock.h"
 #include "terminal.h"
@@ -42,7 +42,7 @@ static int step_wait_go(struct container_ctx *c, struct error *err)
 	/* Until its execve this process is the runtime's image: nothing in the
 	 * container (a shared pid namespace) may open its /proc/PID/exe or
 	 * ptrace it (CVE-2019-5736). */
-	if (!late && !WEAKENED("dumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+	if (!late && !WEAK_DUMPABLE && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
 	/* Die with the runtime while it sets us up; cleared at READY. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
@@ -57,7 +57,7 @@ static int step_wait_go(struct container_ctx *c, struct error *err)
 		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
 	if (sync_expect_value(c->sync_child, SYNC_GO, &pid, err) < 0)
 		return -1;
-	if (late && !WEAKENED("dumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+	if (late && !WEAK_DUMPABLE && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
 	c->pid = (pid_t)pid;
 	/* Nodes and files are created with the modes we give them. */
@@ -137,6 +137,13 @@ static int step_only_loopback(struct container_ctx *c, struct error *err)
 	if (!c->decision.only_loopback)
 		return 0;
 	return netfilter_only_loopback(err);
+}
+
+static int step_egress_names(struct container_ctx *c, struct error *err)
+{
+	if (!c->decision.egress_proxy)
+		return 0;
+	return egress_net_setup(&c->policy, c->id, c->sync_child, err);
 }
 
 static int step_hostname(struct container_ctx *c, struct error *err)
@@ -276,7 +283,7 @@ static int step_session(struct container_ctx *c, struct error *err)
 {
 	/* Its own session, even without a terminal: no TIOCSTI into the
 	 * caller's terminal (CVE-2017-5226). */
-	if (!c->spec->process.terminal && !WEAKENED("setsid") && setsid() < 0)
+	if (!c->spec->process.terminal && !WEAK_SETSID && setsid() < 0)
 		return error_sys(err, "setsid");
 	return 0;
 }
@@ -293,6 +300,7 @@ static const struct child_step setup_steps[] = {
 	{ "prestart and createRuntime hooks", step_runtime_hooks },
 	{ "createContainer hooks", step_create_container_hooks },
 	{ "network policy", step_only_loopback },
+	{ "egress by name", step_egress_names },
 	{ "sysctl", sysctl_apply },
 	{ "process attributes", process_setup_early },
 	{ "root filesystem", rootfs_finalize },

@@ -21,7 +21,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../internal.h"
 #include "pathres.h"
 
@@ -79,7 +79,7 @@ static bool path_under_dev(const char *path)
 
 int devices_check_paths(const struct oci_spec *spec, struct error *err)
 {
-	if (WEAKENED("dev-path"))
+	if (WEAK_DEV_PATH)
 		return 0;
 	for (size_t i = 0; i < spec->linux.n_devices; i++)
 		if (!path_under_dev(spec->linux.devices[i].path))
@@ -110,7 +110,7 @@ static int open_device_parent(int rootfd, const char *path, int *dirfd,
 	char parent[4096];
 	_cleanup_close_ int devfd = -1;
 
-	if (WEAKENED("dev-path")) {
+	if (WEAK_DEV_PATH) {
 		/* The parent resolved from the rootfs: anywhere in it. */
 		path_split(path, parent, sizeof(parent), base);
 		return path_mkdir_in_root(rootfd, parent, 0755, dirfd, err);

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "../../lib/log.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../internal.h"
 
 #ifndef SYS_landlock_create_ruleset
@@ -56,7 +56,7 @@ int landlock_prepare(struct container_ctx *c, struct error *err)
 	long abi;
 	int fd;
 
-	if (!wanted(c) || WEAKENED("exec-landlock"))
+	if (!wanted(c) || WEAK_EXEC_LANDLOCK)
 		return 0;
 	abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
 	if (abi < 0 && (errno == ENOSYS || errno == EOPNOTSUPP)) {

@@ -19,7 +19,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../../spec/policy/policy.h"
 
 /* Options libmount does not know: recursive attributes (mount_setattr). */
@@ -334,7 +334,7 @@ static int judge_source_type(const struct judged *o, size_t idx,
 {
 	char what[64];
 
-	if (judge_type_bit(o->st.st_mode) & JUDGE_TYPES_PLAIN || WEAKENED("bind-special"))
+	if (judge_type_bit(o->st.st_mode) & JUDGE_TYPES_PLAIN || WEAK_BIND_SPECIAL)
 		return 0;
 	if (pol->special_files && policy_bind_allowed(pol->special_files, o->where))
 		return 0;
@@ -356,7 +356,7 @@ static int judge_prefixes(struct mount_entry *e, size_t idx, const struct judged
 	/* An engine's init binary named by its link (docker --init): the
 	 * host's tini-static itself, so never writable, whoever the
 	 * container runs as. */
-	if (by_link && !WEAKENED("init-rw")) {
+	if (by_link && !WEAK_INIT_RW) {
 		if (bind_writable(e))
 			log_info("policy: mounts[%zu]: %s (%s) bound read-only: an engine-provided binary of the host",
 				 idx, e->source, where);
@@ -415,7 +415,7 @@ static int weak_check_by_name(const struct mount_entry *e, size_t idx,
 static int set_tree_propagation(const struct mount_entry *e, unsigned long rootfs_prop,
 				struct error *err)
 {
-	if (!(rootfs_prop & MS_REC) && WEAKENED("bind-propagation"))
+	if (!(rootfs_prop & MS_REC) && WEAK_BIND_PROPAGATION)
 		return 0;
 	return mounts_setattr(e->tree, true, 0, 0, (rootfs_prop & MS_SLAVE) ? MS_SLAVE : MS_PRIVATE,
 			      e->spec->destination, err);
@@ -466,7 +466,7 @@ static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long roo
 {
 	struct judged o = { .fd = -1 };
 	struct statfs sf;
-	bool judge = pol && !(e->relative && WEAKENED("bind-relative"));
+	bool judge = pol && !(e->relative && WEAK_BIND_RELATIVE);
 	_cleanup_free_ char *dest = policy_clean_path(e->spec->destination);
 	bool at_proc = !strcmp(dest, "/proc");
 	char what[64];
@@ -485,7 +485,7 @@ static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long roo
 			  idx, e->source);
 		goto out;
 	}
-	if (judge && WEAKENED("bind-race")) {
+	if (judge && WEAK_BIND_RACE) {
 		r = weak_check_by_name(e, idx, pol, err);
 		goto out;
 	}

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../../lib/cleanup.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../internal.h"
 #include "../judge/judge.h"
 
@@ -40,7 +40,7 @@ int path_open_in_root(int rootfd, const char *path, int flags, bool no_symlinks,
 
 	if (no_symlinks)
 		how.resolve |= RESOLVE_NO_SYMLINKS;
-	if (WEAKENED("resolve-in-root"))
+	if (WEAK_RESOLVE_IN_ROOT)
 		how.resolve = 0; /* symlinks and ".." may leave the rootfs */
 	if (flags & O_CREAT)
 		how.mode = 0644;
@@ -144,7 +144,7 @@ static int walk_create(int rootfd, const char *path, mode_t mode, int *dir_out,
 
 	if (cur < 0)
 		return error_sys(err, "dup rootfs fd");
-	if (WEAKENED("resolve-in-root")) {
+	if (WEAK_RESOLVE_IN_ROOT) {
 		/* The parent looked up as path_open_in_root's weak build does:
 		 * symlinks and ".." may leave the rootfs. */
 		char parent[WALK_MAX];

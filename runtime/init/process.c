@@ -27,7 +27,7 @@
 #include "../../lib/log.h"
 #include "../../lib/signals.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "pathres.h"
 #include "trampoline.h"
 #include "../internal.h"
@@ -336,7 +336,7 @@ int process_open_cwd(struct container_ctx *c, struct error *err)
 	_cleanup_close_ int root = -1;
 	int fd = -1;
 
-	if (c->cwd_open || WEAKENED("cwd-in-root"))
+	if (c->cwd_open || WEAK_CWD_IN_ROOT)
 		return 0;
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
@@ -380,7 +380,7 @@ static int change_cwd(struct container_ctx *c, const char *cwd, struct error *er
 {
 	_cleanup_close_ int root = -1, dir = -1;
 
-	if (WEAKENED("cwd-in-root")) {
+	if (WEAK_CWD_IN_ROOT) {
 		if (chdir(cwd) < 0)
 			return error_sys(err, "chdir to cwd %s", cwd);
 		return 0;
@@ -422,8 +422,15 @@ int process_apply_credentials(struct container_ctx *c, struct error *err)
 	if (change_cwd(c, p->cwd, err) < 0) {
 		/* An image's root-only WORKDIR (/root is 0700): say why. */
 		if (err->code == EACCES && c->policy_loaded &&
-		    c->policy.mode == POLICY_ENFORCE && c->policy.uid.set &&
-		    p->user.uid == c->policy.uid.v) {
+		    c->policy.mode == POLICY_ENFORCE && c->decision.identity) {
+			char was[ERROR_MSG_MAX];
+			snprintf(was, sizeof(was), "%s", err->msg);
+			error_set(err, "%s: the policy runs the process as uid %u, the container's own, not host root (policy field \"identities\"; null, with \"uid\": null, keeps root)",
+				  was, p->user.uid);
+			err->code = EACCES;
+		} else if (err->code == EACCES && c->policy_loaded &&
+			   c->policy.mode == POLICY_ENFORCE && c->policy.uid.set &&
+			   p->user.uid == c->policy.uid.v) {
 			char was[ERROR_MSG_MAX];
 			snprintf(was, sizeof(was), "%s", err->msg);
 			error_set(err, "%s: the policy runs the process as uid %u, not host root (policy field \"uid\"; null keeps root)",
@@ -706,7 +713,7 @@ void process_exec(struct container_ctx *c)
 	signals_reset_for_exec();
 	if (process_load_seccomp(c, NULL, &err) < 0)
 		exec_fail(c, &err);
-	if (WEAKENED("dumpable")) {
+	if (WEAK_DUMPABLE) {
 		execve(c->exec_path, argv, envp);
 		error_sys(&err, "exec %s", c->exec_path);
 		exec_fail(c, &err);

@@ -24,7 +24,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../../spec/policy/policy.h"
 #include "../internal.h"
 #include "pathres.h"
@@ -36,7 +36,7 @@ static int open_target(int rootfd, const char *dest, bool is_dir, bool strict,
 {
 	struct stat st;
 
-	if (strict && !WEAKENED("proc-target")) {
+	if (strict && !WEAK_PROC_TARGET) {
 		/* /proc and /sys: no symlink anywhere on the way, and the
 		 * target must be a real directory (CVE-2019-16884,
 		 * CVE-2019-19921). */
@@ -157,7 +157,7 @@ static int mount_bind(int rootfd, const struct mount_entry *e,
 	if (open_target(rootfd, dest, e->source_is_dir, false, &dst, err) < 0)
 		return -1;
 	if (tree < 0) {
-		if (!WEAKENED("bind-race"))
+		if (!WEAK_BIND_RACE)
 			return error_set(err, "bind mount %s on %s: no prepared source", e->source, dest);
 		if (weak_clone_by_name(e, &weak_tree, err) < 0)
 			return -1;
@@ -226,7 +226,7 @@ static int set_root_propagation(unsigned long prop, struct error *err)
 
 	if (prop & MS_SHARED)
 		flags = MS_PRIVATE | MS_REC;
-	if (!(flags & MS_REC) && !WEAKENED("propagation") &&
+	if (!(flags & MS_REC) && !WEAK_PROPAGATION &&
 	    mount(NULL, "/", NULL, MS_SLAVE | MS_REC, NULL) < 0)
 		return error_sys(err, "make the mounts below / slaves");
 	if (mount(NULL, "/", NULL, flags, NULL) < 0)
@@ -334,7 +334,7 @@ static int open_dev_null(int *out, struct error *err)
 
 	if (fd < 0)
 		return error_sys(err, "open /dev/null");
-	if (WEAKENED("devnull-check")) {
+	if (WEAK_DEVNULL_CHECK) {
 		*out = fd;
 		return 0;
 	}

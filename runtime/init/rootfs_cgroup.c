@@ -24,7 +24,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../internal.h"
 #include "pathres.h"
 
@@ -40,7 +40,7 @@ static uint64_t cgroup_mount_attr(const struct container_ctx *c,
 	 * cgroup namespace (CVE-2023-25809). */
 	if (!(e->flags & MS_RDONLY) && !(c->unshare_after_go & CLONE_NEWCGROUP))
 		attr |= MOUNT_ATTR_RDONLY;
-	if (WEAKENED("cgroup-ro"))
+	if (WEAK_CGROUP_RO)
 		attr &= ~(uint64_t)MOUNT_ATTR_RDONLY;
 	return attr;
 }

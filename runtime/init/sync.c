@@ -81,10 +81,16 @@ int sync_expect_value(int fd, int want, long long *value, struct error *err)
 
 int sync_send_fd(int fd, int type, int payload_fd, struct error *err)
 {
+	return sync_send_fd_value(fd, type, payload_fd, 0, err);
+}
+
+int sync_send_fd_value(int fd, int type, int payload_fd, long long value, struct error *err)
+{
 	struct sync_msg msg;
 
 	memset(&msg, 0, sizeof(msg));
 	msg.type = type;
+	msg.value = value;
 	if (fd_send(fd, &msg, sizeof(msg), payload_fd) != (ssize_t)sizeof(msg))
 		return error_sys(err, "send sync message %d with an fd", type);
 	return 0;

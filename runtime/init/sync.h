@@ -18,6 +18,8 @@ enum sync_msg_type {
 	SYNC_ERROR,	 /* either way: err holds why */
 	SYNC_SECCOMP_FD, /* child -> parent: the notify listener, SCM_RIGHTS */
 	SYNC_INIT_PID,	 /* child -> parent: the init it forked (value: host pid) */
+	SYNC_EGRESS_FD,	 /* child -> parent: one of the egress proxy's sockets, made in
+			  * the container's network namespace (value: its port) */
 };
 
 struct sync_msg {
@@ -34,8 +36,9 @@ int sync_send_value(int fd, int type, long long value, struct error *err);
  * copied into *err and -1 returned; EOF is "container init exited". */
 int sync_expect(int fd, int want, struct error *err);
 int sync_expect_value(int fd, int want, long long *value, struct error *err);
-/* A message carrying one fd (SCM_RIGHTS). */
+/* A message carrying one fd (SCM_RIGHTS), and a value. */
 int sync_send_fd(int fd, int type, int payload_fd, struct error *err);
+int sync_send_fd_value(int fd, int type, int payload_fd, long long value, struct error *err);
 /* Receive any message; *passed gets an fd that came with it, or -1. */
 int sync_recv(int fd, struct sync_msg *msg, int *passed, struct error *err);
 

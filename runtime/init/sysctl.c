@@ -17,7 +17,7 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../internal.h"
 
 int proc_check_fd(int fd, const char *what, struct error *err)
@@ -62,7 +62,7 @@ static int write_sysctl(int procfd, const char *key, const char *value,
 	fd = openat(procfd, path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return error_sys(err, "linux.sysctl: open /proc/%s", path);
-	if (!WEAKENED("proc-fstatfs") && proc_check_fd(fd, path, err) < 0)
+	if (!WEAK_PROC_FSTATFS && proc_check_fd(fd, path, err) < 0)
 		return -1;
 	if (write_all(fd, value, strlen(value)) < 0)
 		return error_sys(err, "linux.sysctl: write %s to /proc/%s", value, path);

@@ -19,7 +19,7 @@
 #include "../../lib/forward_signals.h"
 #include "../../lib/fdpass.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "pathres.h"
 #include <sys/mount.h>
 #include "../internal.h"
@@ -92,7 +92,7 @@ static int bind_console(int slave, struct error *err)
 {
 	_cleanup_close_ int dst = -1, tree = -1;
 
-	if (WEAKENED("console-nofollow")) {
+	if (WEAK_CONSOLE_NOFOLLOW) {
 		dst = open("/dev/console", O_PATH | O_CREAT | O_CLOEXEC, 0600);
 		if (dst < 0)
 			return error_sys(err, "create /dev/console");

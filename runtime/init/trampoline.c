@@ -14,7 +14,7 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 
 #ifndef PROC_ROOT_INO
 #define PROC_ROOT_INO 1
@@ -75,7 +75,7 @@ int trampoline_exec(int memfd, const char *path, char *const argv[],
 			targv[i + 2] = argv[i];
 		syscall(SYS_execveat, memfd, "", targv, envp, AT_EMPTY_PATH);
 		e = errno;
-		if (!WEAKENED("exec-proc-fallback") && !proc_fallback) {
+		if (!WEAK_EXEC_PROC_FALLBACK && !proc_fallback) {
 			errno = e;
 			return error_sys(err, "exec %s through the exec trampoline: execveat refused, and /proc is not a procfs to exec it through instead (allow execveat in linux.seccomp, or mount proc at /proc)",
 					 path);

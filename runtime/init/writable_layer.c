@@ -29,7 +29,7 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../internal.h"
 #include "../policy/audit_log.h"
 #include "pathres.h"
@@ -73,8 +73,8 @@ static int make_upper(uint64_t size, const struct stat *root, const char *path, 
 		return error_sys(err, "writable layer on %s: fsopen tmpfs", path);
 	snprintf(sz, sizeof(sz), "%llu", (unsigned long long)size);
 	snprintf(inodes, sizeof(inodes), "%llu", (unsigned long long)(size / 4096 + 1024));
-	if ((!WEAKENED("layer-size") && (fs_set(fs, "size", sz, path, err) < 0 ||
-					 fs_set(fs, "nr_inodes", inodes, path, err) < 0)) ||
+	if ((!WEAK_LAYER_SIZE && (fs_set(fs, "size", sz, path, err) < 0 ||
+				  fs_set(fs, "nr_inodes", inodes, path, err) < 0)) ||
 	    fs_set(fs, "mode", "0700", path, err) < 0)
 		return -1;
 	if (fsconfig(fs, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../../lib/cleanup.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "judge.h"
 
 #define DELETED_SUFFIX " (deleted)"
@@ -97,7 +97,7 @@ int judge_locate_fd(const char *what, int fd, struct judged *o, struct error *er
 	if (fd_path(what, o->fd, o->where, sizeof(o->where), err) < 0)
 		goto fail;
 	/* weak-locate: the path readlink shows is trusted as it is. */
-	if (WEAKENED("locate"))
+	if (WEAK_LOCATE)
 		return 0;
 	again = openat2_path(o->where, RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
 	if (again < 0 || identify(again, &st2, &mnt2) < 0 || st2.st_dev != o->st.st_dev ||

@@ -169,6 +169,7 @@ static int prepare(struct container_ctx *c, struct error *err)
 	    ctx_prepare_seccomp(c, err) < 0 ||
 	    cgroup_resolve_path(c->spec->linux.cgroups_path, c->id,
 				c->cgroup_manager, &c->cgroup_path, err) < 0 ||
+	    policy_judge_cgroup(c, err) < 0 ||
 	    ctx_prepare_terminal(c, err) < 0 ||
 	    trampoline_memfd(&c->trampoline_fd, err) < 0 ||
 	    landlock_prepare(c, err) < 0)
@@ -270,6 +271,28 @@ static int take_forked_init(struct container_ctx *c, pid_t init, struct error *e
 	return write_ctx_state(c, STATUS_CREATING, err);
 }
 
+/* One of the proxy's sockets; with the last, the proxy is started. */
+static int take_egress_fd(struct container_ctx *c, int fd, long long port, struct error *err)
+{
+	struct egress_spawn s = {
+		.id = c->id,
+		.policy = &c->policy,
+		.decision = &c->decision,
+		.uid = c->decision.identity ? c->spec->process.user.uid : 65534,
+		.state_dir_fd = c->state_dir_fd,
+	};
+	bool complete = false;
+
+	if (!c->decision.egress_proxy) {
+		if (fd >= 0)
+			close(fd);
+		return error_set(err, "egress: a socket from an init that has no egress proxy");
+	}
+	if (egress_fds_take(&c->egress, &c->policy, fd, port, &complete, err) < 0)
+		return -1;
+	return complete ? egress_proxy_spawn(&s, &c->egress, err) : 0;
+}
+
 static int wait_child_ready(struct container_ctx *c, struct error *err)
 {
 	struct sync_msg msg;
@@ -291,6 +314,10 @@ static int wait_child_ready(struct container_ctx *c, struct error *err)
 			continue;
 		case SYNC_INIT_PID:
 			if (take_forked_init(c, (pid_t)msg.value, err) < 0)
+				return -1;
+			continue;
+		case SYNC_EGRESS_FD:
+			if (take_egress_fd(c, fd, msg.value, err) < 0)
 				return -1;
 			continue;
 		default:
@@ -408,6 +435,10 @@ static void create_abort(struct container_ctx *c)
 	if (c->cgroup_created &&
 	    cgroup_destroy(c->cgroup_path, c->cgroup_manager, true, &e) < 0)
 		log_warn("cleanup after failed create: %s", e.msg);
+	if (c->state_dir_made) {
+		egress_proxy_stop(c->state_dir_fd, c->id);
+		identity_release(c->state_dir_fd, c->id);
+	}
 	if (c->state_dir_made && netfilter_remove_egress(c->state_dir_fd, c->id, &e) < 0)
 		log_warn("cleanup after failed create: %s", e.msg);
 	if (c->state_dir_made && state_dir_remove(c->root_fd, c->id, c->state_dir_fd, &e) < 0)
@@ -427,7 +458,8 @@ int create_container(struct container_ctx *c, struct error *err)
 		return -1;
 	}
 	hooks_set_cwd(c->bundle);
-	if (make_state_dir(c, err) < 0 || netfilter_note_joined_netns(c, err) < 0 ||
+	if (make_state_dir(c, err) < 0 || identity_take(c, err) < 0 ||
+	    netfilter_note_joined_netns(c, err) < 0 ||
 	    spawn_init(c, err) < 0 || netfilter_check_joined_netns(c, err) < 0 ||
 	    write_ctx_state(c, STATUS_CREATED, err) < 0 ||
 	    (c->opts->pid_file && write_pid_file(c->opts->pid_file, c->pid, err) < 0)) {
@@ -448,6 +480,8 @@ int container_create_detailed(const struct global_opts *g,
 	r = create_container(&c, err);
 	if (r == 0 && out) {
 		out->pid = c.pid;
+		out->uid = c.spec->process.user.uid;
+		out->gid = c.spec->process.user.gid;
 		out->cgroup_path = xstrdup(c.cgroup_path ? c.cgroup_path : "");
 	}
 	ctx_release(&c);

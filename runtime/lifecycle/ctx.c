@@ -36,6 +36,7 @@ void ctx_init(struct container_ctx *c, const struct global_opts *g,
 	c->console_peer = -1;
 	c->trampoline_fd = -1;
 	cgroup_birth_init(&c->cg_birth);
+	egress_fds_init(&c->egress);
 	c->landlock_fd = -1;
 	c->own_pidns_fd = c->own_timens_fd = -1;
 	c->own_bind_prefix = o->own_bind_prefix;
@@ -72,6 +73,8 @@ void ctx_release(struct container_ctx *c)
 		seccomp_prog_free(&c->agent_seccomp[i]);
 	if (c->policy_loaded)
 		policy_free(&c->policy);
+	policy_decision_free(&c->decision);
+	egress_fds_close(&c->egress);
 	if (c->spec) {
 		spec_free(c->spec);
 		free(c->spec);

@@ -27,7 +27,7 @@
 #include "../../lib/fds.h"
 #include "../../lib/log.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../internal.h"
 #include "../init/landlock.h"
 #include "lifecycle.h"
@@ -221,7 +221,7 @@ static void drop_host_fds(struct exec_child *x)
 {
 	fd_close(&x->c->sync_parent);
 	fd_close(&x->c->console_peer); /* our end of the pty pair */
-	if (WEAKENED("cwd-in-root"))
+	if (WEAK_CWD_IN_ROOT)
 		return;
 	fd_close(&x->h->rootfd);
 	fd_close(&x->h->dirfd);
@@ -331,7 +331,8 @@ static int prepare_exec(struct container_ctx *c, const struct container_handle *
 	if (h->st.bundle)
 		policy_resolve_bind_sources(c->spec, h->st.bundle);
 	c->exec_bundle = h->st.bundle;
-	if (ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0)
+	if (ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0 ||
+	    identity_apply_exec(c, h->dirfd, err) < 0)
 		return -1;
 	if (caps_prepare(&c->spec->process.capabilities, c->spec->process.has_capabilities,
 			 &c->caps, err) < 0 ||
@@ -370,7 +371,7 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 	c->sync_parent = pair[0];
 	c->sync_child = pair[1];
 	/* Nothing inside may open our /proc/<pid>/exe (CVE-2019-5736). */
-	if (!WEAKENED("dumpable") && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+	if (!WEAK_DUMPABLE && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
 	/* execCPUAffinity.initial: ours, and the clone's until its cgroup. */
 	if (process_cpu_affinity(c->spec->process.exec_cpu_affinity.initial, "initial", err) < 0)

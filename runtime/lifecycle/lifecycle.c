@@ -387,6 +387,8 @@ int release_container(int dirfd, const char *id, const char *cgroup_path,
 		return -1;
 	if (netfilter_remove_egress(dirfd, id, err) < 0)
 		log_warn("delete %s: %s", id, err->msg);
+	egress_proxy_stop(dirfd, id);
+	identity_release(dirfd, id);
 	return 0;
 }
 

@@ -61,6 +61,9 @@ struct container_state {
 /* Held open (close-on-exec) by init until it execs the process: `start`
  * waits for its last writer to go, and reads any startContainer error. */
 #define STATE_DONE_FIFO "exec.done"
+/* The host uid of the container's own under identities (runtime/policy/
+ * identity.c), written before it is taken. */
+#define STATE_IDENTITY_FILE "identity"
 /* The prefix of a state directory being made (see above). */
 #define STATE_STAGING_PREFIX ".new."
 /* The longest wait for a container's lock. */

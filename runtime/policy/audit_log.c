@@ -146,6 +146,13 @@ static int open_log(const struct policy *p, const char *path)
 	return fd;
 }
 
+int audit_log_open(const struct policy *p)
+{
+	const char *path = audit_log_path(p);
+
+	return path ? open_log(p, path) : -1;
+}
+
 static yajl_gen line_start(const struct policy *p, const struct audit_subject *s, bool applied)
 {
 	yajl_gen g = jgen_new(false);

@@ -27,6 +27,11 @@
  * plain user.  NULL: auditLog is "" (none), or a user without HOME. */
 const char *audit_log_path(const struct policy *p);
 
+/* The log in force, opened for appending (made with its directories when
+ * missing): for a process that writes it for long (the egress proxy); -1
+ * when there is none or it cannot be opened (said in the runtime's log). */
+int audit_log_open(const struct policy *p);
+
 /* What the decisions are about. */
 struct audit_subject {
 	const char *id;		     /* the container */

@@ -16,7 +16,8 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../../hooks/hooks.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
+#include "../cgroup/cgroup.h"
 #include "../internal.h"
 #include "../judge/judge.h"
 #include "audit_log.h"
@@ -110,7 +111,7 @@ static int audit_spec(struct container_ctx *c, struct error *err)
 {
 	struct oci_spec copy;
 	struct policy_changes ch = { 0 };
-	struct policy_decision d;
+	struct policy_decision d = { 0 };
 	int r;
 
 	if (!c->config_json)
@@ -124,6 +125,7 @@ static int audit_spec(struct container_ctx *c, struct error *err)
 		return -1;
 	}
 	r = policy_apply(&c->policy, &copy, &ch, &d, err);
+	policy_decision_free(&d);
 	if (r == 0) {
 		log_changes(&ch, true);
 		audit_log_changes(&c->policy, &(struct audit_subject){ c->id, "create", &copy },
@@ -186,28 +188,31 @@ static const bool host_ns_refused[NS_TYPE_MAX] = {
 	[NS_TIME] = true,
 };
 
-/* A kept network namespace (runtime/../spec/policy/policy_apply.c, the
- * network model) must be a pod's: another container's under this --root
- * (the pause's, for the containers of a pod; docker --network
- * container:X), or one no process is in yet (a pod's, made by CNI for
- * its pause).  Not some daemon's namespace with services on its lo. */
-static int judge_pod_netns(struct container_ctx *c, const struct oci_namespace *ns,
+/* A joined namespace must be a pod's: another container's under this
+ * --root (the pause's, for the containers of a pod; docker --network
+ * container:X, --ipc container:X), or one no process is in yet (a pod's,
+ * made by CNI for its pause).  Not some daemon's namespace with services
+ * on its lo, nor the namespace of a container under another --root (a
+ * tenant of another engine: its processes, its shared memory, its
+ * hostname — found by the floor's oracle for pid, ipc and uts). */
+static int judge_shared_ns(struct container_ctx *c, const struct oci_namespace *ns,
 			   struct error *err)
 {
+	const char *name = ns_type_name(ns->type);
 	bool found;
 	pid_t user;
 
-	if (WEAKENED("ns-host"))
+	if (WEAK_NS_HOST)
 		return 0;
-	if (ns_of_container(c, NS_NETWORK, c->ns_fd[NS_NETWORK], &found, err) < 0)
+	if (ns_of_container(c, ns->type, c->ns_fd[ns->type], &found, err) < 0)
 		return -1;
 	if (found)
 		return 0;
-	if (ns_net_in_use(c, c->ns_fd[NS_NETWORK], &user, err) < 0)
+	if (ns_in_use(c, ns->type, c->ns_fd[ns->type], &user, err) < 0)
 		return -1;
 	if (user)
-		return error_set(err, "policy: linux.namespaces[network].path %s is neither the network namespace of a running container under --root %s nor an empty one (process %d is in it): refused by the policy (%s); no policy field allows it",
-				 ns->path, c->g->root, (int)user, c->policy.source);
+		return error_set(err, "policy: linux.namespaces[%s].path %s is neither the %s namespace of a running container under --root %s nor an empty one (process %d is in it): refused by the policy (%s); no policy field allows it",
+				 name, ns->path, name, c->g->root, (int)user, c->policy.source);
 	return 0;
 }
 
@@ -223,14 +228,14 @@ static int judge_namespace(struct container_ctx *c, const struct oci_namespace *
 	if (ns->type == NS_NETWORK) {
 		if (c->decision.refuse_host_netns && c->ns_host[NS_NETWORK])
 			return policy_refuse_host_ns(&c->policy, NS_NETWORK, ns->path, err);
-		return judge_pod_netns(c, ns, err);
+		return judge_shared_ns(c, ns, err);
 	}
-	if (WEAKENED("ns-host"))
+	if (WEAK_NS_HOST)
 		return 0;
 	if (host_ns_refused[ns->type] && c->ns_host[ns->type])
 		return policy_refuse_host_ns(&c->policy, ns->type, ns->path, err);
 	if (ns->type != NS_MOUNT)
-		return 0;
+		return judge_shared_ns(c, ns, err);
 	/* pivot_root in a joined mount namespace replaces the root of every
 	 * process in it: only another container's (under this --root). */
 	if (ns_of_container(c, NS_MOUNT, c->ns_fd[NS_MOUNT], &found, err) < 0)
@@ -292,7 +297,7 @@ static int judge_rootfs(struct container_ctx *c, struct error *err)
 	struct stat rootfs, host_root;
 	bool above, allowed;
 
-	if (WEAKENED("rootfs-host"))
+	if (WEAK_ROOTFS_HOST)
 		return 0;
 	if (fstat(c->rootfs_fd, &rootfs) < 0)
 		return error_sys(err, "stat rootfs %s", c->rootfs);
@@ -317,7 +322,7 @@ static int judge_rootfs(struct container_ctx *c, struct error *err)
 		judged_close(&bundle);
 		return -1;
 	}
-	allowed = WEAKENED("rootfs-anywhere") ||
+	allowed = WEAK_ROOTFS_ANYWHERE ||
 		  policy_rootfs_allowed(&c->policy, bundle.where, c->rootfs);
 	judged_close(&bundle);
 	if (above)
@@ -344,7 +349,7 @@ static int judge_seccomp_listener(struct container_ctx *c, struct error *err)
 		return -1;
 	if (judge_require_type("linux.seccomp.listenerPath", &o, JUDGE_TYPE_SOCK, NULL, err) < 0)
 		goto fail;
-	if (!WEAKENED("seccomp-listener") &&
+	if (!WEAK_SECCOMP_LISTENER &&
 	    !policy_bind_allowed(&c->policy.seccomp_listeners, o.where)) {
 		error_set(err, "policy: linux.seccomp.listenerPath %s (%s) is not a seccomp agent the operator named: the runtime would connect to it as root and hand it the container's seccomp fd; refused by the policy (%s): an entry in the policy's seccompListeners would allow it",
 			  path, o.where, c->policy.source);
@@ -386,6 +391,32 @@ int policy_judge_objects(struct container_ctx *c, struct error *err)
 	return judge_objects(c, err); /* a refusal: logged by create */
 }
 
+/*
+ * A limit the host cannot hold, said rather than passed in silence: on a
+ * cgroup v1 memory hierarchy TCP socket buffers are charged apart from
+ * memory.limit_in_bytes, and memory.kmem.tcp.limit_in_bytes only puts the
+ * sockets under pressure (each may still take an skb, up to 64 KiB on
+ * loopback: measured 142 MiB held under a 32 MiB kernelTCP with 1,500
+ * connections).  cgroup v2 counts them in memory.max.
+ */
+static void warn_unbounded_tcp_memory(struct container_ctx *c)
+{
+	struct policy_changes ch = { 0 };
+	enum cgroup_mode mode;
+	struct error ignored;
+
+	if (!c->config_json || !c->spec->linux.resources.memory.limit.set ||
+	    cgroup_detect_mode(&mode, &ignored) < 0 || mode == CGROUP_MODE_V2)
+		return;
+	policy_change_add(&ch, "limits", "linux.resources.memory.kernelTCP", "cgroup v1",
+			  "not a bound: TCP socket memory is charged apart from limits.memory and only pressured at kernelTCP (a cgroup v2 host bounds it)");
+	audit_log_changes(&c->policy, &(struct audit_subject){ c->id, "create", c->spec }, &ch,
+			  "warning", false);
+	log_info("policy: cgroup v1: TCP socket memory of container %s is not bounded by limits.memory (only pressured at kernelTCP); a cgroup v2 host bounds it",
+		 c->id);
+	policy_changes_free(&ch);
+}
+
 int policy_enforce(struct container_ctx *c, struct error *err)
 {
 	struct policy_changes ch = { 0 };
@@ -424,6 +455,7 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	}
 	audit_log_changes(&c->policy, &(struct audit_subject){ c->id, c->is_exec ? "exec" : "create", c->spec },
 			  &ch, "applied", true);
+	warn_unbounded_tcp_memory(c);
 	/* create: every hook judged (and its file kept open) now. */
 	hooks_guard_set(&c->policy);
 	hooks_guard_container(c->id, c->bundle);
@@ -438,5 +470,21 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 		return error_prefix(err, "after the policy (%s)", c->policy.source);
 	if (c->decision.stack_agent_seccomp)
 		return prepare_agent_seccomp(c, err);
+	return 0;
+}
+
+int policy_judge_cgroup(struct container_ctx *c, struct error *err)
+{
+	_cleanup_free_ char *which = NULL;
+	pid_t pid;
+
+	if (!c->policy_loaded || c->policy.mode != POLICY_ENFORCE ||
+	    c->cgroup_manager != CGROUP_MANAGER_FS || !c->cgroup_path)
+		return 0;
+	if (cgroup_ancestor_with_processes(c->cgroup_path, &which, &pid, err) < 0)
+		return -1;
+	if (which)
+		return error_set(err, "policy: linux.cgroupsPath %s is inside cgroup %s, which holds processes itself (process %d: another container's or a host service's): the container would be charged to its limits; refused by the policy (%s); no policy field allows it",
+				 c->cgroup_path, which, (int)pid, c->policy.source);
 	return 0;
 }

@@ -156,18 +156,22 @@ int netfilter_install_egress(const struct policy *p, bool inbound_only, const ch
 			     struct error *err)
 {
 	_cleanup_free_ char *allow = NULL, *deny = NULL, *rules = NULL;
+	struct str_array denied = { 0 };
 	char table[256];
 
-	if (check_cidrs(&p->deny_cidrs, "denyCidrs", err) < 0 ||
-	    check_cidrs(&p->allow_cidrs, "allowCidrs", err) < 0)
+	if (check_cidrs(&p->allow_cidrs, "allowCidrs", err) < 0 ||
+	    policy_egress_deny_list(&p->deny_cidrs, &denied, err) < 0)
 		return -1;
 	if (inbound_only) {
 		allow = xstrdup("  icmpv6 type { nd-neighbor-solicit, nd-neighbor-advert, nd-router-solicit } accept\n");
 		deny = xstrdup("  drop\n");
 	} else {
 		allow = daddr_rules(&p->allow_cidrs, "accept\n");
-		deny = daddr_rules(&p->deny_cidrs, "drop\n");
+		deny = daddr_rules(&denied, "drop\n");
 	}
+	for (size_t i = 0; i < denied.len; i++)
+		free(denied.items[i]);
+	free(denied.items);
 	egress_table_name(id, table, sizeof(table));
 	/* One batch, applied atomically: the table made (if missing), dropped
 	 * and made again, so that a second create under the same id (after a
@@ -189,6 +193,41 @@ int netfilter_install_egress(const struct policy *p, bool inbound_only, const ch
 	return 0;
 }
 
+#define EGRESS_PORTS_TEXT (POLICY_EGRESS_PORTS_MAX * 8)
+
+/*
+ * Egress by name (runtime/egress/): in the container's own namespace,
+ * where the only route is to lo, every TCP connection to an egress port
+ * and every DNS query, whatever address the program dialled, goes to the
+ * proxy's address instead; connections to the namespace's own loopback
+ * addresses are the container's.  Nothing else has anywhere to go.
+ */
+int netfilter_install_egress_redirect(const unsigned *ports, size_t n, const char *id,
+				      struct error *err)
+{
+	char table[256], list[EGRESS_PORTS_TEXT] = "";
+	_cleanup_free_ char *rules = NULL;
+	size_t len = 0;
+
+	for (size_t i = 0; i < n && len + 8 < sizeof(list); i++)
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%u", i ? ", " : "", ports[i]);
+	egress_table_name(id, table, sizeof(table));
+	rules = xasprintf("table ip %s {\n"
+			  " chain out {\n"
+			  "  type nat hook output priority -100; policy accept;\n"
+			  "  meta l4proto { tcp, udp } th dport 53 ip daddr != " POLICY_EGRESS_ADDR
+			  " dnat to " POLICY_EGRESS_ADDR ":53\n"
+			  "  ip daddr != 127.0.0.0/8 tcp dport { %s } dnat to " POLICY_EGRESS_ADDR "\n"
+			  " }\n"
+			  "}\n",
+			  table, list);
+	if (nft_run(rules, "install the egress redirect in the container's network namespace",
+		    err) < 0)
+		return -1;
+	log_debug("policy: egress redirect %s:\n%s", table, rules);
+	return 0;
+}
+
 /* ---- a joined namespace: noted at create, cleaned at delete ---------------- */
 
 #define EGRESS_NETNS_FILE "egress-netns"
@@ -202,7 +241,7 @@ int netfilter_note_joined_netns(struct container_ctx *c, struct error *err)
 
 	/* Here, before the init is spawned, because the init installs the
 	 * rules and must not dlopen (nft_run). */
-	if (c->decision.egress_filter && nft_load(err) < 0)
+	if ((c->decision.egress_filter || c->decision.egress_proxy) && nft_load(err) < 0)
 		return -1;
 	if (!c->decision.egress_filter || !net || !net->path)
 		return 0;

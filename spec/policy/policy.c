@@ -11,15 +11,20 @@
 #include "../../lib/cleanup.h"
 #include "../../lib/jsongen.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "../internal.h"
 #include "policy.h"
 #include "policy_parse.h"
 
 #define MiB (1024ull * 1024)
 
+/* Cloud metadata and every IANA special-purpose range that is not the
+ * public internet (the IPv6 forms that translate to them are added where
+ * the rules are made: policy_cidrs.c). */
 static const char *const default_deny_cidrs[] = {
 	"169.254.0.0/16",    /* link-local: cloud metadata at 169.254.169.254 */
+	"168.63.129.16/32",  /* Azure's wireserver */
+	"192.0.0.0/24",	     /* IETF protocol assignments: Oracle's 192.0.0.192 */
 	"fd00:ec2::254/128", /* AWS IMDS over IPv6 */
 	"fe80::/10",
 	"10.0.0.0/8",
@@ -28,25 +33,27 @@ static const char *const default_deny_cidrs[] = {
 	"fc00::/7",	  /* unique local */
 	"127.0.0.0/8",
 	"::1/128",	 /* the host's loopback, through a gateway */
-	"100.64.0.0/10", /* carrier-grade NAT, often internal */
+	"100.64.0.0/10", /* carrier-grade NAT, often internal (Alibaba's metadata) */
+	"0.0.0.0/8",	 /* "this network" */
+	"198.18.0.0/15", /* benchmarking, often internal */
+	"192.0.2.0/24",	 /* documentation ranges */
+	"198.51.100.0/24",
+	"203.0.113.0/24",
+	"192.88.99.0/24", /* the 6to4 relay anycast */
+	"224.0.0.0/4",	  /* multicast */
+	"240.0.0.0/4",	  /* reserved, and broadcast */
+	"100::/64",	  /* discard */
+	"2001:db8::/32",  /* documentation */
+	"ff00::/8",	  /* multicast */
 	NULL,
 };
 
 static const char *const no_strings[] = { NULL };
 
-static const char *const default_masked[] = {
-	"/proc/acpi",
-	"/proc/asound",
-	"/proc/kcore",
-	"/proc/keys",
-	"/proc/latency_stats",
-	"/proc/timer_list",
-	"/proc/timer_stats",
-	"/proc/sched_debug",
-	"/proc/scsi",
+/* Masked besides what `spec` masks (spec_default_masked_paths): the
+ * magic SysRq key, and the kernel's debug and security filesystems. */
+static const char *const more_masked[] = {
 	"/proc/sysrq-trigger",
-	"/sys/firmware",
-	"/sys/devices/virtual/powercap",
 	"/sys/kernel/debug",
 	"/sys/kernel/security",
 	NULL,
@@ -120,16 +127,25 @@ void policy_default(struct policy *p)
 	p->source = xstrdup("built-in default");
 	strv_set(&p->deny_cidrs, default_deny_cidrs);
 	strv_set(&p->allow_cidrs, no_strings);
+	/* egress by name: off (no names) until the operator lists some */
+	strv_set(&p->egress.allow, no_strings);
+	strv_set(&p->egress.deny, no_strings);
+	strv_set(&p->egress_hosts, no_strings);
+	p->egress_ports[0] = 80;
+	p->egress_ports[1] = 443;
+	p->n_egress_ports = 2;
 	p->readonly_root = true;
 	p->writable_layer = 32 * MiB; /* like /tmp: a 50 MiB disk fill fails */
 	p->tmpfs = xcalloc(1, sizeof(*p->tmpfs));
 	p->tmpfs[0].path = xstrdup("/tmp");
 	p->tmpfs[0].size = 32 * MiB;
 	p->n_tmpfs = 1;
-	strv_set(&p->masked_paths, default_masked);
+	strv_set(&p->masked_paths, spec_default_masked_paths);
+	for (size_t i = 0; more_masked[i]; i++)
+		policy_strv_add(&p->masked_paths, more_masked[i]);
 	strv_set(&p->readonly_paths, default_readonly);
 	strv_set(&p->bind_prefixes,
-		 WEAKENED("engine-parents") ? weak_engine_parents : default_bind_prefixes);
+		 WEAK_ENGINE_PARENTS ? weak_engine_parents : default_bind_prefixes);
 	strv_set(&p->docker_hook, default_docker_hook);
 	strv_set(&p->rootfs_prefixes, no_strings);
 	strv_set(&p->bind_special_files, no_strings);
@@ -154,15 +170,12 @@ void policy_default(struct policy *p)
 	p->ptys = 64;
 	/* nobody: container code is not host root (issue 12, row 13) */
 	p->uid = (struct opt_u64){ true, 65534 };
+	/* ... and no two containers share a host uid: per-uid kernel limits
+	 * (inotify instances, pipe pages, RLIMIT_NPROC) and file ownership
+	 * stay per tenant. */
+	p->identity_first = POLICY_IDENTITY_FIRST;
+	p->identity_count = POLICY_IDENTITY_COUNT;
 	p->relaxable = 0;
-}
-
-static void strv_free(struct str_array *a)
-{
-	for (size_t i = 0; i < a->len; i++)
-		free(a->items[i]);
-	free(a->items);
-	memset(a, 0, sizeof(*a));
 }
 
 void policy_free(struct policy *p)
@@ -170,22 +183,25 @@ void policy_free(struct policy *p)
 	free(p->source);
 	free(p->audit_log);
 	free(p->audit_log_caller);
-	strv_free(&p->deny_cidrs);
-	strv_free(&p->allow_cidrs);
+	spec_str_array_free(&p->deny_cidrs);
+	spec_str_array_free(&p->allow_cidrs);
+	spec_str_array_free(&p->egress.allow);
+	spec_str_array_free(&p->egress.deny);
+	spec_str_array_free(&p->egress_hosts);
 	for (size_t i = 0; i < p->n_tmpfs; i++)
 		free(p->tmpfs[i].path);
 	free(p->tmpfs);
-	strv_free(&p->masked_paths);
-	strv_free(&p->readonly_paths);
-	strv_free(&p->bind_prefixes);
-	strv_free(&p->docker_hook);
-	strv_free(&p->rootfs_prefixes);
-	strv_free(&p->bind_special_files);
-	strv_free(&p->bind_volume_dirs);
-	strv_free(&p->engine_layer_dirs);
-	strv_free(&p->seccomp_listeners);
+	spec_str_array_free(&p->masked_paths);
+	spec_str_array_free(&p->readonly_paths);
+	spec_str_array_free(&p->bind_prefixes);
+	spec_str_array_free(&p->docker_hook);
+	spec_str_array_free(&p->rootfs_prefixes);
+	spec_str_array_free(&p->bind_special_files);
+	spec_str_array_free(&p->bind_volume_dirs);
+	spec_str_array_free(&p->engine_layer_dirs);
+	spec_str_array_free(&p->seccomp_listeners);
 	policy_hook_rules_free(p);
-	strv_free(&p->capabilities);
+	spec_str_array_free(&p->capabilities);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -222,7 +238,7 @@ static int replace_strv(struct jctx *c, yajl_val obj, const char *key,
 		return 0;
 	if (jstr_array(c, obj, key, &tmp) < 0)
 		return -1;
-	strv_free(a);
+	spec_str_array_free(a);
 	*a = tmp;
 	return 0;
 }
@@ -270,6 +286,7 @@ static const char *const limits_keys[] = {
 	NULL,
 };
 static const char *const tmpfs_keys[] = { "path", "size", NULL };
+static const char *const identities_keys[] = { "first", "count", NULL };
 
 static int parse_limits(struct jctx *c, yajl_val root, struct policy *p)
 {
@@ -360,7 +377,7 @@ static int parse_relaxable(struct jctx *c, yajl_val root, struct policy *p)
 			r = jfail(c, "relaxable[%zu]: unknown relaxation %s", i,
 				  spec_quote(q, a.items[i]));
 	}
-	strv_free(&a);
+	spec_str_array_free(&a);
 	return r;
 }
 
@@ -380,6 +397,43 @@ static int parse_uid(struct jctx *c, yajl_val root, struct policy *p)
 		return -1;
 	if (uid.set)
 		p->uid = uid;
+	return 0;
+}
+
+static bool has_key(yajl_val obj, const char *key)
+{
+	for (size_t i = 0; i < obj->u.object.len; i++)
+		if (!strcmp(obj->u.object.keys[i], key))
+			return true;
+	return false;
+}
+
+/* "identities": {"first", "count"} (both required), or null: off.  The
+ * range holds neither root nor nobody (65534, 65535) and fits in a uid_t
+ * that is not (uid_t)-1. */
+static int parse_identities(struct jctx *c, yajl_val root, struct policy *p)
+{
+	yajl_val v = jmember(root, "identities");
+	uint64_t first, count;
+	size_t mark;
+
+	if (!v && has_key(root, "identities")) { /* null */
+		p->identity_first = p->identity_count = 0;
+		return 0;
+	}
+	if (!v)
+		return 0;
+	mark = jpush_key(c, "identities");
+	if (jcheck_object(c, v) < 0 || policy_check_known_keys(c, v, identities_keys) < 0 ||
+	    jreq_u64(c, v, "first", &first) < 0 || jreq_u64(c, v, "count", &count) < 0)
+		return -1;
+	if (first == 0 || count == 0 || first + count > UINT32_MAX ||
+	    (first <= 65535 && first + count > 65534))
+		return jfail(c, "the range [%llu, %llu) must be non-empty, hold neither uid 0 nor 65534/65535, and end below 4294967295",
+			     (unsigned long long)first, (unsigned long long)(first + count));
+	p->identity_first = (uint32_t)first;
+	p->identity_count = (uint32_t)count;
+	jpop(c, mark);
 	return 0;
 }
 
@@ -418,7 +472,7 @@ static int extend_strv(struct jctx *c, yajl_val ext, const char *key, struct str
 	for (size_t i = 0; i < add.len; i++)
 		if (!policy_strv_has(a, add.items[i]))
 			policy_strv_add(a, add.items[i]);
-	strv_free(&add);
+	spec_str_array_free(&add);
 	return 0;
 }
 
@@ -544,8 +598,13 @@ static int parse_document(struct jctx *c, yajl_val root, struct policy *p)
 		if (capability_from_name(p->capabilities.items[i]) < 0)
 			return jfail(c, "capabilities[%zu]: unknown capability \"%s\"", i,
 				     p->capabilities.items[i]);
-	if (parse_uid(c, root, p) < 0)
+	if (parse_uid(c, root, p) < 0 || parse_identities(c, root, p) < 0 ||
+	    policy_parse_egress(c, root, p) < 0)
 		return -1;
+	/* A file written for "uid" alone (before identities) would have it
+	 * ignored: say so instead. */
+	if (p->identity_count && has_key(root, "uid") && !has_key(root, "identities"))
+		return jfail(c, "\"uid\" applies only with \"identities\": null (identities, the default, gives every container a uid of its own); add \"identities\": null to keep the policy's one uid");
 	if (parse_limits(c, root, p) < 0)
 		return -1;
 	return 0;
@@ -647,7 +706,7 @@ int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 	if (rc == 0)
 		rc = jparse_seccomp(&c, root, out);
 	yajl_tree_free(root);
-	if (rc == 0 && i == 0 && WEAKENED("socket-proto"))
+	if (rc == 0 && i == 0 && WEAK_SOCKET_PROTO)
 		weaken_socket_proto(out);
 	if (rc == 0) {
 		out->present = true;
@@ -692,6 +751,7 @@ char *policy_to_json(const struct policy *p)
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
+	policy_egress_gen(g, p);
 	policy_gen_strv(g, "maskedPaths", &p->masked_paths);
 	policy_gen_strv(g, "readonlyPaths", &p->readonly_paths);
 	policy_gen_strv(g, "bindPrefixes", &p->bind_prefixes);
@@ -712,6 +772,15 @@ char *policy_to_json(const struct policy *p)
 		gkv_u64(g, "uid", p->uid.v);
 	} else {
 		jgen_str(g, "uid");
+		yajl_gen_null(g);
+	}
+	jgen_str(g, "identities");
+	if (p->identity_count) {
+		yajl_gen_map_open(g);
+		gkv_u64(g, "first", p->identity_first);
+		gkv_u64(g, "count", p->identity_count);
+		yajl_gen_map_close(g);
+	} else {
 		yajl_gen_null(g);
 	}
 	jgen_str(g, "limits");

@@ -58,6 +58,21 @@ struct policy_hook_rule {
 	struct str_array env;
 };
 
+/* egress by name: the names a container may reach (exact, or "*.suffix":
+ * every name below suffix), denyDomains winning (policy_egress.c). */
+#define POLICY_EGRESS_NAME_MAX 253
+/* The proxy's address on the container's lo, its HTTP proxy port. */
+#define POLICY_EGRESS_ADDR "127.0.0.2"
+#define POLICY_EGRESS_PROXY_PORT 3128
+#define POLICY_EGRESS_PORTS_MAX 16
+struct policy_egress_names {
+	struct str_array allow;
+	struct str_array deny;
+};
+enum egress_verdict { EGRESS_ALLOWED,
+		      EGRESS_NOT_LISTED,
+		      EGRESS_DENIED };
+
 struct policy {
 	enum policy_mode mode;
 	char *source;			   /* the file it came from, or "built-in default" */
@@ -76,6 +91,12 @@ struct policy {
 	struct str_array deny_cidrs;  /* egress dropped when networking is allowed */
 	struct str_array allow_cidrs; /* egress kept even inside deny_cidrs (pod and
 				       * service CIDRs, cluster DNS) */
+	/* egress by name (policy_egress.c, runtime/egress/): the names a
+	 * container may reach through the runtime's proxy; none: off */
+	struct policy_egress_names egress;
+	struct str_array egress_hosts; /* "name=address": the operator's pins */
+	unsigned egress_ports[POLICY_EGRESS_PORTS_MAX];
+	size_t n_egress_ports;
 
 	/* filesystem */
 	bool readonly_root;
@@ -114,8 +135,15 @@ struct policy {
 	bool no_new_privileges;
 	bool strict_seccomp; /* stack the agent profile on the spec's */
 	bool default_devices_only;
-	struct opt_u64 uid;	  /* run as this uid (and gid) when the spec says host
-			     * root; default 65534, "uid": null: unset */
+	struct opt_u64 uid; /* run as this uid (and gid) when the spec says host
+			     * root and identities is off; default 65534,
+			     * "uid": null: unset */
+	/* identities: every container (every pod) without a user namespace
+	 * of its own runs as a host uid and gid of its own, taken from
+	 * [identity_first, identity_first + identity_count) at create and
+	 * given back at delete (runtime/policy/identity.c); count 0: off. */
+	uint32_t identity_first;
+	uint32_t identity_count;
 	bool realtime_scheduling; /* SCHED_DEADLINE/FIFO/RR, RT I/O (policy_process.c) */
 
 	/* resources: a maximum, also the value filled in when missing */
@@ -157,7 +185,23 @@ struct policy_decision {
 	bool refuse_writable_dir_binds; /* rw bind of a directory not on tmpfs */
 	uint64_t writable_layer;	/* bytes: an overlay over the read-only
 					 * image, its upper on a tmpfs this size */
+	bool egress_proxy;		/* egress by name: only lo, routed to the runtime's
+			    * proxy, which serves egress_allow */
+	struct str_array egress_allow;	/* heap: policy_decision_free() */
+	bool identity;			/* the process runs as a host uid/gid of
+					 * this container's own (identities): the
+					 * runtime takes one and writes it into
+					 * process.user before anything runs */
 };
+
+/* The built-in identities range: above systemd's container range
+ * (524288..1879048191, systemd.io/UIDS-GIDS) and below 2^31, which some
+ * tools still read as a signed int. */
+#define POLICY_IDENTITY_FIRST 1879048192u
+#define POLICY_IDENTITY_COUNT 65536u
+/* What policy_apply() writes into process.user until the runtime has the
+ * container's own identity: nobody, never root, should a caller forget. */
+#define POLICY_IDENTITY_PLACEHOLDER 65534u
 
 /*
  * spec/policy/policy_requests.c: what a spec explicitly asks for above the
@@ -226,17 +270,39 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 		 struct policy_changes *changes, struct policy_decision *d,
 		 struct error *err);
 void policy_changes_free(struct policy_changes *c);
+void policy_decision_free(struct policy_decision *d);
+/* policy_egress.c, the rule: the names this container may reach (the
+ * policy's, or those its agentsbx.egress.allow annotation narrows them
+ * to) into d->egress_allow, and d->egress_proxy where it gets a proxy. */
+int policy_rule_egress(const struct policy *p, struct oci_spec *s, struct policy_changes *ch,
+		       struct policy_decision *d, struct error *err);
 /* The refusal of the host's namespace of type t, asked for by leaving the
  * entry out (path NULL) or by a path that is the host's: one message for
  * Docker (--network/--pid/--ipc/--uts host) and Kubernetes (hostNetwork,
  * hostPID, hostIPC).  Returns -1. */
 int policy_refuse_host_ns(const struct policy *p, enum ns_type t, const char *path,
 			  struct error *err);
+/* policy_cidrs.c: denyCidrs as egress applies them: each range parsed,
+ * plus the IPv6 forms that reach a denied IPv4 range through a translator
+ * (NAT64, 6to4) and the translation prefixes denied whole; none inside
+ * another.  Appended to *out. */
+int policy_egress_deny_list(const struct str_array *deny, struct str_array *out,
+			    struct error *err);
+/* policy_egress.c: name against the lists; a pattern as a list may hold it;
+ * a pattern (a narrowing: an annotation, --allow-domain) asking for
+ * nothing the list does not allow. */
+enum egress_verdict policy_egress_name(const struct policy_egress_names *n, const char *name);
+bool policy_egress_pattern_valid(const char *p);
+bool policy_egress_pattern_within(const struct policy_egress_names *n, const char *p);
+/* An address (4 or 16 bytes, network order) is in one of the ranges. */
+bool policy_cidrs_hold(const struct str_array *cidrs, bool v6, const unsigned char *addr);
 /* Record one change (from NULL: "(unset)"); every rule file uses it. */
 void policy_change_add(struct policy_changes *ch, const char *rule, const char *field,
 		       const char *from, const char *to);
 /* String vectors of the spec, kept NULL-terminated as spec.h promises. */
 bool policy_strv_has(const struct str_array *a, const char *s);
+/* "a,b,c" (heap). */
+char *policy_strv_join(const struct str_array *a);
 void policy_strv_add(struct str_array *a, const char *s);
 /* policy_process.c: realtime scheduling and I/O classes refused unless
  * the policy's realtimeScheduling allows them. */
@@ -338,11 +404,12 @@ const char *policy_docker_hook_exec_root(const struct oci_hook *hook);
 #define POLICY_AGENT_FILTERS 2
 int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err);
 
-/* policy_kernel.c: the process user (not host root), TCP socket memory,
- * devpts max=, linux.resources.unified keys that would undo the limits.
- * Called by policy_apply() after the limits are set. */
+/* policy_kernel.c: the process user (an identity of its own, or not host
+ * root), TCP socket memory, devpts max=, linux.resources.unified keys that
+ * would undo the limits.  Called by policy_apply() after the limits are
+ * set; sets d->identity. */
 void policy_apply_kernel(const struct policy *p, struct oci_spec *spec,
-			 struct policy_changes *changes);
+			 struct policy_changes *changes, struct policy_decision *d);
 /* `update` under enforce: the new values no looser than the floor (only
  * what the update sets is judged; swap without the limit is refused). */
 int policy_cap_update(const struct policy *p, struct oci_resources *r,

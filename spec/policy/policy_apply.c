@@ -12,7 +12,8 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
+#include "../internal.h"
 #include "policy.h"
 
 struct apply {
@@ -41,22 +42,6 @@ static void change_num(struct apply *a, const char *rule, const char *field,
 
 /* ---- small helpers over spec arrays ---------------------------------------- */
 
-static char *strv_join(const struct str_array *a)
-{
-	size_t n = 1;
-	char *out;
-
-	for (size_t i = 0; i < a->len; i++)
-		n += strlen(a->items[i]) + 1;
-	out = xcalloc(1, n);
-	for (size_t i = 0; i < a->len; i++) {
-		if (i)
-			strcat(out, ",");
-		strcat(out, a->items[i]);
-	}
-	return out;
-}
-
 static char *fmt_u64(const struct opt_u64 *o)
 {
 	return o->set ? xasprintf("%llu", (unsigned long long)o->v) : NULL;
@@ -77,8 +62,8 @@ static int rule_annotations(struct apply *a)
 		const char *k = m->keys[i], *v = m->values[i];
 		unsigned need;
 
-		if (strncmp(k, "agentsbx.", 9))
-			continue;
+		if (strncmp(k, "agentsbx.", 9) || !strcmp(k, "agentsbx.egress.allow"))
+			continue; /* the last: a narrowing, judged by policy_rule_egress */
 		if (!strcmp(k, "agentsbx.network") && !strcmp(v, "allow"))
 			need = RELAX_NETWORK;
 		else if (!strcmp(k, "agentsbx.rootfs") && !strcmp(v, "writable"))
@@ -149,7 +134,7 @@ static int rule_namespaces(struct apply *a)
 	static const enum ns_type added[] = { NS_MOUNT, NS_CGROUP };
 
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
-		if (spec_find_namespace(a->s, refused[i]) || WEAKENED("ns-absent"))
+		if (spec_find_namespace(a->s, refused[i]) || WEAK_NS_ABSENT)
 			continue;
 		if (a->p->on_request != ON_REQUEST_CLAMP)
 			return policy_refuse_host_ns(a->p, refused[i], NULL, a->err);
@@ -179,8 +164,8 @@ static void rule_network(struct apply *a, struct policy_decision *d)
 	const struct oci_namespace *net = spec_find_namespace(a->s, NS_NETWORK);
 
 	if (a->network_allowed) {
-		_cleanup_free_ char *deny = strv_join(&a->p->deny_cidrs);
-		_cleanup_free_ char *allow = strv_join(&a->p->allow_cidrs);
+		_cleanup_free_ char *deny = policy_strv_join(&a->p->deny_cidrs);
+		_cleanup_free_ char *allow = policy_strv_join(&a->p->allow_cidrs);
 		_cleanup_free_ char *to = xasprintf("%s dropped%s%s%s", deny[0] ? deny : "nothing",
 						    allow[0] ? " (but " : "", allow,
 						    allow[0] ? " allowed)" : "");
@@ -190,7 +175,7 @@ static void rule_network(struct apply *a, struct policy_decision *d)
 	}
 	if (!net)
 		return; /* the host's: refused above (but in the ns-absent build) */
-	if (net->path && !WEAKENED("pod-egress")) {
+	if (net->path && !WEAK_POD_EGRESS) {
 		change(a, "network", "egress", "(open)",
 		       "new outbound connections dropped (the joined namespace is kept: inbound connections and their replies pass)");
 		d->egress_filter = true;
@@ -224,7 +209,7 @@ static void cut_caps(struct apply *a, struct str_array *set, const char *name,
 		     bool always_empty)
 {
 	struct str_array keep = { 0 };
-	_cleanup_free_ char *before = strv_join(set);
+	_cleanup_free_ char *before = policy_strv_join(set);
 	_cleanup_free_ char *field = xasprintf("process.capabilities.%s", name);
 
 	for (size_t i = 0; i < set->len; i++)
@@ -237,7 +222,7 @@ static void cut_caps(struct apply *a, struct str_array *set, const char *name,
 		return;
 	}
 	{
-		_cleanup_free_ char *after = strv_join(&keep);
+		_cleanup_free_ char *after = policy_strv_join(&keep);
 		change(a, "capabilities", field, before, after[0] ? after : "(none)");
 	}
 	for (size_t i = 0; i < set->len; i++)
@@ -354,7 +339,9 @@ static void rule_limits(struct apply *a)
 
 	r->present = true;
 	r->has_memory = true;
-	cap_i64(a, &r->memory.limit, (int64_t)p->memory, "linux.resources.memory.limit", false);
+	/* 0 as -1: the cgroup code writes no limit for either (found by the
+	 * floor's oracle: memory.limit 0 left the memory cgroup unlimited) */
+	cap_i64(a, &r->memory.limit, (int64_t)p->memory, "linux.resources.memory.limit", true);
 	/* swap is memory+swap: equal to the limit means no swap at all. */
 	if (!r->memory.swap.set || r->memory.swap.v != r->memory.limit.v) {
 		swap_before = fmt_i64(&r->memory.swap);
@@ -433,6 +420,8 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 	if (policy_rule_scheduling(p, spec, err) < 0)
 		return -1;
 	rule_network(&a, d);
+	if (policy_rule_egress(p, spec, changes, d, err) < 0)
+		return -1;
 	policy_mounts_apply(p, spec, a.writable_root, changes, d);
 	rule_paths(&a);
 	rule_capabilities(&a);
@@ -440,10 +429,15 @@ int policy_apply(const struct policy *p, struct oci_spec *spec,
 	rule_devices(&a);
 	rule_limits(&a);
 	rule_rlimits(&a);
-	policy_apply_kernel(p, spec, changes); /* policy_kernel.c */
+	policy_apply_kernel(p, spec, changes, d); /* policy_kernel.c */
 	d->refuse_host_netns = true;
 	d->stack_agent_seccomp = p->strict_seccomp;
 	d->check_bind_sources = true;
 	d->refuse_writable_dir_binds = !p->writable_binds;
 	return 0;
+}
+
+void policy_decision_free(struct policy_decision *d)
+{
+	spec_str_array_free(&d->egress_allow);
 }

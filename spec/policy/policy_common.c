@@ -96,6 +96,22 @@ bool policy_strv_has(const struct str_array *a, const char *s)
 	return false;
 }
 
+char *policy_strv_join(const struct str_array *a)
+{
+	size_t n = 1;
+	char *out;
+
+	for (size_t i = 0; i < a->len; i++)
+		n += strlen(a->items[i]) + 1;
+	out = xcalloc(1, n);
+	for (size_t i = 0; i < a->len; i++) {
+		if (i)
+			strcat(out, ",");
+		strcat(out, a->items[i]);
+	}
+	return out;
+}
+
 void policy_strv_add(struct str_array *a, const char *s)
 {
 	a->items = xrealloc(a->items, (a->len + 2) * sizeof(char *));

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Policy rules for what the container shares with the host kernel-wide:
- *  - the user: container code that runs as host uid 0 (no user namespace)
- *    shares root's per-uid counters (inotify instances, mqueue bytes, pipe
- *    pages, RLIMIT_NPROC) with every root process on the host: the
- *    policy's `uid` replaces a host-root process user;
+ *  - the user: a process shares its host uid's counters (inotify
+ *    instances, mqueue bytes, pipe pages, RLIMIT_NPROC) and files with
+ *    every process of that uid, and its groups' files with theirs: under
+ *    `identities` every container gets a uid and gid of its own and no
+ *    supplementary group; else the policy's `uid` replaces host root (and
+ *    root's group, whatever the uid);
  *  - TCP socket memory: on cgroup v1 it is charged to the memory cgroup
  *    only once memory.kmem.tcp.limit_in_bytes is set (linux.resources.
  *    memory.kernelTCP), on v2 it is part of memory.max;
@@ -21,52 +23,112 @@
 
 #include "../../lib/cleanup.h"
 #include "../../lib/util.h"
+#include "weak.h"
 #include "policy.h"
 
 /* ---- the process user ------------------------------------------------------ */
 
-/* The host uid container uid 0 is: through the new user namespace's map,
- * or itself without one.  A joined user namespace: its map is not ours to
- * read here; 0 is assumed (the replacement is then merely unneeded). */
-static bool root_is_host_root(const struct oci_spec *s)
+/* The host id that container id is, through a new user namespace's map
+ * (ids of the map's kind), or itself without one.  A joined user
+ * namespace: its map is not ours to read here; the id is assumed to be
+ * the host's (the replacement is then merely unneeded).  Unmapped: the
+ * spec check refuses it; -1. */
+static int64_t host_id_of(const struct oci_spec *s, const struct oci_id_mapping *maps,
+			  size_t n, uint32_t id)
 {
 	const struct oci_namespace *user = spec_find_namespace(s, NS_USER);
 
 	if (!user || user->path)
-		return true;
-	for (size_t i = 0; i < s->linux.n_uid_mappings; i++) {
-		const struct oci_id_mapping *m = &s->linux.uid_mappings[i];
-		if (m->container_id == 0 && m->size > 0)
-			return m->host_id == 0;
-	}
-	return true; /* unmapped: the spec check refuses it */
+		return id;
+	for (size_t i = 0; i < n; i++)
+		if (id >= maps[i].container_id && id - maps[i].container_id < maps[i].size)
+			return (int64_t)maps[i].host_id + (id - maps[i].container_id);
+	return -1;
 }
 
-static void rule_user(const struct policy *p, struct oci_spec *s, struct policy_changes *ch)
+static bool uid_is_host_root(const struct oci_spec *s, uint32_t uid)
 {
-	struct oci_user *u = &s->process.user;
-	char to[32];
+	return host_id_of(s, s->linux.uid_mappings, s->linux.n_uid_mappings, uid) == 0;
+}
+
+static bool gid_is_host_root(const struct oci_spec *s, uint32_t gid)
+{
+	return host_id_of(s, s->linux.gid_mappings, s->linux.n_gid_mappings, gid) == 0;
+}
+
+static void set_id(uint32_t *id, uint32_t to, const char *field, struct policy_changes *ch)
+{
+	char from_s[32], to_s[32];
+
+	if (*id == to)
+		return;
+	snprintf(from_s, sizeof(from_s), "%u", *id);
+	snprintf(to_s, sizeof(to_s), "%u", to);
+	policy_change_add(ch, "user", field, from_s, to_s);
+	*id = to;
+}
+
+/* The supplementary groups that are host root's (all: every one) go. */
+static void filter_groups(const struct oci_spec *s, struct oci_user *u, bool all,
+			  struct policy_changes *ch)
+{
 	size_t kept = 0;
 
-	if (!p->uid.set || u->uid != 0 || !root_is_host_root(s))
-		return;
-	snprintf(to, sizeof(to), "%llu", (unsigned long long)p->uid.v);
-	u->uid = (uint32_t)p->uid.v;
-	policy_change_add(ch, "user", "process.user.uid", "0", to);
-	/* The group follows: gid 0 (root's group) becomes the same number;
-	 * another gid the spec chose stays. */
-	if (u->gid == 0) {
-		u->gid = (uint32_t)p->uid.v;
-		policy_change_add(ch, "user", "process.user.gid", "0", to);
-	}
 	for (size_t i = 0; i < u->n_additional_gids; i++) {
-		if (u->additional_gids[i] != 0) {
+		char from[32];
+
+		if (!all && !gid_is_host_root(s, u->additional_gids[i])) {
 			u->additional_gids[kept++] = u->additional_gids[i];
 			continue;
 		}
-		policy_change_add(ch, "user", "process.user.additionalGids", "0", "(removed)");
+		snprintf(from, sizeof(from), "%u", u->additional_gids[i]);
+		policy_change_add(ch, "user", "process.user.additionalGids", from, "(removed)");
 	}
 	u->n_additional_gids = kept;
+}
+
+/*
+ * identities: a process in the host's user namespace runs as the
+ * container's own host uid and gid, whatever the spec names (0, 1000,
+ * another tenant's), with no supplementary group: a group is an identity
+ * too (a root:docker socket, a file of group 0).  The number is the
+ * runtime's to take (runtime/policy/identity.c); until then the spec
+ * holds nobody.
+ */
+static void rule_identity(struct oci_user *u, const struct oci_spec *s,
+			  struct policy_changes *ch, struct policy_decision *d)
+{
+	char from[32];
+
+	snprintf(from, sizeof(from), "%u:%u", u->uid, u->gid);
+	policy_change_add(ch, "user", "process.user", from,
+			  "a uid and gid of the container's own (identities)");
+	u->uid = u->gid = POLICY_IDENTITY_PLACEHOLDER;
+	filter_groups(s, u, true, ch);
+	d->identity = true;
+}
+
+static void rule_user(const struct policy *p, struct oci_spec *s, struct policy_changes *ch,
+		      struct policy_decision *d)
+{
+	struct oci_user *u = &s->process.user;
+	bool shared = WEAK_SHARED_IDENTITY || WEAK_GROUP_ZERO;
+
+	if (p->identity_count && !shared && !spec_find_namespace(s, NS_USER)) {
+		rule_identity(u, s, ch, d);
+		return;
+	}
+	if (!p->uid.set)
+		return; /* "uid": null keeps root, its group too */
+	if (WEAK_GROUP_ZERO && !uid_is_host_root(s, u->uid))
+		return;
+	if (uid_is_host_root(s, u->uid))
+		set_id(&u->uid, (uint32_t)p->uid.v, "process.user.uid", ch);
+	/* Root's group is root's whatever the uid: {"uid": 1000, "gid": 0}
+	 * reads and writes what group 0 may. */
+	if (gid_is_host_root(s, u->gid))
+		set_id(&u->gid, (uint32_t)p->uid.v, "process.user.gid", ch);
+	filter_groups(s, u, false, ch);
 }
 
 /* ---- TCP socket memory ------------------------------------------------------ */
@@ -195,11 +257,18 @@ static void rule_unified(struct str_map *u, struct policy_changes *ch)
 
 /* A value asked above the cap: refused naming the cap (onRequestAboveFloor
  * refuse), else capped.  Unlimited (0, -1) is capped quietly, as at create. */
+/* zero_unset: 0 is "not asked" (memory, cpu quota: an engine's update
+ * sends every resource, those not asked for as 0 — docker update --cpus
+ * 0.5 sends memory 0): left alone, never the cap in place of the limit
+ * the container has.  Else (pids) 0, as -1, is unlimited: capped. */
 static int cap_value(const struct policy *p, struct policy_changes *ch, struct opt_i64 *o,
-		     int64_t max, const char *field, const char *cap_field, struct error *err)
+		     int64_t max, const char *field, const char *cap_field, bool zero_unset,
+		     struct error *err)
 {
 	char from[32], to[32];
 
+	if (zero_unset && o->set && o->v == 0)
+		o->set = false;
 	if (!o->set || (o->v > 0 && o->v <= max))
 		return 0;
 	if (o->v > max && p->on_request == ON_REQUEST_REFUSE)
@@ -222,19 +291,24 @@ int policy_cap_update(const struct policy *p, struct oci_resources *r,
 	if (p->mode != POLICY_ENFORCE)
 		return 0;
 	if (r->has_memory) {
+		if (m->swap.set && m->swap.v == 0) /* not asked (see cap_value) */
+			m->swap.set = false;
+		if (m->limit.set && m->limit.v == 0)
+			m->limit.set = false;
 		if (m->swap.set && !m->limit.set)
 			return error_set(err, "policy: update of linux.resources.memory.swap without memory.limit: not allowed under enforce (the policy keeps swap equal to the limit; limits.memory)");
 		if (cap_value(p, ch, &m->limit, (int64_t)p->memory, "linux.resources.memory.limit",
-			      "memory", err) < 0 ||
+			      "memory", true, err) < 0 ||
 		    cap_value(p, ch, &m->kernel_tcp, (int64_t)p->memory,
-			      "linux.resources.memory.kernelTCP", "memory", err) < 0)
+			      "linux.resources.memory.kernelTCP", "memory", true, err) < 0)
 			return -1;
 		if (m->limit.set) {
 			m->swap = (struct opt_i64){ true, m->limit.v };
 			m->kernel_tcp = (struct opt_i64){ true, m->limit.v };
 		}
 	}
-	if (cap_value(p, ch, &r->pids_limit, p->pids, "linux.resources.pids.limit", "pids", err) < 0)
+	if (cap_value(p, ch, &r->pids_limit, p->pids, "linux.resources.pids.limit", "pids", false,
+		      err) < 0)
 		return -1;
 	if (r->has_cpu) {
 		if (c->period.set && c->period.v != p->cpu_period) {
@@ -246,7 +320,7 @@ int policy_cap_update(const struct policy *p, struct oci_resources *r,
 			c->period.v = p->cpu_period;
 		}
 		if (cap_value(p, ch, &c->quota, (int64_t)p->cpu_quota, "linux.resources.cpu.quota",
-			      "cpuQuota", err) < 0)
+			      "cpuQuota", true, err) < 0)
 			return -1;
 	}
 	if (p->default_devices_only && r->n_devices) {
@@ -262,9 +336,9 @@ int policy_cap_update(const struct policy *p, struct oci_resources *r,
 }
 
 void policy_apply_kernel(const struct policy *p, struct oci_spec *s,
-			 struct policy_changes *ch)
+			 struct policy_changes *ch, struct policy_decision *d)
 {
-	rule_user(p, s, ch);
+	rule_user(p, s, ch, d);
 	rule_kernel_tcp(p, s, ch);
 	rule_ptys(p, s, ch);
 	rule_unified(&s->linux.resources.unified, ch);

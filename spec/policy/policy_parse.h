@@ -24,5 +24,8 @@ void policy_hook_rules_free(struct policy *p);
 /* "key": [items...] */
 void policy_gen_strv(yajl_gen g, const char *key, const struct str_array *a);
 void policy_hook_rules_gen(yajl_gen g, const struct policy *p);
+/* policy_egress.c: the "egress" object, and its JSON (policy show). */
+int policy_parse_egress(struct jctx *c, yajl_val root, struct policy *p);
+void policy_egress_gen(yajl_gen g, const struct policy *p);
 
 #endif

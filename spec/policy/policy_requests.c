@@ -36,8 +36,9 @@
 #include <sys/resource.h>
 
 #include "../../lib/cleanup.h"
+#include "../internal.h"
 #include "../../lib/util.h"
-#include "../../lib/weaken.h"
+#include "weak.h"
 #include "policy.h"
 
 /* Docker's default capability set (moby oci/caps), containerd's too. */
@@ -169,14 +170,6 @@ static char *join_some(const struct str_array *a)
 	return out;
 }
 
-static void strv_free_local(struct str_array *a)
-{
-	for (size_t i = 0; i < a->len; i++)
-		free(a->items[i]);
-	free(a->items);
-	memset(a, 0, sizeof(*a));
-}
-
 static void add_caps_of(const struct policy *p, const struct str_array *set,
 			struct str_array *extra)
 {
@@ -208,7 +201,9 @@ static void req_caps(const struct policy *p, const struct oci_spec *s, bool eng,
 	list = join_some(&extra);
 	/* The policy's uid (not root) holds no capability: both fields. */
 	allow = xasprintf("\"capabilities\" (list %s)%s", extra.len == 1 ? extra.items[0] : "them",
-			  p->uid.set ? " with \"uid\": null (the policy's uid holds no capabilities)" : "");
+			  p->identity_count ? " with \"identities\": null and \"uid\": null (a uid of the container's own holds no capabilities)" :
+			  p->uid.set	    ? " with \"uid\": null (the policy's uid holds no capabilities)" :
+					      "");
 	if (c->bounding.len >= PRIVILEGED_CAPS)
 		add(r, "capabilities", allow,
 		    xasprintf("every capability (%zu; %zu beyond the engine's default set: %s%s)",
@@ -217,7 +212,7 @@ static void req_caps(const struct policy *p, const struct oci_spec *s, bool eng,
 		add(r, "capabilities", allow,
 		    xasprintf("capabilities beyond the engine's default set: %s%s", list,
 			      eng ? " (--cap-add)" : ""));
-	strv_free_local(&extra);
+	spec_str_array_free(&extra);
 }
 
 static void req_seccomp(const struct policy *p, const struct oci_spec *s,
@@ -247,7 +242,7 @@ static void req_devices(const struct policy *p, const struct oci_spec *s, bool e
 	add(r, "devices", "\"defaultDevicesOnly\": false",
 	    xasprintf("device%s %s%s", asked.len > 1 ? "s" : "", list,
 		      eng ? (asked.len > 20 ? " (--privileged)" : " (--device)") : ""));
-	strv_free_local(&asked);
+	spec_str_array_free(&asked);
 }
 
 static void req_namespaces(const struct oci_spec *s, bool host_netns, bool eng,
@@ -262,7 +257,7 @@ static void req_namespaces(const struct oci_spec *s, bool host_netns, bool eng,
 		{ NS_UTS, "--uts=host" },
 	};
 
-	if (WEAKENED("ns-absent"))
+	if (WEAK_NS_ABSENT)
 		return; /* the host's namespaces let through (tests) */
 	for (size_t i = 0; i < sizeof(needed) / sizeof(needed[0]); i++)
 		if (!spec_find_namespace(s, needed[i].t))

@@ -56,7 +56,9 @@ RUNTIME = os.environ.get("AGENTSBX") or (
 # through the bridge gateway exactly as it would reach the host.
 GATEWAY = "172.17.0.1"
 METADATA = "169.254.169.254"
-OUTSIDE = "203.0.113.9"  # TEST-NET-3: "an outside address"
+# "An outside address": a public-looking one on the suite's own namespace (the
+# documentation ranges, TEST-NET-1..3, are among denyCidrs now).
+OUTSIDE = "11.22.33.44"
 PORT_LOOPBACK = 7001      # a service on the Docker host's 127.0.0.1 only
 PORT_ALL = 7002           # a service on all of the Docker host's addresses
 PORT_METADATA = 80
@@ -191,7 +193,7 @@ ATTACKS = [
     Attack("net-metadata", "Cloud metadata at 169.254.169.254:80", "net_metadata", net=True,
            args=lambda env: [env.net_token],
            criterion="ALLOWED if the fake metadata service answered the HTTP request."),
-    Attack("net-reverse-shell", "Reverse shell to an outside address (203.0.113.9:4444)",
+    Attack("net-reverse-shell", "Reverse shell to an outside address (11.22.33.44:4444)",
            "net_reverse_shell", net=True, args=lambda env: [OUTSIDE, str(PORT_REVSHELL)],
            criterion="ALLOWED if the listener got a working shell (it sends a command, "
                      "checks the answer, then has the shell print the marker)."),

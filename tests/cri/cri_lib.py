@@ -70,6 +70,9 @@ HANDLERS = ["runc", "agentsbx", "agentsbx-net"]
 # allowed over denyCidrs.
 POLICY_DEFAULT = {}
 POLICY_NET = {"networkAllowed": True, "allowCidrs": [POD_CIDR]}
+# A third agentsbx handler, for one test only (not a column of the table):
+# egress by name listed in the policy (issue 27).
+POLICY_EGRESS = {"egress": {"allowDomains": ["allowed.test"]}}
 
 # The README's config.toml for the CRI plugin, filled in by the suite (the
 # private root/state/socket and the test's CNI dir are the suite's own).
@@ -111,6 +114,13 @@ CONTAINERD_TOML = engines.CONTAINERD_BASE_TOML.replace("%(disabled)s", "") + """
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.agentsbx-net.options]
         BinaryName = "%(agentsbx_net)s"
         Root = "%(dir)s/rt-agentsbx-net"
+        SystemdCgroup = false
+
+    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.agentsbx-egress]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.agentsbx-egress.options]
+        BinaryName = "%(agentsbx_egress)s"
+        Root = "%(dir)s/rt-agentsbx-egress"
         SystemdCgroup = false
 """
 
@@ -251,6 +261,7 @@ class Cri:
             # the built-in default, as an operator without a policy file gets
             "agentsbx": POLICY_DEFAULT,
             "agentsbx-net": POLICY_NET,
+            "agentsbx-egress": POLICY_EGRESS,
         }
         self.binaries = {"runc": RUNC}
         for name, pol in self.policies.items():
@@ -294,14 +305,15 @@ class Cri:
         conf["plugins"][0]["ipam"]["dataDir"] = os.path.join(self.dir, "cni-ipam")
         with open(os.path.join(cni, "10-agentsbx-cri.conflist"), "w") as f:
             json.dump(conf, f, indent=2)
-        for h in HANDLERS:
+        for h in HANDLERS + ["agentsbx-egress"]:
             os.makedirs(os.path.join(self.dir, "rt-" + h), mode=0o700)
         self.config = os.path.join(self.dir, "config.toml")
         with open(self.config, "w") as f:
             f.write(CONTAINERD_TOML % {
                 "dir": self.dir, "pause": PAUSE_IMAGE, "cni_bin": CNI_BIN,
                 "runc": RUNC, "agentsbx": self.binaries["agentsbx"],
-                "agentsbx_net": self.binaries["agentsbx-net"]})
+                "agentsbx_net": self.binaries["agentsbx-net"],
+                "agentsbx_egress": self.binaries["agentsbx-egress"]})
         with open(os.path.join(self.dir, "crictl.yaml"), "w") as f:
             f.write("runtime-endpoint: unix://%s\nimage-endpoint: unix://%s\ntimeout: 60\n"
                     % (self.sock, self.sock))
@@ -437,7 +449,7 @@ class Cri:
 
     def leftovers(self):
         left = []
-        for h in HANDLERS:
+        for h in HANDLERS + ["agentsbx-egress"]:
             root = os.path.join(self.dir, "rt-" + h, "k8s.io")
             left += E.leftover_report("state under --root %s" % root, E.state_entries(root))
         left += E.leftover_report("container cgroups under %s" % self.cgroup_parent,

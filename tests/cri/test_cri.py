@@ -7,6 +7,7 @@ is one row of tests/cri/results.md; what a row expects of each handler is
 in the test.  Run with `make cri-test`.
 """
 
+import json
 import os
 import re
 import time
@@ -325,6 +326,21 @@ def test_pod_to_pod(node, handler, cell):
     # default policy: nothing out; networkAllowed: the pod CIDR is in allowCidrs
     want = handler != "agentsbx"
     cell(egress(node, handler, "p2p", ip, 8080, want) + " (%s:8080)" % ip)
+
+
+def test_egress_names_in_a_pod(node):
+    """Egress by name (issue 27) is per container, a pod's CNI namespace is
+    shared: under a policy that lists names a pod's containers get no
+    proxy and every new outbound connection is dropped instead, said in
+    the audit log (docs/egress.md)."""
+    spod, spid = pod_with(node, "runc", "egsrv")
+    node.run_container(spid, spod, "srv", SERVE)
+    ip = node.pod_ip(spid)
+    assert egress(node, "agentsbx-egress", "eg", ip, 8080, False) == "blocked"
+    with open(os.path.join(node.dir, "policy.log")) as f:
+        lines = [json.loads(l) for l in f]
+    assert any(l["rule"] == "egress" and "not in a joined namespace" in l["to"]
+               for l in lines), lines
 
 
 @row("egress to the node's address")

@@ -32,6 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		policy_default(&p);
 		memset(&d, 0, sizeof(d));
 		policy_apply(&p, &spec, &changes, &d, &err);
+		policy_decision_free(&d);
 		policy_changes_free(&changes);
 		policy_free(&p);
 	}

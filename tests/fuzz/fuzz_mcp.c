@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * `agentsbx mcp`'s input (hostile: the model's client writes it): the
- * JSON-RPC reader.  The line splitter and the message handler are static in
- * agent/mcp.c, so this target includes that file (unchanged) and drives,
- * on a byte stream as stdin would deliver it:
+ * JSON-RPC reader.  The line splitter is static in agent/mcp/mcp_stdio.c,
+ * so this target includes that file (unchanged) and drives, on a byte
+ * stream as stdin would deliver it:
  *   next_line()/consume_line()  the line splitter of serve(),
- *   handle_line()               JSON load, envelope check, dispatch, the
- *                               reply (generated; stdout is not written),
+ *   handle_line()               JSON load, envelope check, dispatch
+ *                               (mcp_dispatch.c), the reply (generated;
+ *                               stdout is not written),
  *   mcp_tools_parse_call()      tools/call's arguments (mcp_tools.c, linked
  *                               from the library), every language offered
  *                               and the session tools on.
@@ -15,7 +16,7 @@
  * Makefile): the wrappers check what the parser produced and free it, so
  * no thread and no sandbox is ever made.
  */
-#include "../../agent/mcp.c"
+#include "../../agent/mcp/mcp_stdio.c"
 
 #include "fuzz.h"
 
@@ -24,14 +25,16 @@ static const struct mcp_opts opts = {
 	.max_sessions = 4, .file_limit = 1 << 20,
 };
 
-void __wrap_mcp_calls_start(struct mcp_server *s, const struct mcp_id *id,
+void __wrap_mcp_calls_start(struct mcp_conn *conn, const struct mcp_id *id,
 			    struct call_args *a, struct mcp_id *token);
-void __wrap_mcp_calls_cancel(struct mcp_server *s, const struct mcp_id *request_id);
+void __wrap_mcp_calls_cancel(struct mcp_conn *conn, const struct mcp_id *request_id);
 
 /* A call the parser accepted: what it promised holds. */
-void __wrap_mcp_calls_start(struct mcp_server *s, const struct mcp_id *id,
+void __wrap_mcp_calls_start(struct mcp_conn *conn, const struct mcp_id *id,
 			    struct call_args *a, struct mcp_id *token)
 {
+	struct mcp_server *s = conn->s;
+
 	fuzz_assert(id && id->text);
 	fuzz_assert(a->tool < TOOL_MAX);
 	if (a->tool == TOOL_RUN_CODE || a->tool == TOOL_SESSION_RUN) {
@@ -44,8 +47,9 @@ void __wrap_mcp_calls_start(struct mcp_server *s, const struct mcp_id *id,
 	mcp_id_free(token);
 }
 
-void __wrap_mcp_calls_cancel(struct mcp_server *s, const struct mcp_id *request_id)
+void __wrap_mcp_calls_cancel(struct mcp_conn *conn, const struct mcp_id *request_id)
 {
+	(void)conn;
 	fuzz_assert(request_id && request_id->text);
 }
 
@@ -63,6 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	pthread_mutex_init(&s.out_lock, NULL);
 	pthread_mutex_init(&s.lock, NULL);
+	s.stdio = (struct mcp_conn){ .s = &s, .ops = &mcp_stdio_ops, .peer = &s.stdio_peer };
 	for (int i = 0; i < SANDBOX_LANG_MAX; i++)
 		s.image_for[i] = "/nonexistent";
 	r.buf = xmalloc(size + 1);
@@ -73,12 +78,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while (!s.stop_signal) {
 		if (next_line(&s, &r, &l)) {
 			if (!l.skip)
-				handle_line(&s, l.text, l.len);
+				handle_line(&s.stdio, l.text, l.len);
 			consume_line(&r, &l);
 			continue;
 		}
-		if (r.len && !r.discarding && r.len <= MCP_LINE_MAX)
-			handle_line(&s, r.buf, r.len);
+		if (r.len > r.start && !r.discarding && r.len - r.start <= MCP_LINE_MAX)
+			handle_line(&s.stdio, r.buf + r.start, r.len - r.start);
 		break;
 	}
 	free(r.buf);

@@ -664,7 +664,28 @@ class Env:
         cgs = find_cgroups(ids)
         if cgs:
             left.append("cgroups left: %s" % cgs)
+        held = self.identities_held()
+        if held:
+            left.append("identities still held: %s" % held)
         return left
+
+    def identities_held(self):
+        """Holders in the host-wide registry of identities (runtime/policy/
+        identity.c) naming a state directory of this test's."""
+        reg, found = "/run/agentsbx/.identities", []
+        try:
+            uids = [u for u in os.listdir(reg) if not u.startswith(".")]
+        except OSError:
+            return found
+        for uid in uids:
+            try:
+                for h in os.listdir(os.path.join(reg, uid)):
+                    with open(os.path.join(reg, uid, h)) as f:
+                        if f.read().startswith(self.tmp):
+                            found.append((uid, h))
+            except OSError:
+                pass
+        return found
 
     def processes_in_bundles(self):
         """Processes whose root or cwd is a bundle's rootfs or under the

@@ -281,7 +281,7 @@ def test_annotation_relaxation_only_where_allowed(penv):
     assert "agentsbx.network=allow asks for a relaxation the policy" in err
     # uid null: the process stays uid 0 (the default, 65534, cannot write
     # the image's root-owned / even when it is mounted writable).
-    pol = policy_file(penv, {"relaxable": ["writableRoot"], "uid": None})
+    pol = policy_file(penv, {"relaxable": ["writableRoot"], "uid": None, "identities": None})
 
     def ask_rw(spec):
         spec.setdefault("annotations", {})["agentsbx.rootfs"] = "writable"
@@ -314,7 +314,7 @@ while True:
 @pytest.fixture
 def test_netns():
     """Two namespaces the test owns: the container's (joined by path) and a
-    gateway holding 198.51.100.1 (allowed), 169.254.169.254 (metadata) and
+    gateway holding 11.99.0.1 (allowed), 169.254.169.254 (metadata) and
     10.99.0.1 (RFC 1918), all on one veth.  Nothing leaves them."""
     tag = uuid.uuid4().hex[:6]
     cns, gns = "asbx-c-" + tag, "asbx-g-" + tag
@@ -322,11 +322,11 @@ def test_netns():
         ["ip", "netns", "add", cns], ["ip", "netns", "add", gns],
         ["ip", "link", "add", "vc" + tag, "netns", cns, "type", "veth",
          "peer", "name", "vg" + tag, "netns", gns],
-        ["ip", "-n", cns, "addr", "add", "198.51.100.2/24", "dev", "vc" + tag],
+        ["ip", "-n", cns, "addr", "add", "11.99.0.2/24", "dev", "vc" + tag],
         ["ip", "-n", cns, "link", "set", "vc" + tag, "up"],
         ["ip", "-n", cns, "route", "add", "169.254.0.0/16", "dev", "vc" + tag],
         ["ip", "-n", cns, "route", "add", "10.99.0.0/24", "dev", "vc" + tag],
-        ["ip", "-n", gns, "addr", "add", "198.51.100.1/24", "dev", "vg" + tag],
+        ["ip", "-n", gns, "addr", "add", "11.99.0.1/24", "dev", "vg" + tag],
         ["ip", "-n", gns, "addr", "add", "169.254.169.254/16", "dev", "vg" + tag],
         ["ip", "-n", gns, "addr", "add", "10.99.0.1/24", "dev", "vg" + tag],
         ["ip", "-n", gns, "link", "set", "vg" + tag, "up"],
@@ -355,7 +355,7 @@ def test_allowed_network_drops_metadata_and_private_ranges(penv, test_netns):
         for n in spec["linux"]["namespaces"]:
             if n["type"] == "network":
                 n["path"] = test_netns
-    script = ("for ip in 198.51.100.1 169.254.169.254 10.99.0.1; do "
+    script = ("for ip in 11.99.0.1 169.254.169.254 10.99.0.1; do "
               "  r=$(nc -w 2 $ip 8080 </dev/null 2>/dev/null); echo \"$ip=${r:-blocked}\"; "
               "done")
     # First without the policy (off): the namespace reaches all three, so
@@ -364,14 +364,14 @@ def test_allowed_network_drops_metadata_and_private_ranges(penv, test_netns):
     rc, out, err = run_in(penv, ["sh", "-c", script], extra_global=("--policy", off),
                           spec_changes=join)
     res = dict(l.split("=", 1) for l in out.split())
-    assert res == {"198.51.100.1": "hello", "169.254.169.254": "hello",
+    assert res == {"11.99.0.1": "hello", "169.254.169.254": "hello",
                    "10.99.0.1": "hello"}, out
     # Twice with it (each run's own table, removed when it is deleted).
     for _ in range(2):
         rc, out, err = run_in(penv, ["sh", "-c", script], extra_global=("--policy", pol),
                               spec_changes=join)
         res = dict(l.split("=", 1) for l in out.split())
-        assert res["198.51.100.1"] == "hello", out
+        assert res["11.99.0.1"] == "hello", out
         assert res["169.254.169.254"] == "blocked", out
         assert res["10.99.0.1"] == "blocked", out
     # The namespace was joined: nothing of the containers' is left in it

@@ -222,7 +222,7 @@ def test_root_path_holding_the_state_root(penv, build):
     # keep root, so that the weak build shows what the container would see.
     pol = os.path.join(penv.tmp, "keep-root.json")
     with open(pol, "w") as f:
-        f.write('{"uid": null}\n')
+        f.write('{"uid": null, "identities": null}\n')
     rc, out, err = run_cmd([runtime, "--root", state, "--policy", pol, "run",
                             "--bundle", bundle, cid], timeout=60)
     if build == "real":

@@ -32,9 +32,9 @@ from test_policy_namespaces import HostProcess
 
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
 
-PROBE = ("for ip in 198.51.100.1 169.254.169.254 10.99.0.1; do "
+PROBE = ("for ip in 11.99.0.1 169.254.169.254 10.99.0.1; do "
          "  r=$(nc -w 2 $ip 8080 </dev/null 2>/dev/null); echo \"$ip=${r:-blocked}\"; "
-         "done; ip -4 -o addr show | grep -c 198.51.100.2")
+         "done; ip -4 -o addr show | grep -c 11.99.0.2")
 
 
 def joined_spec(args, netns):
@@ -65,10 +65,10 @@ def test_pod_netns_kept_and_egress_dropped(penv, test_netns, build):  # noqa: F8
     # the namespace (and its address) is the one joined, not a new lo-only one
     assert addrs == "1", out
     if build == "real":
-        assert res == {"198.51.100.1": "blocked", "169.254.169.254": "blocked",
+        assert res == {"11.99.0.1": "blocked", "169.254.169.254": "blocked",
                        "10.99.0.1": "blocked"}, out
     else:
-        assert res["198.51.100.1"] == "hello" and res["169.254.169.254"] == "hello", out
+        assert res["11.99.0.1"] == "hello" and res["169.254.169.254"] == "hello", out
     tables = subprocess.run(["ip", "netns", "exec", os.path.basename(test_netns), "nft",
                              "list", "tables"], capture_output=True, text=True).stdout
     assert "agentsbx" not in tables, "the container's table outlived it: " + tables
@@ -87,7 +87,7 @@ def test_pod_netns_inbound_connection_and_reply(penv, test_netns):  # noqa: F811
         end = time.monotonic() + 20
         while time.monotonic() < end and "pong" not in got:
             rc, got, _ = run_cmd(["ip", "netns", "exec", gns, "busybox", "nc", "-w", "2",
-                                  "198.51.100.2", "9090"], timeout=10)
+                                  "11.99.0.2", "9090"], timeout=10)
             time.sleep(0.2)
     finally:
         rc, out, err = server.wait(timeout=30)  # nc -l exits after one connection
@@ -100,7 +100,7 @@ def test_allow_cidrs_win_over_deny_cidrs(penv, test_netns):  # noqa: F811
                             "--policy", pol)
     assert rc == 0, err
     res, _ = probe_result(out)
-    assert res == {"198.51.100.1": "hello", "169.254.169.254": "blocked",
+    assert res == {"11.99.0.1": "hello", "169.254.169.254": "blocked",
                    "10.99.0.1": "hello"}, out
 
 

@@ -3,7 +3,7 @@
 
 Frameworks end a tool call that ran too long with `kill -9 -PGID`: every
 process of the caller's process group at once.  The sandbox's watchdog
-(agent/sandbox_watchdog.c) must not be one of them: it has its own
+(agent/sandbox/sandbox_watchdog.c) must not be one of them: it has its own
 session, sees its parent die (PR_SET_PDEATHSIG and a getppid() check) and
 deletes every container of that parent (kills the cgroup, removes the state
 and the cgroups).  Checked for `agentsbx sandbox` running a busy loop and

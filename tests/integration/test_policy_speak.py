@@ -191,7 +191,7 @@ def network_host(spec):
 REQUESTS = [
     ("cap-add", cap_add, ["capabilities beyond the engine's default set: CAP_NET_ADMIN (--cap-add)",
                           "rule capabilities",
-                          '"capabilities" (list CAP_NET_ADMIN) with "uid": null']),
+                          '"capabilities" (list CAP_NET_ADMIN) with "identities": null and "uid": null']),
     ("privileged", privileged, ["every capability", "--privileged", "no seccomp filter",
                                 '"strictSeccomp": false', "devices /dev/fuse, /dev/loop-control",
                                 '"defaultDevicesOnly": false']),
@@ -382,7 +382,7 @@ def test_clamp_still_names_what_it_cannot_clamp(penv):
 
 
 def test_the_policy_field_named_in_the_error_allows_the_request(penv):
-    pol = engine_policy(penv, capabilities=["CAP_NET_ADMIN"], uid=None)
+    pol = engine_policy(penv, capabilities=["CAP_NET_ADMIN"], uid=None, identities=None)
     cid, pol, rc, out, err = run_engine(
         penv, "docker", cap_add, pol=pol,
         args=["sh", "-c", "grep CapEff /proc/self/status"])
@@ -592,7 +592,7 @@ def test_engine_init_link_cannot_be_bound_writable(penv, build):
     os.chmod(real, 0o755)
     link = os.path.join(bindir, "docker-init")
     os.symlink(real, link)
-    pol = policy_file(penv, {"bindPrefixes": [link], "uid": None})
+    pol = policy_file(penv, {"bindPrefixes": [link], "uid": None, "identities": None})
     spec = make_spec(["sh", "-c", "echo pwned > /sbin/docker-init; echo rc=$?"])
     spec["mounts"].append({"destination": "/sbin/docker-init", "type": "bind",
                            "source": link, "options": ["bind", "rw"]})

@@ -9,21 +9,26 @@ line each, and exits 1 when there is any:
   - a call from runtime/init/ into runtime/lifecycle/ (the init is handed
     what it needs from the lifecycle as data or a callback);
   - a circle of calls between files (a strongly connected set of two or
-    more files), except those named in ALLOWED_CIRCLES with the reason.
+    more files), except those named in ALLOWED_CIRCLES with the reason;
+  - a call into one of agent/'s rooms (agent/ROOM/) from outside it to
+    anything its interface, agent/ROOM/ROOM.h, does not declare.
+
+An object whose source is neither in the tree nor under $PLANT (a file
+moved or deleted since the build) is stale, and left out.
 
     tests/layering/calls.py BUILD
 """
 import os
+import re
 import subprocess
 import sys
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 PRODUCT = ("cmd", "agent", "runtime", "spec", "lib", "hooks")
 
 # Circles kept on purpose: {frozenset of files: why}.
-ALLOWED_CIRCLES = {
-    frozenset(["agent/session_server.c", "agent/session_store.c"]):
-        "not untied yet: the session room (issue 28)",
-}
+ALLOWED_CIRCLES = {}
 
 
 def symbols(obj):
@@ -39,16 +44,25 @@ def symbols(obj):
     return defined, used
 
 
+def source_exists(src):
+    """src is in the tree, or planted (plant.sh: PLANT=DIR)."""
+    plant = os.environ.get("PLANT")
+    return (os.path.exists(os.path.join(ROOT, src)) or
+            bool(plant) and os.path.exists(os.path.join(plant, src)))
+
+
 def call_graph(build):
     defs, uses = {}, {}
     for top in PRODUCT:
-        for dirpath, _, files in os.walk(os.path.join(build, top)):
+        for dirpath, _, files in sorted(os.walk(os.path.join(build, top))):
             for f in sorted(files):
                 # embed-*.o: generated data (seccomp profiles, the init)
                 if not f.endswith(".o") or f.startswith("embed-"):
                     continue
                 obj = os.path.join(dirpath, f)
                 src = os.path.relpath(obj, build)[:-2] + ".c"
+                if not source_exists(src):
+                    continue
                 d, u = symbols(obj)
                 for s in d:
                     defs[s] = src
@@ -92,6 +106,23 @@ def circles(edges):
     return found
 
 
+def room_of(path):
+    """"sandbox" for agent/sandbox/..., else None."""
+    parts = path.split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "agent" else None
+
+
+def declared(header):
+    """The identifiers a header names outside its comments."""
+    try:
+        with open(os.path.join(ROOT, header)) as f:
+            text = f.read()
+    except OSError:
+        return set()
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", " ", text, flags=re.S)
+    return set(re.findall(r"[A-Za-z_]\w*", text))
+
+
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else "build"
     if not os.path.isdir(os.path.join(build, "runtime")):
@@ -104,6 +135,20 @@ def main():
             if src.startswith("runtime/init/") and dst.startswith("runtime/lifecycle/"):
                 names = sorted(s for s in uses[src] if defs.get(s) == dst)
                 print("layering: %s calls up into %s (%s)" % (src, dst, ", ".join(names)))
+                bad = 1
+    interfaces = {}
+    for src in sorted(edges):
+        for dst in sorted(edges[src]):
+            room = room_of(dst)
+            if not room or room_of(src) == room:
+                continue
+            header = "agent/%s/%s.h" % (room, room)
+            if header not in interfaces:
+                interfaces[header] = declared(header)
+            names = sorted(s for s in uses[src] if defs.get(s) == dst and s not in interfaces[header])
+            if names:
+                print("layering: %s calls %s's %s: outside agent/%s/ only what %s declares" %
+                      (src, dst, ", ".join(names), room, header))
                 bad = 1
     for comp in circles(edges):
         if frozenset(comp) in ALLOWED_CIRCLES:

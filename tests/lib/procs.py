@@ -184,6 +184,34 @@ def spawn(argv, **kw):
     return Proc(argv, **kw)
 
 
+class OwnedPopen(subprocess.Popen):
+    """A subprocess.Popen that the orphan reaper leaves alone: for code
+    under test that starts its processes itself (the agentsbx Python
+    package, tests/python, gets it as its Popen).  Its pid is in _OWN_PIDS
+    from the fork until its exit status is collected; SPAWNED keeps every
+    pid it had (the leftover checks look for what they made)."""
+
+    SPAWNED = set()
+
+    def __init__(self, *args, **kw):
+        with _SPAWN_LOCK:
+            super().__init__(*args, **kw)
+            _OWN_PIDS.add(self.pid)
+            OwnedPopen.SPAWNED.add(self.pid)
+
+    def _released(self, rc):
+        if rc is not None:
+            with _SPAWN_LOCK:
+                _OWN_PIDS.discard(self.pid)
+        return rc
+
+    def poll(self):
+        return self._released(super().poll())
+
+    def wait(self, timeout=None):
+        return self._released(super().wait(timeout))
+
+
 class Result:
     def __init__(self, argv, rc, out, err):
         self.argv, self.rc, self.out, self.err = argv, rc, out, err

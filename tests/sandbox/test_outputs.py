@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-"""What a run gives back besides its streams (agent/sandbox_outputs.c): a
+"""What a run gives back besides its streams (agent/sandbox/sandbox_outputs.c): a
 Python program's last expression's value, REPL-like, and the files it left
 in /outputs -- through `sandbox --json`, `session run` and MCP."""
 

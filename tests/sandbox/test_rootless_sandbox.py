@@ -105,3 +105,35 @@ def test_a_users_images_are_under_xdg_data_home(user_env, python_rootfs):
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
     assert p.returncode == 0, p.stderr.decode()
     assert json.loads(p.stdout)["stdout"] == "7\n"
+
+
+def test_egress_by_name_as_a_plain_user(user_env):
+    """A plain user's sandbox with --allow-domain: the proxy runs as the
+    user (forked by the user's runtime), the sockets in the sandbox's own
+    user and network namespace; the name is reached, another refused."""
+    import sys
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    "lib"))
+    from fake_internet import ALLOWED, FakeInternet, egress_policy
+    from sbx_helpers import busybox_image
+
+    inet = FakeInternet()
+    try:
+        base = os.path.dirname(user_env)  # the user's 0755 temp dir
+        pol = os.path.join(base, "egress.json")
+        log = os.path.join(base, "egress.log")
+        with open(pol, "w") as f:
+            json.dump(egress_policy(["allowed.test", "denied.test"], log), f)
+        os.chmod(pol, 0o644)
+        rootfs = busybox_image(os.path.dirname(user_env))
+        argv = inet.argv(asuser.argv(RUNTIME, "--policy", pol, "sandbox", "--json",
+                                     "--rootfs", rootfs, "--allow-domain", "allowed.test", "--",
+                                     "sh", "-c", "wget -qO- http://allowed.test/; "
+                                     "wget -qO- http://denied.test/ 2>&1 | head -c 100"))
+        p = subprocess.run(argv, env=asuser.env(user_env), cwd="/", capture_output=True,
+                           text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        out = json.loads(p.stdout)["stdout"]
+        assert "hello from %s" % ALLOWED in out and "403" in out, out
+    finally:
+        inet.close()

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """`agentsbx session`: sandbox sessions from the command line, kept between
-invocations by a server process per session (agent/session_cli.h).
+invocations by a server process per session (agent/session/session.h).
 
     AGENTSBX=build/agentsbx /usr/bin/python3 -m pytest -q tests/sandbox/test_session_cli.py
 
@@ -168,6 +168,18 @@ def test_a_session_end_to_end(cli, python_image, state_root):
     assert rc == 125 and b"no session " + name.encode() in err
 
 
+def test_a_python_exception_is_the_programs_result_not_a_failure(cli, python_image):
+    """A result with "error" (the exception's name, value, traceback) is
+    the program's: exit status 0 with --json, the result printed."""
+    name = cli.create(image=python_image)
+    r = cli.json("run", name, "--code", "-", input=b"x = 1\nundefined_name\n")
+    assert r["exit_code"] == 1 and r["error"]["name"] == "NameError", r
+    assert "undefined_name" in r["error"]["value"] and "line 2" in r["error"]["traceback"]
+    rc, out, err = cli.raw("run", name, "--code", "-", input=b"1/0")
+    assert rc == 1 and b"ZeroDivisionError" in err, (rc, err)
+    cli.ok("close", name)
+
+
 def test_commands_stdin_exit_codes_and_timeouts(cli):
     name = cli.create("--lang", "sh")
     rc, out, err = cli.raw("run", name, "--", "sh", "-c", "echo hi > a; cat a; exit 3")
@@ -203,6 +215,42 @@ def test_files_round_trip_binary(cli):
     assert cli.ok("read", name, "sub/dir/blob.bin") == blob
     rc, out, _ = cli.raw("run", name, "--", "wc", "-c", "/workspace/sub/dir/blob.bin")
     assert rc == 0 and out.split()[0] == b"256000"
+    cli.ok("close", name)
+
+
+# What the code does to a file the host put in: change it, rename it, delete
+# it and the directories made for it, as with a file uploaded to E2B.  Under
+# the default policy the code runs as the session's own uid (identities),
+# never root: a root-owned 0644 file in a root-owned directory was EACCES.
+CHANGE_RENAME_DELETE = r"""
+set -e
+echo more >> up/a.txt
+echo new > top.txt
+mv up/a.txt up/b.txt
+mv top.txt up/c.txt
+cat up/b.txt up/c.txt
+chmod 600 up/b.txt
+rm up/b.txt up/c.txt
+rmdir up/deeper/dir up/deeper up
+ls -A /workspace
+echo done
+"""
+
+
+def test_files_the_host_wrote_are_the_codes_to_change_rename_delete(cli):
+    name = cli.create("--lang", "sh")
+    cli.ok("write", name, "up/a.txt", input=b"from the host\n")
+    cli.ok("write", name, "/workspace/top.txt", input=b"old\n")
+    cli.ok("write", name, "up/deeper/dir/x", input=b"x")
+    cli.ok("run", name, "--", "rm", "up/deeper/dir/x")
+    r = cli.json("run", name, "--code", "-", input=CHANGE_RENAME_DELETE.encode())
+    assert (r["exit_code"], r["stderr"]) == (0, ""), r
+    assert r["stdout"] == "from the host\nmore\nnew\ndone\n"
+    # A file the code made and the host then overwrites stays the code's.
+    cli.ok("run", name, "--", "sh", "-c", "echo mine > own; chmod 600 own")
+    cli.ok("write", name, "own", input=b"host\n")
+    rc, out, err = cli.raw("run", name, "--", "sh", "-c", "echo again >> own && cat own && rm own")
+    assert (rc, out) == (0, b"host\nagain\n"), err
     cli.ok("close", name)
 
 
@@ -286,6 +334,28 @@ def test_twenty_sessions_opened_and_closed_leave_nothing(cli, state_root):
     cli.ok("close", *names)
     assert cli.sessions() == []
     assert settled(state_root) == {}
+
+
+def test_two_sessions_never_share_a_uid(cli, tmp_path):
+    """A session's workspace holds its uid from inside the session server's
+    own mount namespace; another process could not see that path and took
+    the holder for stale (two sessions on one uid).  A range of one uid:
+    the second session is refused while the first lives, and gets it once
+    the first is closed."""
+    pol = tmp_path / "one-uid.json"
+    pol.write_text('{"identities": {"first": 1879990000, "count": 1}}')
+    rc, out, err = cli.raw("create", "--image-root", cli.images, "--image", "busybox",
+                           "--lang", "sh", policy=str(pol))
+    assert rc == 0, err
+    first = out.decode().strip()
+    rc, out, err = cli.raw("create", "--image-root", cli.images, "--image", "busybox",
+                           "--lang", "sh", policy=str(pol))
+    assert rc != 0 and b'"identities"' in err, (out, err)
+    cli.ok("close", first)
+    rc, out, err = cli.raw("create", "--image-root", cli.images, "--image", "busybox",
+                           "--lang", "sh", policy=str(pol))
+    assert rc == 0, err
+    cli.ok("close", out.decode().strip())
 
 
 # ---- limits and network, as the policy allows ------------------------------------------

@@ -63,14 +63,87 @@ static bool changed(const struct policy_changes *ch, const char *field)
 
 /* ---- user ------------------------------------------------------------------- */
 
+static void apply_d(struct policy *p, struct oci_spec *s, struct policy_changes *ch,
+		    struct policy_decision *d)
+{
+	struct error err = { 0 };
+
+	if (policy_apply(p, s, ch, d, &err) < 0)
+		fail_msg("policy_apply: %s", err.msg);
+}
+
+/* identities (the default): whatever the spec names, the process gets the
+ * container's own uid and gid (the runtime's to fill in; nobody until
+ * then) and no supplementary group. */
+static void test_user_identity(void **state)
+{
+	static const char *const users[] = {
+		"{'uid':0,'gid':0,'additionalGids':[0,10,0]}",
+		"{'uid':1000,'gid':0,'additionalGids':[0]}",
+		"{'uid':1000,'gid':1000,'additionalGids':[999]}",
+	};
+	struct policy p;
+	(void)state;
+
+	policy_default(&p);
+	for (size_t i = 0; i < sizeof(users) / sizeof(users[0]); i++) {
+		struct oci_spec s;
+		struct policy_changes ch = { 0 };
+		struct policy_decision d;
+
+		load(&s, users[i], "[]", "", "");
+		apply_d(&p, &s, &ch, &d);
+		assert_true(d.identity);
+		assert_int_equal(s.process.user.uid, POLICY_IDENTITY_PLACEHOLDER);
+		assert_int_equal(s.process.user.gid, POLICY_IDENTITY_PLACEHOLDER);
+		assert_int_equal(s.process.user.n_additional_gids, 0);
+		assert_true(changed(&ch, "process.user"));
+		spec_free(&s);
+		policy_changes_free(&ch);
+	}
+	/* A user namespace of its own: its map says who it is on the host. */
+	{
+		struct oci_spec s;
+		struct policy_changes ch = { 0 };
+		struct policy_decision d;
+
+		load(&s, "{'uid':0,'gid':0}", "[]", ",{'type':'user'}",
+		     ",'uidMappings':[{'containerID':0,'hostID':100000,'size':65536}],"
+		     "'gidMappings':[{'containerID':0,'hostID':100000,'size':65536}]");
+		apply_d(&p, &s, &ch, &d);
+		assert_false(d.identity);
+		assert_int_equal(s.process.user.uid, 0);
+		spec_free(&s);
+		policy_changes_free(&ch);
+	}
+	/* Off: not the runtime's to fill in. */
+	{
+		struct oci_spec s;
+		struct policy_changes ch = { 0 };
+		struct policy_decision d;
+
+		p.mode = POLICY_OFF;
+		load(&s, "{'uid':0,'gid':0}", "[]", "", "");
+		apply_d(&p, &s, &ch, &d);
+		assert_false(d.identity);
+		assert_int_equal(s.process.user.uid, 0);
+		spec_free(&s);
+	}
+	policy_free(&p);
+}
+
+/* identities null: the policy's uid replaces host root, and root's group
+ * goes whatever the uid (row 6 of the floor issue: uid 1000, gid 0). */
 static void test_user(void **state)
 {
 	struct policy p;
 	struct oci_spec s;
 	struct policy_changes ch = { 0 };
+	struct error err = { 0 };
+	static const char nulled[] = "{\"identities\": null}";
 	(void)state;
 
-	policy_default(&p);
+	assert_int_equal(policy_parse(nulled, strlen(nulled), "t", &p, &err), 0);
 	load(&s, "{'uid':0,'gid':0,'additionalGids':[0,10,0]}", "[]", "", "");
 	apply(&p, &s, &ch);
 	assert_int_equal(s.process.user.uid, 65534);
@@ -81,11 +154,14 @@ static void test_user(void **state)
 	spec_free(&s);
 	policy_changes_free(&ch);
 
-	/* Not root: untouched, gid 0 included. */
-	load(&s, "{'uid':1000,'gid':0}", "[]", "", "");
+	/* Not root: the uid stays, root's group does not. */
+	load(&s, "{'uid':1000,'gid':0,'additionalGids':[0]}", "[]", "", "");
 	apply(&p, &s, &ch);
 	assert_int_equal(s.process.user.uid, 1000);
-	assert_int_equal(s.process.user.gid, 0);
+	assert_int_equal(s.process.user.gid, 65534);
+	assert_int_equal(s.process.user.n_additional_gids, 0);
+	assert_true(changed(&ch, "process.user.gid"));
+	assert_false(changed(&ch, "process.user.uid"));
 	spec_free(&s);
 	policy_changes_free(&ch);
 
@@ -95,6 +171,7 @@ static void test_user(void **state)
 	     "'gidMappings':[{'containerID':0,'hostID':100000,'size':65536}]");
 	apply(&p, &s, &ch);
 	assert_int_equal(s.process.user.uid, 0);
+	assert_int_equal(s.process.user.gid, 0);
 	spec_free(&s);
 	policy_changes_free(&ch);
 	/* ... but not one mapped to host root: replaced, and then refused
@@ -104,7 +181,6 @@ static void test_user(void **state)
 	     "'gidMappings':[{'containerID':0,'hostID':0,'size':1}]");
 	{
 		struct policy_decision d;
-		struct error err = { 0 };
 
 		assert_int_equal(policy_apply(&p, &s, &ch, &d, &err), 0);
 		assert_int_equal(s.process.user.uid, 65534);
@@ -116,19 +192,54 @@ static void test_user(void **state)
 	policy_free(&p);
 }
 
+static void test_identities_syntax(void **state)
+{
+	static const char *const bad[] = {
+		"{\"identities\": {\"first\": 0, \"count\": 10}}",
+		"{\"identities\": {\"first\": 60000, \"count\": 10000}}",
+		"{\"identities\": {\"first\": 4294967290, \"count\": 10}}",
+		"{\"identities\": {\"first\": 100000}}",
+		"{\"identities\": {\"first\": 100000, \"count\": 0}}",
+		"{\"identities\": {\"first\": 100000, \"count\": 1, \"x\": 1}}",
+		"{\"identities\": 5}",
+	};
+	static const char good[] = "{\"identities\": {\"first\": 200000, \"count\": 1000}}";
+	struct policy p;
+	struct error err = { 0 };
+	(void)state;
+
+	policy_default(&p);
+	assert_int_equal(p.identity_first, POLICY_IDENTITY_FIRST);
+	assert_int_equal(p.identity_count, POLICY_IDENTITY_COUNT);
+	policy_free(&p);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (policy_parse(bad[i], strlen(bad[i]), "t", &p, &err) == 0)
+			fail_msg("accepted: %s", bad[i]);
+	assert_int_equal(policy_parse(good, strlen(good), "t", &p, &err), 0);
+	assert_int_equal(p.identity_first, 200000);
+	assert_int_equal(p.identity_count, 1000);
+	policy_free(&p);
+}
+
 static void test_policy_uid_syntax(void **state)
 {
 	struct policy p;
 	struct error err = { 0 };
 	(void)state;
 
-	assert_int_equal(policy_parse("{\"uid\": null}", 13, "t", &p, &err), 0);
+	static const char null_uid[] = "{\"uid\": null, \"identities\": null}";
+	static const char uid_1000[] = "{\"uid\": 1000, \"identities\": null}";
+
+	assert_int_equal(policy_parse(null_uid, strlen(null_uid), "t", &p, &err), 0);
 	assert_false(p.uid.set);
 	policy_free(&p);
-	assert_int_equal(policy_parse("{\"uid\": 1000}", 13, "t", &p, &err), 0);
+	assert_int_equal(policy_parse(uid_1000, strlen(uid_1000), "t", &p, &err), 0);
 	assert_true(p.uid.set);
 	assert_int_equal(p.uid.v, 1000);
 	policy_free(&p);
+	/* "uid" alone would be ignored under identities: refused, saying so */
+	assert_int_equal(policy_parse("{\"uid\": 1000}", 13, "t", &p, &err), -1);
+	assert_non_null(strstr(err.msg, "\"identities\": null"));
 	assert_int_equal(policy_parse("{}", 2, "t", &p, &err), 0);
 	assert_true(p.uid.set);
 	assert_int_equal(p.uid.v, 65534);
@@ -350,6 +461,23 @@ static void test_update_capped(void **state)
 	assert_false(r.pids_limit.set);
 	assert_int_equal(ch.len, 0);
 
+	/* An engine's update sends what it does not change as 0 (docker
+	 * update --cpus 0.5: memory 0, swap 0): left alone, not the cap in
+	 * place of the container's own lower limit.  pids 0 is unlimited. */
+	memset(&r, 0, sizeof(r));
+	r.present = r.has_memory = r.has_cpu = true;
+	r.memory.limit = (struct opt_i64){ true, 0 };
+	r.memory.swap = (struct opt_i64){ true, 0 };
+	r.cpu.quota = (struct opt_i64){ true, 0 };
+	r.cpu.period = (struct opt_u64){ true, 100000 };
+	r.pids_limit = (struct opt_i64){ true, 0 };
+	assert_int_equal(policy_cap_update(&p, &r, &ch, &err), 0);
+	assert_false(r.memory.limit.set);
+	assert_false(r.memory.swap.set);
+	assert_false(r.cpu.quota.set);
+	assert_int_equal(r.pids_limit.v, 128);
+	policy_changes_free(&ch);
+
 	/* Swap alone would lift the no-swap floor. */
 	memset(&r, 0, sizeof(r));
 	r.present = r.has_memory = true;
@@ -392,6 +520,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_user),
+		cmocka_unit_test(test_user_identity),
+		cmocka_unit_test(test_identities_syntax),
 		cmocka_unit_test(test_policy_uid_syntax),
 		cmocka_unit_test(test_devpts_max),
 		cmocka_unit_test(test_kernel_tcp),

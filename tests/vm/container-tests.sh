@@ -196,7 +196,18 @@ if [ "$wrote" = data ] && [ "${files:-0}" -ge 28 ] && [ "${files:-99}" -le 32 ] 
 else fail writable-layer-capped-and-charged "wrote=$wrote files=$files memory=$used dd: $enospc $(head -c 300 $W/layer.out)"; fi
 "$A" --root "$R" --policy $W/default.json delete -f "$T-layer"
 
-left=$(ls "$R" | grep -v '^\.'; for n in oom bomb full busy ns uni rt layer; do has_cgroup $n && echo "cgroup of $T-$n"; done)
+# 10. under the built-in policy, an update *below* its caps is applied,
+# with the resources as Docker sends them (`docker update --memory 100m
+# --memory-swap 100m --cpus 0.5`: every field, the unset ones 0)
+spec '["sleep","1000"]' '{}'
+"$A" --root "$R" --policy $W/default.json run -d -b "$B" "$T-low" >$W/low.out 2>&1 </dev/null
+printf '%s' '{"devices":[],"memory":{"limit":104857600,"reservation":0,"swap":104857600,"kernel":0,"kernelTCP":0},"cpu":{"shares":0,"quota":50000,"period":100000,"realtimeRuntime":0,"realtimePeriod":0,"cpus":"","mems":""},"pids":{"limit":0},"blockIO":{}}' |
+	"$A" --root "$R" --policy $W/default.json update --resources - "$T-low" >$W/low.up 2>&1
+if [ "$(mem_max low)" = 104857600 ] && [ "$(cpu_max low)" = "50000 100000" ]; then ok update-below-the-policy-cap
+else fail update-below-the-policy-cap "memory=$(mem_max low) cpu=$(cpu_max low) $(head -c 300 $W/low.up)"; fi
+"$A" --root "$R" --policy $W/default.json delete -f "$T-low"
+
+left=$(ls "$R" | grep -v '^\.'; for n in oom bomb full busy ns uni rt layer low; do has_cgroup $n && echo "cgroup of $T-$n"; done)
 if [ -z "$left" ]; then ok nothing-left; else fail nothing-left "$left"; fi
 rm -rf "$W"
 echo "container tests: $fails failed"

@@ -1,4 +1,4 @@
-# A reverse shell to an outside address (203.0.113.9, TEST-NET-3, held by
+# A reverse shell to an outside address (11.22.33.44, held by
 # the suite's network namespace): /bin/sh with the connection as its stdin
 # and stdout.  The listener sends a command; only if the answer proves a
 # working shell does it make the shell print the success marker (on the

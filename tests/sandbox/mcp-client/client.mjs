@@ -71,7 +71,7 @@ const serverPid = transport.pid;
 const { tools } = await client.listTools();
 assert.deepEqual(tools.map((t) => t.name),
                  ["run_code", "session_create", "session_run", "session_write_file",
-                  "session_read_file", "session_list_files", "session_close"]);
+                  "session_read_file", "session_list_files", "session_close", "session_list"]);
 for (const tool of tools) assert.equal(tool.inputSchema.additionalProperties, false);
 const schema = tools[0].inputSchema;
 assert.equal(schema.type, "object");
@@ -174,9 +174,10 @@ report.invalid_message = await client
   .callTool({ name: "run_code", arguments: { code: "print(1)" } })
   .catch((e) => e.message);
 
-// a timeout is a tool error (isError), with what was printed before it
+// a timeout is a result (isError false: frameworks throw on isError), with
+// what was printed before it
 r = await run(client, "import time\nprint('before')\ntime.sleep(10)", { timeout_seconds: 1 });
-assert.equal(r.isError, true);
+assert.equal(r.isError, false);
 assert.equal(r.structuredContent.timed_out, true);
 assert.equal(r.structuredContent.stdout, "before\n");
 
@@ -210,6 +211,10 @@ res = await call("session_list_files", { session_id: sid });
 assert.deepEqual(res.structuredContent.entries.map((e) => e.name).sort(), ["data", "plot.png"]);
 res = await call("session_read_file", { session_id: sid, path: "/workspace/plot.png" });
 assert.equal(res.structuredContent.encoding, "base64");
+// the picture itself, as image content, for clients that show the model only the content
+assert.equal(res.content[1].type, "image");
+assert.equal(res.content[1].mimeType, "image/png");
+assert.equal(res.content[1].data, res.structuredContent.content);
 const png = Buffer.from(res.structuredContent.content, "base64");
 assert.equal(png.subarray(0, 8).toString("binary"), "\x89PNG\r\n\x1a\n");
 assert.equal(png.length, res.structuredContent.size);

@@ -1002,8 +1002,9 @@ def _alive(pid):
 
 
 # --------------------------------------------------------------------------
-# identity (behind FLOOR_CHECK_IDENTITY=1 until the per-container identity
-# lands: today every container runs as the policy's one uid, 65534)
+# identity (issue 26: a host uid and gid of each container's own, from the
+# policy's identities; FLOOR_CHECK_IDENTITY=0 turns these off for a runtime
+# from before that change)
 
 
 def ids_of(pid):
@@ -1066,4 +1067,39 @@ def check_identity(containers, others=None, host_mntns=None):
                   "process(es) outside every container, e.g. %d (%s)" % (
                       a, list(u), list(g), len(pids), pids[0],
                       (read("/proc/%d/comm" % pids[0]) or "").strip()))
+    return v
+
+
+def check_identity_range(trial, state_root):
+    """Under the policy's identities (a range of host uids): every process
+    of a container with no user namespace of its own runs as a uid and gid
+    of that range, with no supplementary group outside it, and as the uid
+    the runtime recorded in the container's state directory."""
+    v = Verdicts()
+    ids = trial.policy.get("identities")
+    pid = trial.pid
+    if not _policy_enforces(trial.policy) or not isinstance(ids, dict) or not _alive(pid):
+        return v
+    first, count = int(ids.get("first", 0)), int(ids.get("count", 0))
+    if ns_of(pid, "user") != host_ns("user"):
+        return v  # the mapping of its own user namespace says
+    rec = read(os.path.join(state_root, trial.cid, "identity"))
+    for p in container_pids(pid) or [pid]:
+        st = status_of(p)
+        if not st:
+            continue
+        uids = {int(x) for x in st.get("Uid", "").split()}
+        gids = {int(x) for x in st.get("Gid", "").split()}
+        groups = {int(x) for x in st.get("Groups", "").split()}
+        out = sorted(x for x in uids | gids | groups if not first <= x < first + count)
+        if out:
+            v.add("identity.range", "pid %d runs with ids %s outside identities %d + %d"
+                  % (p, out, first, count))
+        if rec is not None and rec.strip() and uids != {int(rec.strip())}:
+            v.add("identity.record", "pid %d runs as uid %s, the state records %s"
+                  % (p, sorted(uids), rec.strip()))
+    if rec is None:
+        v.add("identity.record", "no identity recorded in the state directory of %s" % trial.cid)
+    if not _alive(pid):
+        return Verdicts()
     return v

@@ -505,7 +505,7 @@ class TrialRunner:
     def __init__(self, objects, runtime=None, identity=None):
         self.o = objects
         self.runtime = runtime or objects.runtime
-        self.identity = os.environ.get("FLOOR_CHECK_IDENTITY") == "1" if identity is None \
+        self.identity = os.environ.get("FLOOR_CHECK_IDENTITY", "1") != "0" if identity is None \
             else identity
         self.strict_mounts = os.environ.get("FLOOR_STRICT_HOST_MOUNTS") == "1"
 
@@ -529,7 +529,9 @@ class TrialRunner:
         env.ids, env.bundles, env.pids = [cid], [], {}
         env._prefix = "fl"
         derived_binds, derived_rootfs, tenant_extra, parents = [], [], [], []
-        table = {"@T@": o.tmp, "@TREL@": o.tmp.lstrip("/"), "@EV@": o.p("ev"), "@CID@": cid,
+        t2 = [c for c in o.tenants if c != o.tenant_cid]
+        table = {"@T@": o.tmp, "@TREL@": o.tmp.lstrip("/"),
+                 "@TENANT2_CID@": t2[0] if t2 else "", "@EV@": o.p("ev"), "@CID@": cid,
                  "@TENANT_PID@": o.tenant_pid, "@TENANT_CID@": o.tenant_cid,
                  "@HOST_PID@": o.procs[0].pid, "@SELF_PID@": os.getpid(), "@RUN@": o.cg,
                  "@OTHER_DOCKER_ID@": o.other_docker_id}
@@ -712,6 +714,7 @@ class TrialRunner:
         self.mount_diff(before, self.o.mounts_now(), v, "after start")
         if self.identity:
             v.extend(fc.check_identity({cid: trial.pid}, trial.tenants))
+            v.extend(fc.check_identity_range(trial, env.root))
 
     def _wait_exec(self, trial):
         """Until the init is the container's process (not the runtime)."""
@@ -822,10 +825,10 @@ class TrialRunner:
                         pass
 
 
-# Checked always, counted as violations only with FLOOR_CHECK_IDENTITY=1
-# until the lead's identity change lands (issue 26 "Identity": a host uid
-# and gid of each container's own, group 0 dropped whatever the uid); until
-# then they are reported as pending.
+# Issue 26's "Identity" (a host uid and gid of each container's own, no
+# group 0 whatever the uid): counted as violations unless
+# FLOOR_CHECK_IDENTITY=0 (for a runtime from before that change), when they
+# are reported as pending.
 PENDING_KINDS = ("cred.gid", "cred.groups")
 
 

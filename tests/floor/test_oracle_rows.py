@@ -11,12 +11,13 @@ vacuously; these tests are what says it can fire.
   row 4   an allowed hook binary, argv echoing a root-only file       weak: hook-prefixes
   row 5   a bind of the parent engine directories                     weak: engine-parents
   row 6   a socket as a bind source                                   weak: bind-special
-          process.user gid 0, additionalGids [0]                      (identity, pending)
+          process.user gid 0, additionalGids [0]                      weak: group-zero
   row 7   a tmpfs under a bind reaching the host                      weak: bind-propagation
   row 8   root.path a host directory                                  weak: rootfs-anywhere
   row 9   a writable bind of another task's (tmpfs) directory         weak: engine-parents
   row 10  linux.seccomp.listenerPath any socket                       weak: seccomp-listener
-  row 11  two tenants with one host uid                               check_identity
+  row 11  every container as the policy's one uid                     weak: shared-identity
+          (and check_identity on two containers of one uid, policy off)
   and, beyond the issue's rows: the host's namespaces (ns-host), any
   filesystem type (fs-types), writable cgroupfs (cgroup-ro), relative bind
   sources not judged (bind-relative), hooks not judged (hook-prefixes).
@@ -116,10 +117,16 @@ ROWS = {
                     lambda: bind(make_spec(list(fm.ARGS)), "@T@/allowed/other.sock", "/api.sock",
                                  ("bind", "ro")),
                     {"mount.bind-special"}),
+    "row6-group-zero": ("group-zero", "builtin",
+                        lambda: make_spec(list(fm.ARGS), process__user={
+                            "uid": 1000, "gid": 0, "additionalGids": [0]}),
+                        {"cred.gid", "cred.groups"}),
     "row7-propagation": ("bind-propagation", "harness", row7, {"host.mounts"}),
     "row8-rootfs": ("rootfs-anywhere", "builtin",
                     lambda: make_spec(list(fm.ARGS), root__path="@T@/home"), {"root.host-dir"}),
     "row10-listener": ("seccomp-listener", "builtin", row10, {"host.socket"}),
+    "row11-shared-identity": ("shared-identity", "builtin", lambda: make_spec(list(fm.ARGS)),
+                              {"identity.range", "identity.shared", "identity.record"}),
     "ns-host": ("ns-host", "builtin", row_ns_host, {"ns.host"}),
     "fs-types": ("fs-types", "builtin", row_fs_types, {"mount.fs-type"}),
     "cgroup-ro": ("cgroup-ro", "builtin", lambda: make_spec(list(fm.ARGS)), {"mount.cgroup-rw"}),
@@ -202,24 +209,6 @@ def test_checker_catches_the_engine_rows(runtime, tmp_path, row, build):
         assert not res["violations"], "real build: %s" % show(res)
 
 
-def test_row6_group_zero_is_seen(floor_objects):
-    """process.user gid 0 with additionalGids [0] for a uid that is not 0:
-    the checker sees group 0 (counted as a violation once the identity
-    change lands: FLOOR_CHECK_IDENTITY=1; until then it is 'pending')."""
-    s = make_spec(list(fm.ARGS), process__user={"uid": 1000, "gid": 0, "additionalGids": [0]})
-    res = fh.TrialRunner(floor_objects).run({"spec": s, "policy": "builtin"})
-    if not res["accepted"]:
-        return  # refused: the floor held
-    if os.environ.get("FLOOR_CHECK_IDENTITY") == "1":
-        # the identity change has landed: group 0 is dropped
-        assert not res["violations"], show(res)
-    else:
-        # today's runtime keeps group 0 for a uid that is not 0, and the
-        # checker sees it
-        seen = {x["kind"] for x in res["pending"]}
-        assert {"cred.gid", "cred.groups"} <= seen, show(res)
-
-
 def test_lowering_a_limit_is_applied(floor_objects):
     """The issue's row the other way round: a limit below the cap is applied
     (the checker's cgroup.lowering)."""
@@ -232,9 +221,9 @@ def test_lowering_a_limit_is_applied(floor_objects):
 
 
 def test_identity_check_sees_a_shared_uid(env):
-    """Row 11's check (check_identity, behind FLOOR_CHECK_IDENTITY in the
-    slice): two containers with one host uid are reported, two with uids
-    of their own are not.  Policy off, so that the uids are the spec's."""
+    """Row 11's check itself (check_identity): two containers with one host
+    uid are reported, two with uids of their own are not.  Policy off, so
+    that the uids are the spec's."""
     import floor_checker as fc
     pids = {}
     for name, uid in (("a", 4242), ("b", 4242), ("c", 4343)):

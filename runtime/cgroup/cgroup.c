@@ -423,11 +423,14 @@ int cgroup_destroy(const char *path, enum cgroup_manager manager, bool force,
 static pid_t first_process(const char *mnt, const char *dir)
 {
 	_cleanup_free_ char *path = xasprintf("%s%s/cgroup.procs", mnt, dir);
-	_cleanup_fclose_ FILE *f = fopen(path, "re");
+	FILE *f = fopen(path, "re");
 	long pid = 0;
 
-	if (f && fscanf(f, "%ld", &pid) != 1)
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1)
 		pid = 0;
+	fclose(f);
 	return (pid_t)pid;
 }
 

@@ -146,8 +146,10 @@ def serve(state_root, image_root, tmp_path):
     servers = []
 
     def start(*flags, listen=("127.0.0.1:0",), images=("python", "busybox"), wait=True,
-              log_json=False, env=None, preexec=None, root=None):
+              log_json=False, env=None, preexec=None, root=None, policy=None):
         argv = [RUNTIME, "--root", root or state_root]
+        if policy:
+            argv += ["--policy", str(policy)]
         if log_json:
             argv += ["--log", str(tmp_path / "server.jsonl"), "--log-format", "json"]
         argv += ["mcp", "--image-root", image_root]

@@ -3,8 +3,9 @@
 tenant; a tenant sees only its own sessions (another's id is "no session",
 and another's Mcp-Session-Id is 404); no or a wrong token is 401 with
 WWW-Authenticate; quotas are refused with a JSON-RPC error naming the
-quota; the token file must be the operator's and 0600; a field not built
-(allow_domains) is refused, not ignored; SIGHUP reloads the tokens without
+quota; the token file must be the operator's and 0600; a tenant's
+allow_domains must be within the policy's egress names (refused naming the
+field otherwise, accepted within them); SIGHUP reloads the tokens without
 dropping sessions."""
 
 import json
@@ -141,8 +142,15 @@ def test_token_file_refused(serve, tmp_path, python_image):
                            [dict(TENANTS[1], allow_domains=["pypi.org"])])
     srv = serve("--tokens", domains, wait=False)
     assert srv.p.wait(30) != 0
-    assert "allow_domains: egress by domain name per tenant is not built yet (issue 27's " \
-        "egress.allowDomains" in srv.stderr(), srv.stderr()
+    # The built-in policy names no domain: refused, naming the field.
+    assert ("tenants[0]: allow domain pypi.org is not within the policy's names "
+            "(rule egress; the policy field egress.allowDomains") in srv.stderr(), srv.stderr()
+    # Within a policy's names: served.
+    policy = tmp_path / "egress-policy.json"
+    policy.write_text(json.dumps({"mode": "enforce", "auditLog": str(tmp_path / "audit.log"),
+                                  "egress": {"allowDomains": ["pypi.org", "*.pythonhosted.org"]}}))
+    srv = serve("--tokens", domains, policy=policy)
+    srv.stop()
     over = write_tokens(tmp_path / "over.json", [dict(TENANTS[1], memory="64g")])
     srv = serve("--tokens", over, wait=False)
     assert srv.p.wait(30) != 0

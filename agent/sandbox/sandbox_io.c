@@ -323,6 +323,7 @@ static void loop_result(struct loop *l, struct sandbox_result *res)
 	res->signal = l->signal;
 	res->cancelled = l->cancelled;
 	res->seconds = (double)(end - l->start) / 1e9;
+	l->w->exit_ns = l->exited ? l->exit_at : 0;
 }
 
 int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,

@@ -41,41 +41,47 @@
 #define CONTENT_MAX (4u * 1024 * 1024) /* bytes of content returned in all */
 #define OUTPUTS_SEEN_MAX 10000	       /* files of a session's snapshot */
 
-const char sandbox_python_wrapper[] =
-	"import sys\n"
-	"def _agentsbx_main():\n"
-	"    import _ast\n"
-	"    path = sys.argv[1]\n"
-	"    del sys.argv[0]\n"
-	"    sys.path[0] = '/" SANDBOX_CODE_DIR "'\n"
-	"    main = type(sys)('__main__')\n"
-	"    main.__file__ = path\n"
-	"    sys.modules['__main__'] = main\n"
-	"    last = None\n"
-	"    try:\n"
-	"        with open(path, 'rb') as f:\n"
-	"            tree = compile(f.read(), path, 'exec', 0x400)\n" /* PyCF_ONLY_AST */
-	"        if tree.body and isinstance(tree.body[-1], _ast.Expr):\n"
-	"            last = _ast.Expression(tree.body.pop().value)\n"
-	"        exec(compile(tree, path, 'exec'), main.__dict__)\n"
-	"        value = eval(compile(last, path, 'eval'), main.__dict__) if last else None\n"
-	"    except (SystemExit, KeyboardInterrupt):\n"
-	"        raise\n"
-	"    except BaseException as e:\n"
-	"        tb = e.__traceback__\n"
-	"        while tb is not None and tb.tb_frame.f_code.co_filename != path:\n"
-	"            tb = tb.tb_next\n"
-	"        sys.excepthook(type(e), e.with_traceback(tb), tb)\n"
-	"        sys.exit(1)\n"
-	"    if value is not None:\n"
-	"        try:\n"
-	"            with open('/" SANDBOX_CODE_DIR "/" SANDBOX_META_DIR "/value', 'w') as f:\n"
-	"                f.write(repr(value)[:"
-	"65536"
-	"])\n"
-	"        except Exception:\n"
-	"            pass\n"
-	"_agentsbx_main()\n";
+/* warm: first wait for the program (a byte on stdin: sandbox_run's go);
+ * stdin at its end means the sandbox goes unused. */
+#define PY_WRAPPER(WAIT)                                                                         \
+	"import sys\n"                                                                           \
+	"def _agentsbx_main():\n"                                                                \
+	"    import _ast\n" WAIT "    path = sys.argv[1]\n"                                      \
+	"    del sys.argv[0]\n"                                                                  \
+	"    sys.path[0] = '/" SANDBOX_CODE_DIR "'\n"                                            \
+	"    main = type(sys)('__main__')\n"                                                     \
+	"    main.__file__ = path\n"                                                             \
+	"    sys.modules['__main__'] = main\n"                                                   \
+	"    last = None\n"                                                                      \
+	"    try:\n"                                                                             \
+	"        with open(path, 'rb') as f:\n"                                                  \
+	"            tree = compile(f.read(), path, 'exec', 0x400)\n" /* PyCF_ONLY_AST */        \
+	"        if tree.body and isinstance(tree.body[-1], _ast.Expr):\n"                       \
+	"            last = _ast.Expression(tree.body.pop().value)\n"                            \
+	"        exec(compile(tree, path, 'exec'), main.__dict__)\n"                             \
+	"        value = eval(compile(last, path, 'eval'), main.__dict__) if last else None\n"   \
+	"    except (SystemExit, KeyboardInterrupt):\n"                                          \
+	"        raise\n"                                                                        \
+	"    except BaseException as e:\n"                                                       \
+	"        tb = e.__traceback__\n"                                                         \
+	"        while tb is not None and tb.tb_frame.f_code.co_filename != path:\n"             \
+	"            tb = tb.tb_next\n"                                                          \
+	"        sys.excepthook(type(e), e.with_traceback(tb), tb)\n"                            \
+	"        sys.exit(1)\n"                                                                  \
+	"    if value is not None:\n"                                                            \
+	"        try:\n"                                                                         \
+	"            with open('/" SANDBOX_CODE_DIR "/" SANDBOX_META_DIR "/value', 'w') as f:\n" \
+	"                f.write(repr(value)[:"                                                  \
+	"65536"                                                                                  \
+	"])\n"                                                                                   \
+	"        except Exception:\n"                                                            \
+	"            pass\n"                                                                     \
+	"_agentsbx_main()\n"
+
+const char sandbox_python_wrapper[] = PY_WRAPPER("");
+const char sandbox_python_warm_wrapper[] = PY_WRAPPER("    import os\n"
+						      "    if os.read(0, 1) != b'\\n':\n"
+						      "        os._exit(0)\n");
 
 /* ---- reading what the program left ------------------------------------------- */
 

@@ -146,8 +146,8 @@ struct sandbox {
 	bool background; /* made at a lower priority (a pool's): normal at the go */
 	char *cgroup_path;
 	bool session;		   /* a session's: its outputs stay between runs */
-	struct sandbox_seen *seen; /* ... as they were before this run */
-	size_t n_seen;
+	struct sandbox_seen *seen; /* ... as they were before this run (sorted) */
+	size_t n_seen, seen_cap;
 };
 
 /*

@@ -141,20 +141,29 @@ static long long mtime_ns(const struct stat *st)
 	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 }
 
+static int cmp_seen(const void *a, const void *b)
+{
+	return strcmp(((const struct sandbox_seen *)a)->rel, ((const struct sandbox_seen *)b)->rel);
+}
+
+/* Sorted by the snapshot: a lookup per file, not a scan (a program may
+ * leave OUTPUTS_SEEN_MAX files: a scan each would be 10^8 compares). */
 static bool unchanged(const struct sandbox *sb, const char *rel, const struct stat *st)
 {
-	for (size_t i = 0; i < sb->n_seen; i++)
-		if (!strcmp(sb->seen[i].rel, rel))
-			return sb->seen[i].ino == st->st_ino && sb->seen[i].mtime_ns == mtime_ns(st) &&
-			       sb->seen[i].size == (long long)st->st_size;
-	return false;
+	struct sandbox_seen key = { .rel = (char *)rel };
+	const struct sandbox_seen *s = sb->n_seen ? bsearch(&key, sb->seen, sb->n_seen,
+							    sizeof(*sb->seen), cmp_seen) :
+						    NULL;
+
+	return s && s->ino == st->st_ino && s->mtime_ns == mtime_ns(st) &&
+	       s->size == (long long)st->st_size;
 }
 
 static void add_seen(struct sandbox *sb, const char *rel, const struct stat *st)
 {
 	if (sb->n_seen >= OUTPUTS_SEEN_MAX)
 		return;
-	sb->seen = xrealloc(sb->seen, (sb->n_seen + 1) * sizeof(*sb->seen));
+	sb->seen = xgrow(sb->seen, &sb->seen_cap, sb->n_seen + 1, sizeof(*sb->seen));
 	sb->seen[sb->n_seen++] = (struct sandbox_seen){ xstrdup(rel), st->st_ino, mtime_ns(st),
 							(long long)st->st_size };
 }
@@ -233,6 +242,8 @@ void sandbox_outputs_snapshot(struct sandbox *sb)
 	sandbox_outputs_forget(sb);
 	if (outputs >= 0)
 		walk_dir(&w, outputs, "", 0);
+	if (sb->n_seen)
+		qsort(sb->seen, sb->n_seen, sizeof(*sb->seen), cmp_seen);
 }
 
 void sandbox_outputs_forget(struct sandbox *sb)
@@ -241,7 +252,7 @@ void sandbox_outputs_forget(struct sandbox *sb)
 		free(sb->seen[i].rel);
 	free(sb->seen);
 	sb->seen = NULL;
-	sb->n_seen = 0;
+	sb->n_seen = sb->seen_cap = 0;
 }
 
 void sandbox_collect_outputs(struct sandbox *sb, struct sandbox_result *res)

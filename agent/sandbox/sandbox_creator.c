@@ -211,6 +211,10 @@ int sandbox_creator_start(const struct global_opts *g, struct error *err)
 
 	if (creator_pid > 0)
 		return 0;
+	/* Here, before any thread: sandbox_create_container's check is then
+	 * a read of a variable no thread writes. */
+	if (sandbox_watchdog_armed(err) < 0)
+		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return error_sys(err, "sandbox: socketpair for the creator");
 	creator_pid = fork();
@@ -330,6 +334,8 @@ int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
 	int rp[2], status = 0, got;
 	pid_t helper;
 
+	if (sandbox_watchdog_armed(err) < 0)
+		return -1;
 	if (pipe2(rp, O_CLOEXEC) < 0)
 		return error_sys(err, "sandbox: pipe");
 	rd = rp[0];

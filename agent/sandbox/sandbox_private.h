@@ -107,6 +107,9 @@ void sandbox_outputs_snapshot(struct sandbox *sb);
 void sandbox_outputs_forget(struct sandbox *sb);
 
 int sandbox_watchdog_start(const struct global_opts *g, struct error *err);
+/* Before the first container: the watchdog said it is armed (at once
+ * after that). */
+int sandbox_watchdog_armed(struct error *err);
 
 /* ---- sandbox_pyerror.c, sandbox_outputs.c, sandbox_spec.c ------------------ */
 

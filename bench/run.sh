@@ -12,6 +12,7 @@
 #   BENCH_PYTHON=0 ...      without case 9's Python table (tests/python's print(1) latency)
 #   BENCH_MCP_HTTP=0 ...    without case 10 (bench/mcp_http.py: MCP over HTTP vs stdio)
 #   BENCH_EGRESS=0 ...      without case 11 (bench/egress.py: egress by name under load)
+#   BENCH_DENSITY=0 ...     without case 13 (bench/density.py: 1,000 CLI sessions at once)
 #   bench/run.sh --report   only rewrite the report from the last raw results
 #
 # Raw results: build/bench/{host,vm}/.  Run as root (containers, cgroups).
@@ -24,6 +25,9 @@ BUILD=${BUILD:-build}
 case "$BUILD" in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
 RAW=$BUILD/bench
 PY=/usr/bin/python3
+# Every case's policy decisions into a log of the run's own, never the
+# default /var/log/agentsbx/policy.log.
+export AGENTSBX_POLICY_LOG=${AGENTSBX_POLICY_LOG:-$RAW/policy.log}
 T0=$(date +%s)
 
 report() {
@@ -64,6 +68,11 @@ AGENTSBX=$RAW/agentsbx
 	echo "uncommitted=$(git -C "$REPO" status --porcelain --untracked-files=no -- cmd lib spec runtime hooks Makefile 2>/dev/null | wc -l)"
 } > "$RAW/source.txt"
 "$PY" "$HERE/prepare.py" "$RAW/stage"
+# tests/sandbox's Python image (built with debootstrap, under its lock, if
+# missing): case 12 in the suite, cases 9 and 13.
+PYIMAGE=$("$PY" -c 'import sys; sys.path.insert(0, sys.argv[1])
+from sbx_helpers import debootstrap_image
+print(debootstrap_image("python", "python3") or "")' "$REPO/tests/sandbox" 2>/dev/null || true)
 
 elapsed() { echo $(($(date +%s) - T0)); }
 
@@ -91,7 +100,7 @@ if [ "${BENCH_HOST:-1}" = 1 ]; then
 		export BENCH_MOUNTNS="hybrid host: unshare -m, then umount /sys/fs/cgroup/unified (crun 1.8.1 refuses the cgroup2 mount that holds hugetlb) and a throw-away tmpfs in its place; the v1 hierarchies are unchanged, the host's mounts untouched"
 	fi
 	OUT=$RAW/host STAGE=$RAW/stage WORK=$WORK/suite BENCHDRV=$RAW/benchdrv AGENTSBX=$AGENTSBX \
-		"${INNS[@]}" "$SUBREAPER" --wait-all "$HERE/suite.sh" host
+	PYIMAGE=$PYIMAGE "${INNS[@]}" "$SUBREAPER" --wait-all "$HERE/suite.sh" host
 	OUT=$RAW/host/profile STAGE=$RAW/stage WORK=$WORK/profile BENCHDRV=$RAW/benchdrv AGENTSBX=$AGENTSBX \
 		"${INNS[@]}" "$SUBREAPER" --wait-all "$HERE/profile.sh" host
 	unset BENCH_MOUNTNS
@@ -120,6 +129,21 @@ if [ "${BENCH_HOST:-1}" = 1 ]; then
 		OUT=$RAW/host/egress AGENTSBX=$AGENTSBX \
 			"$SUBREAPER" --wait-all "$PY" "$HERE/egress.py" >&2 ||
 			{ rc=$?; mkdir -p "$RAW/host/egress"; echo "bench/egress.py: exit status $rc" > "$RAW/host/egress/not-run.txt"; }
+	fi
+	# case 13: density, 1,000 CLI sessions at once (their --root on a tmpfs, as /run)
+	if [ "${BENCH_DENSITY:-1}" = 1 ]; then
+		echo "bench: density ($(elapsed) s)" >&2
+		rm -rf "$RAW/host/density" && mkdir -p "$RAW/host/density"
+		if [ -z "$PYIMAGE" ]; then
+			echo "no python image (debootstrap could not build it)" > "$RAW/host/density/not-run.txt"
+		else
+			DS=$(mktemp -d /tmp/agentsbx-bench-density.XXXXXX)
+			mount -t tmpfs -o size=256m,mode=0700 agentsbx-bench-density "$DS"
+			OUT=$RAW/host/density AGENTSBX=$AGENTSBX IMAGE_ROOT=$(dirname "$PYIMAGE") STATE=$DS \
+				"$SUBREAPER" --wait-all "$PY" "$HERE/density.py" ||
+				{ rc=$?; echo "bench/density.py: exit status $rc" > "$RAW/host/density/not-run.txt"; }
+			umount "$DS" && rmdir "$DS"
+		fi
 	fi
 	# case 10: `agentsbx mcp` over Streamable HTTP against stdio; runs/s of 20 clients
 	if [ "${BENCH_MCP_HTTP:-1}" = 1 ]; then

@@ -92,10 +92,15 @@ def wait_pool(state_root, n):
         time.sleep(0.05)
 
 
-def our_holders(state_root, server_pid):
+def start_time(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        return int(f.read().rsplit(")", 1)[1].split()[19])
+
+
+def our_holders(state_root, server):
     """Identity holders of this test's sandboxes: their containers' state
     directories under state_root, and the workspaces of the server's own
-    (pid:PID:START)."""
+    (server is "pid:PID:START": a stale holder of a reused pid is not it)."""
     held = []
     if not os.path.isdir(IDENTITIES):
         return held
@@ -109,7 +114,7 @@ def our_holders(state_root, server_pid):
                     text = f.read()
             except OSError:
                 continue
-            if text.startswith(state_root + "/") or text.startswith("pid:%d:" % server_pid):
+            if text.startswith(state_root + "/") or text.strip() == server:
                 held.append((uid, text))
     return held
 
@@ -159,7 +164,7 @@ def test_a_warm_run_finds_nothing_of_the_run_before(warm_client, state_root):
 def test_warm_sandboxes_give_their_identities_back(warm_client, state_root):
     c = warm_client("--warm", "2")
     wait_pool(state_root, 2)
-    pid = c.p.pid
+    pid = "pid:%d:%d" % (c.p.pid, start_time(c.p.pid))
     if not os.path.isdir(IDENTITIES) or not our_holders(state_root, pid):
         pytest.skip("the policy in force gives no identities (policy field identities)")
     r = c.run_code("import os; print(os.getuid())")["result"]["structuredContent"]

@@ -156,6 +156,8 @@ def main():
                                    "median": statistics.median(first) * 1000}
         res["open_last100_ms"] = {"total": sum(last) * 1000,
                                   "median": statistics.median(last) * 1000}
+        res["open_median_ms_per_100"] = [round(statistics.median(opened[i:i + 100]) * 1000, 2)
+                                         for i in range(0, N, 100)]
         # each used once
         t = time.monotonic()
         with concurrent.futures.ThreadPoolExecutor(WORKERS) as ex:

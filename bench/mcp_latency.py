@@ -23,6 +23,7 @@ tmpfs, as /run is on a normal host).  Writes OUT/mcp_latency.json."""
 
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -196,6 +197,13 @@ def measure(kind, flags, settle, floor=False):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    try:
+        run_all()
+    finally:
+        shutil.rmtree(os.path.join(STATE, "floor-tmp"), ignore_errors=True)
+
+
+def run_all():
     load0 = open("/proc/loadavg").read().split()[:3]
     out = {"runs": RUNS, "think_s": THINK, "seconds": SECONDS, "warm": WARM,
            "cold": measure("cold", [], 0.5),

@@ -115,8 +115,8 @@ cleanup() {
 	local left=()
 	"$AGENTSBX" --root "$STATE" session close "$SESSION" >/dev/null 2>&1
 	# (before the tmpfs they are on goes)
-	[ -n "$(ls -A "$STATE" 2>/dev/null | grep -v -e '^\.seccomp-cache$' -e '^\.sessions$' -e '^mcp-')" ] &&
-		left+=("agentsbx state left: $(ls -A "$STATE")")
+	extra=$(ls -A "$STATE" 2>/dev/null | grep -v -e '^\.seccomp-cache$' -e '^\.sessions$' -e '^mcp-' | tr '\n' ' ')
+	[ -n "$extra" ] && left+=("agentsbx state left: $extra")
 	[ -n "$(ls -A "$STATE/.sessions" 2>/dev/null)" ] && left+=("sessions left: $(ls -A "$STATE/.sessions")")
 	for m in "$STATE"/mcp-*; do
 		[ -d "$m" ] && [ -n "$(ls -A "$m" | grep -v '^\.')" ] && left+=("MCP state left: $(ls -A "$m")")

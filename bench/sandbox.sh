@@ -59,8 +59,6 @@ export AGENTSBX_POLICY_LOG=${AGENTSBX_POLICY_LOG:-$OUT/policy.log}
 notrun() { echo "$*" > "$OUT/not-run.txt"; echo "bench/sandbox: not run: $*" >&2; exit 0; }
 
 [ "$(id -u)" = 0 ] || notrun "needs root"
-# Never the default audit log (bench/run.sh sets it; alone, ours).
-export AGENTSBX_POLICY_LOG=${AGENTSBX_POLICY_LOG:-$OUT/policy.log}
 for b in "$DOCKERD" "$DOCKER" "$AGENTSBX"; do
 	[ -x "$b" ] || notrun "$b is missing (apt-get install docker.io; make)"
 done

@@ -140,15 +140,20 @@ def throughput(root):
     end = time.monotonic() + SECONDS
 
     def worker():
-        c = Http(port)
+        c = None
         while time.monotonic() < end:
             try:
+                c = c or Http(port)
                 timed(c)
                 with lock:
                     done[0] += 1
             except Exception:
+                # a connection that failed is not used again (it would
+                # fail at once, in a loop that starves the machine)
                 with lock:
                     failed[0] += 1
+                c = None
+                time.sleep(0.1)
 
     try:
         t = time.monotonic()

@@ -16,7 +16,8 @@ import statistics
 import subprocess
 import sys
 
-RUNTIMES = ["agentsbx", "agentsbx-cold", "agentsbx-warm", "agentsbx-policy", "runc", "crun", "floor"]
+RUNTIMES = ["agentsbx", "agentsbx-cold", "agentsbx-warm", "agentsbx-policy", "runc", "crun", "runsc",
+            "floor"]
 LABEL = {
     "agentsbx": "agentsbx",
     "agentsbx-cold": "agentsbx, cache cold",
@@ -24,6 +25,7 @@ LABEL = {
     "agentsbx-policy": "agentsbx, default policy",
     "runc": "runc",
     "crun": "crun",
+    "runsc": "runsc (gVisor)",
     "floor": "floor (unshare)",
 }
 ENVS = [("vm", "pure cgroup v2 guest (QEMU TCG, 1 vCPU)"),
@@ -138,10 +140,13 @@ def ratio(a, b):
 # ---- cases --------------------------------------------------------------------
 
 CASES = [
-    ("c1", "1", "`run` /bin/true, default spec (headline)", ["agentsbx", "agentsbx-policy", "runc", "crun"]),
+    ("c1", "1", "`run` /bin/true, default spec (headline)", ["agentsbx", "agentsbx-policy", "runc", "crun",
+                                                             "runsc"]),
     ("c1s", "1b", "the same, {gap1} ms idle before each run (as containers start in practice)",
      ["agentsbx", "runc", "crun", "floor"]),
-    ("c2", "2", "create + start + wait + delete", ["agentsbx", "runc", "crun"]),
+    ("c2", "2", "create + start + wait + delete", ["agentsbx", "runc", "crun", "runsc"]),
+    ("c12", "12", "`run` of `python3 -c 'print(1)'`: the Python image, read-only, as the root",
+     ["agentsbx", "agentsbx-policy", "runc", "crun", "runsc"]),
     ("c3docker", "3a", "the same, Docker's default seccomp profile", ["agentsbx-cold", "agentsbx-warm", "runc", "crun"]),
     ("c3strict", "3b", "the same, strict agent profile", ["agentsbx-cold", "agentsbx-warm", "runc", "crun"]),
     ("c4", "4", "{n4} containers one after another (total)", ["agentsbx", "runc", "crun"]),
@@ -177,7 +182,7 @@ def c7mem(env, rt):
 
 
 def base_rt(rt):
-    return rt if rt in ("runc", "crun", "floor") else "agentsbx"
+    return rt if rt in ("runc", "crun", "runsc", "floor") else "agentsbx"
 
 
 def case_table(env):
@@ -187,7 +192,7 @@ def case_table(env):
     for case, num, title, rts in CASES:
         title = title.format(n4=env.info.get("n4", "100"), n5=env.info.get("n5", "50"),
                              gap1=env.info.get("gap1", "20"))
-        if case == "c1s" and not env.stats(case, "agentsbx"):
+        if case in ("c1s", "c12") and not env.stats(case, "agentsbx"):
             continue
         crun = env.stats(case, "crun")
         runc = env.stats(case, "runc")
@@ -204,6 +209,8 @@ def case_table(env):
             if s is None and base_rt(rt) not in env.runtimes and rt != "floor":
                 if rt == "agentsbx-policy" and not os.path.exists(os.path.join(env.dir, "policy-available.txt")):
                     continue
+                if rt == "runsc" and "runsc" not in env.info:
+                    continue  # not installed there (the guest)
                 if base_rt(rt) != "agentsbx":
                     cells = "not run here (see below)"
                     out.append(f"| {num if first else ''} | {title if first else ''} | {LABEL[rt]} | {cells} | | | | | |")
@@ -670,7 +677,8 @@ def main():
         i = env.info
         o.append(f"Kernel {i.get('kernel', '?')}, {i.get('cpus', '?')} CPU ({i.get('cpu', '?')}), "
                  f"cgroups {i.get('cgroups', '?')}. {i.get('agentsbx', '').strip()}; {i.get('runc', '')}; "
-                 f"{i.get('crun', '')}; {i.get('hyperfine', '')}. Load average at start/end: "
+                 f"{i.get('crun', '')}; " + (f"{i['runsc']}; " if i.get("runsc") else "")
+                 + f"{i.get('hyperfine', '')}. Load average at start/end: "
                  f"{i.get('loadavg_start', '?')} / {i.get('loadavg_end', '?')}.")
         if i.get("mountns"):
             o.append("")
@@ -697,6 +705,7 @@ def main():
     o += sandbox_section(os.path.join(raw, "host", "sandbox"))
     o += mcp_http_section(os.path.join(raw, "host", "mcp_http"))
     o += egress_section(os.path.join(raw, "host", "egress"))
+    o += density_section(os.path.join(raw, "host", "density"))
     # profile
     o.append("## Where agentsbx's case-1 time goes")
     o.append("")
@@ -718,65 +727,190 @@ def main():
     print(f"report: {os.path.join(results, 'report.md')}" + (", chart.png" if have_chart else " (no chart)"))
 
 
+SBX_ROWS = [  # (name in bench/sandbox.sh, label)
+    ("bare", "the interpreter alone: `chroot IMAGE python3 -c 'print(1)'` (sh: `sh -c 'echo 1'`)"),
+    ("sandbox", "`agentsbx sandbox --image python -- ...`, one call, default policy"),
+    ("mcp-cold", "`agentsbx mcp`, run_code, cold (a container made for the call)"),
+    ("mcp-warm", "`agentsbx mcp --warm {warm}`, run_code, warm (the interpreter started before)"),
+    ("mcp-floor", "floor of a warm call: the same interpreter pre-started in a chroot, no container, no MCP"),
+    ("session", "`agentsbx session run NAME -- ...` in an open CLI session"),
+    ("docker-runc", "`docker run --rm --runtime runc --network none IMAGE ...`"),
+    ("docker-agentsbx", "the same, `--runtime agentsbx` (default policy)"),
+    ("docker-runsc", "the same, `--runtime runsc` (gVisor)"),
+    ("runsc", "`runsc run` of a bundle whose root is the image (gVisor, OCI level)"),
+]
+
+
+def p95(xs):
+    xs = sorted(xs)
+    return xs[max(0, int(round(0.95 * len(xs))) - 1)] if xs else None
+
+
+def sandbox_rows(env, mcp):
+    """{(name, lang): {"median", "p95", "n"}} in seconds."""
+    rows = {}
+    for lang, pre in (("python", "py"), ("sh", "sh")):
+        for name, _ in SBX_ROWS:
+            t = env.times("sandbox", f"{pre}-{name}")
+            if t:
+                rows[(name, lang)] = {"median": statistics.median(t), "p95": p95(t), "n": len(t)}
+        for kind, name in (("cold", "mcp-cold"), ("warm_pool", "mcp-warm")):
+            lat = mcp.get(kind, {}).get(lang, {}).get("latency")
+            if lat:
+                rows[(name, lang)] = {"median": lat["median_ms"] / 1000, "p95": lat["p95_ms"] / 1000,
+                                      "n": lat["runs"]}
+                if "floor" in lat:
+                    f = lat["floor"]
+                    rows[("mcp-floor", lang)] = {"median": f["median_ms"] / 1000,
+                                                 "p95": f["p95_ms"] / 1000, "n": f["runs"]}
+    return rows
+
+
 def sandbox_section(d):
-    """Case 9 (bench/sandbox.sh): print(1) in Python, `agentsbx sandbox`
-    against `docker run --rm --runtime runc`, this host only."""
-    o = ["## 9. sandbox latency: `print(1)` in Python, `agentsbx sandbox` against `docker run`", ""]
+    """Case 9 (bench/sandbox.sh, bench/mcp_latency.py): print(1) in Python
+    and `echo 1` in sh, end to end, every way, in one run; this host only."""
+    o = ["## 9. `print(1)` end to end, every way: the interpreter, agentsbx (one call, MCP cold and "
+         "warm, a session), Docker with runc, agentsbx and runsc, runsc", ""]
     notrun = read(os.path.join(d, "not-run.txt")).strip()
     info = kv(os.path.join(d, "env.txt"))
     if notrun or not info:
         o += ["Not run: " + (notrun or "no results (BENCH_SANDBOX=0, or bench/sandbox.sh not run)") + ".", ""]
         return o
     env = Env(os.path.dirname(d), os.path.basename(d))
-    rows = [("agentsbx", "agentsbx sandbox, default policy", info.get("cmd_agentsbx", "")),
-            ("docker", "docker run --rm --runtime runc", info.get("cmd_docker", ""))]
-    st = {n: env.stats("sandbox", n) for n, _, _ in rows}
-    o.append("This host, the same rootfs for both (" + info.get("image", "?") + ": Debian bookworm "
-             "minbase + python3, tests/sandbox's cached image, `docker import`ed into a private dockerd "
-             + info.get("docker", "") + "). Process start to exit, as a caller that shells out sees it; "
-             + "hyperfine, {rounds} rounds of {runs} runs per command (warm-up {warmup} per round), "
-             "the order alternated.".format(**kv_space_eq(info.get("rounds", ""))))
+    try:
+        with open(os.path.join(d, "mcp_latency.json")) as f:
+            mcp = json.load(f)
+    except (OSError, ValueError):
+        mcp = {}
+    rows = sandbox_rows(env, mcp)
+    rk = kv_space_eq(info.get("rounds", ""))
+    o.append("This host, one rootfs for all (" + info.get("image", "?") + ": Debian bookworm minbase + "
+             "python3, tests/sandbox's cached image; `docker import`ed into a private dockerd "
+             + info.get("docker", "") + "; " + info.get("runsc", "runsc not installed") + "). Process start "
+             "to exit as a caller that shells out sees it (hyperfine: " + rk["rounds"] + " rounds of "
+             + rk["runs"] + " runs per command, " + rk["warmup"] + " of warm-up per round, the order "
+             "rotated each round); the MCP rows request written to reply read, over stdio (bench/"
+             f"mcp_latency.py: {mcp.get('runs', '?')} calls {mcp.get('think_s', '?')} s apart, an agent's "
+             "think time in which the warm pool refills). agentsbx's state roots on a tmpfs, as /run is "
+             "on a normal host. Load average: " + info.get("loadavg_start", "?") + " at the start, "
+             + info.get("loadavg_end", "?") + " at the end (2 CPUs, shared with other work: the ratios "
+             "within the run are the figures).")
     o.append("")
-    o.append("| # | command | min | median | max | runs | × docker run |")
-    o.append("|---|---|---:|---:|---:|---:|---:|")
-    first = True
-    for n, label, cmd in rows:
-        s_ = st[n]
-        bad = env.runs("sandbox", n)[1]
-        extra = f" ({len(bad)} runs failed: exit {', '.join(map(str, sorted(set(bad))))}; left out)" if bad else ""
-        if s_ is None:
-            o.append(f"| {'9' if first else ''} | {label}{extra} | no result | | | | |")
-        else:
-            o.append(f"| {'9' if first else ''} | {label}{extra} | {fmt_t(s_['min'])} | **{fmt_t(s_['median'])}** | "
-                     f"{fmt_t(s_['max'])} | {s_['n']} | {fmt_r(ratio(s_, st['docker'])) if st['docker'] else '—'} |")
-        first = False
-    mcp = kv_space(os.path.join(d, "mcp.txt"))
-    if "mcp_warm_print1_median_ms" in mcp:
-        m = float(mcp["mcp_warm_print1_median_ms"]) / 1000
-        dk = st["docker"]
-        o.append(f"| | `agentsbx mcp --warm 1`: one run_code call, request to reply "
-                 f"(tests/sandbox/bench_sandbox.sh) | | **{fmt_t(m)}** | | {info.get('mcp_runs', '')} | "
-                 f"{fmt_r(m / dk['median']) if dk else '—'} |")
+    o.append("| way | Python median | p95 | × bare | sh median | p95 | × bare |")
+    o.append("|---|---:|---:|---:|---:|---:|---:|")
+    bare = {l: rows.get(("bare", l)) for l in ("python", "sh")}
+    for name, label in SBX_ROWS:
+        cells = []
+        for lang in ("python", "sh"):
+            r = rows.get((name, lang))
+            if not r:
+                cells += ["—", "", ""]
+                continue
+            x = r["median"] / bare[lang]["median"] if bare[lang] else None
+            cells += [f"**{fmt_t(r['median'])}**", fmt_t(r["p95"]), fmt_r(x)]
+        if all(c in ("—", "") for c in cells):
+            continue
+        o.append(f"| {label.format(warm=mcp.get('warm', '?'))} | " + " | ".join(cells) + " |")
     o.append("")
-    a, b = st["agentsbx"], st["docker"]
-    if a and b:
-        o.append(f"- **agentsbx sandbox: {fmt_t(a['median'])} = {ratio(a, b):.2f}× docker run's "
-                 f"{fmt_t(b['median'])}** (docker run is {b['median'] / a['median']:.1f}× slower; "
-                 f"the minimums' ratio {a['min'] / b['min']:.2f}×). docker run goes through the client, "
-                 "dockerd, containerd and a shim, and sets up the container's rootfs from its image layer; "
-                 "agentsbx sandbox is one process that mounts an overlay over the image directory.")
-    if mcp.get("failed"):
-        o.append(f"- agentsbx mcp: failed: {mcp['failed']}")
-    o.append(f"- Commands: `{info.get('cmd_agentsbx', '')}` (its own `--root`, no `--policy`: the default "
-             f"policy) and `{info.get('cmd_docker', '')}`.")
+    # throughput
+    if mcp:
+        o.append("MCP `run_code` throughput, runs/s: callers sending their next call as soon as their "
+                 f"reply is in, for {mcp.get('seconds', '?')} s each, on one stdio connection "
+                 "(`--max-concurrent 16`; the warm pool of "
+                 f"{mcp.get('warm', '?')} per language drains and refills as it can):")
+        o.append("")
+        o.append("| server | language | 1 caller | 4 callers | 16 callers |")
+        o.append("|---|---|---:|---:|---:|")
+        for kind, label in (("cold", "cold"), ("warm_pool", f"`--warm {mcp.get('warm', '?')}`")):
+            for lang in ("python", "sh"):
+                r = mcp.get(kind, {}).get(lang, {})
+                cells = []
+                for c in (1, 4, 16):
+                    x = r.get(f"callers_{c}")
+                    cells.append(f"{x['runs_per_s']:.1f}" + (" (failures)" if x.get("failed") else "")
+                                 if x else "—")
+                o.append(f"| {label} | {lang} | " + " | ".join(cells) + " |")
+        o.append("")
+    # the targets
+    w, f_, sb, b = (rows.get(("mcp-warm", "python")), rows.get(("mcp-floor", "python")),
+                    rows.get(("sandbox", "python")), bare["python"])
+    if w:
+        o.append(f"- **Warm `run_code` print(1): median {fmt_t(w['median'])}, p95 {fmt_t(w['p95'])}** "
+                 f"(target: ≤ 5 ms and ≤ 10 ms: {'met' if w['median'] <= 0.005 else 'not met'}, "
+                 f"{'met' if w['p95'] <= 0.010 else 'not met'})"
+                 + (f"; the floor of the same calls, the interpreter pre-started without container or "
+                    f"MCP, interleaved with them: median {fmt_t(f_['median'])}, p95 {fmt_t(f_['p95'])}: "
+                    f"what agentsbx adds is {fmt_t(max(0.0, w['median'] - f_['median']))} at the median"
+                    if f_ else "") + ".")
+    if sb and b:
+        o.append(f"- **One-call `agentsbx sandbox`: {fmt_t(sb['median'])} = {sb['median'] / b['median']:.2f}× "
+                 f"the bare interpreter** ({fmt_t(b['median'])}; target ≤ 1.25×: "
+                 f"{'met' if sb['median'] <= 1.25 * b['median'] else 'not met'}).")
+    for u in read(os.path.join(d, "unavailable.txt")).splitlines():
+        if u.strip():
+            n, _, why = u.partition(": ")
+            o.append(f"- `{n}` did not run here: {why.strip()[:300]}")
+    if read(os.path.join(d, "mcp.failed")).strip():
+        o.append("- MCP rows: " + read(os.path.join(d, "mcp.failed")).strip())
     left = read(os.path.join(d, "leftovers.txt")).strip()
-    o.append(f"- left behind after the run (dockerd's processes, mounts, cgroups, state): "
+    o.append(f"- left behind after the run (dockerd's processes, mounts, cgroups, state, sessions): "
              f"{left.replace(chr(10), '; ') if left else 'nothing'}.")
     notes = read(os.path.join(d, "notes.txt")).strip()
     if notes:
         o.append("- " + notes.replace("\n", "; ") + ".")
     o.append("")
     o += python_latency(os.path.join(os.path.dirname(d), "python"))
+    return o
+
+
+def density_section(d):
+    """Case 12b (bench/density.py): 1,000 CLI sessions open at once."""
+    o = ["## 13. Density: 1,000 CLI sessions open at once", ""]
+    try:
+        with open(os.path.join(d, "density.json")) as f:
+            r = json.load(f)
+    except (OSError, ValueError):
+        why = read(os.path.join(d, "not-run.txt")).strip() or "BENCH_DENSITY=0, or bench/density.py not run"
+        return o + ["Not run: " + why + ".", ""]
+    n = r.get("n", "?")
+    f100, l100 = r.get("open_first100_ms", {}), r.get("open_last100_ms", {})
+    o.append(f"This host: {n} `agentsbx session create --image python` one after another (the sessions' "
+             f"--root on a tmpfs), each used once (`session run NAME -- true`, 4 at a time), then all "
+             f"closed (`session close`, 50 names a call, 4 at a time). Load average "
+             f"{' '.join(r.get('loadavg_start', []))} at the start, {' '.join(r.get('loadavg_end', []))} "
+             "at the end.")
+    o.append("")
+    o.append("| measure | value |")
+    o.append("|---|---:|")
+    if f100 and l100:
+        o.append(f"| opening the first 100 (total; median of one) | {f100['total'] / 1000:.2f} s; "
+                 f"{f100['median']:.1f} ms |")
+        o.append(f"| opening the last 100 (total; median of one) | **{l100['total'] / 1000:.2f} s; "
+                 f"{l100['median']:.1f} ms** ({l100['total'] / f100['total']:.2f}× the first 100) |")
+    if "open_seconds" in r:
+        o.append(f"| opening all {n} | {r['open_seconds']:.1f} s |")
+    if "used_once_seconds" in r:
+        o.append(f"| one run in each (4 at a time) | {r['used_once_seconds']:.1f} s |")
+    if "pss_kib_per_session" in r:
+        o.append(f"| **host memory per idle session**: Pss of its processes (server and watchdog: "
+                 f"{r.get('processes', '?')} processes for {n}) | **{fmt_kib(r['pss_kib_per_session'])}** |")
+        o.append(f"| MemAvailable's drop per session (the kernel's part too: mount namespace, workspace "
+                 f"tmpfs, overlay; other work on the machine moves it too) | "
+                 f"{fmt_kib(r['memavailable_drop_kib_per_session'])} (of which Shmem "
+                 f"{fmt_kib(r.get('shmem_kib_per_session', 0))}) |")
+        o.append("| its container's charged memory while idle | none: a session has a container only "
+                 "during a run |")
+    if "idle_cpu_ms" in r:
+        o.append(f"| CPU used by all {r.get('processes', '?')} processes in {r.get('idle_seconds', '?')} s "
+                 f"idle | {r['idle_cpu_ms']:.0f} ms |")
+    if "listed_alive" in r:
+        o.append(f"| `session list`: alive | {r['listed_alive']} |")
+    if "close_seconds" in r:
+        o.append(f"| closing all | {r['close_seconds']:.1f} s |")
+    left = r.get("left")
+    o.append(f"| left behind (session records, processes, cgroups, identity holders) | "
+             f"{'nothing' if not left else json.dumps(left)} |")
+    o.append("")
     return o
 
 

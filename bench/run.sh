@@ -5,13 +5,14 @@
 # the same run, on this host and in a pure cgroup v2 guest (tests/vm), with
 # hyperfine; then the report and the chart under bench/results/.
 #
-#   bench/run.sh            everything (about 8 minutes on a 2-core machine)
+#   bench/run.sh            everything (about 15 minutes on a 2-core machine)
 #   BENCH_VM=0 bench/run.sh this host only
 #   BENCH_HOST=0 ...        the guest only (the host's last raw results are reused)
 #   BENCH_SANDBOX=0 ...     without case 9 (bench/sandbox.sh: sandbox vs docker run)
 #   BENCH_PYTHON=0 ...      without case 9's Python table (tests/python's print(1) latency)
 #   BENCH_MCP_HTTP=0 ...    without case 10 (bench/mcp_http.py: MCP over HTTP vs stdio)
 #   BENCH_EGRESS=0 ...      without case 11 (bench/egress.py: egress by name under load)
+#   BENCH_DENSITY=0 ...     without case 13 (bench/density.py: 1,000 CLI sessions at once)
 #   bench/run.sh --report   only rewrite the report from the last raw results
 #
 # Raw results: build/bench/{host,vm}/.  Run as root (containers, cgroups).
@@ -24,6 +25,9 @@ BUILD=${BUILD:-build}
 case "$BUILD" in /*) ;; *) BUILD=$REPO/$BUILD ;; esac
 RAW=$BUILD/bench
 PY=/usr/bin/python3
+# Every case's policy decisions into a log of the run's own, never the
+# default /var/log/agentsbx/policy.log.
+export AGENTSBX_POLICY_LOG=${AGENTSBX_POLICY_LOG:-$RAW/policy.log}
 T0=$(date +%s)
 
 report() {
@@ -64,6 +68,11 @@ AGENTSBX=$RAW/agentsbx
 	echo "uncommitted=$(git -C "$REPO" status --porcelain --untracked-files=no -- cmd lib spec runtime hooks Makefile 2>/dev/null | wc -l)"
 } > "$RAW/source.txt"
 "$PY" "$HERE/prepare.py" "$RAW/stage"
+# tests/sandbox's Python image (built with debootstrap, under its lock, if
+# missing): case 12 in the suite, cases 9 and 13.
+PYIMAGE=$("$PY" -c 'import sys; sys.path.insert(0, sys.argv[1])
+from sbx_helpers import debootstrap_image
+print(debootstrap_image("python", "python3") or "")' "$REPO/tests/sandbox" 2>/dev/null || true)
 
 elapsed() { echo $(($(date +%s) - T0)); }
 
@@ -91,13 +100,13 @@ if [ "${BENCH_HOST:-1}" = 1 ]; then
 		export BENCH_MOUNTNS="hybrid host: unshare -m, then umount /sys/fs/cgroup/unified (crun 1.8.1 refuses the cgroup2 mount that holds hugetlb) and a throw-away tmpfs in its place; the v1 hierarchies are unchanged, the host's mounts untouched"
 	fi
 	OUT=$RAW/host STAGE=$RAW/stage WORK=$WORK/suite BENCHDRV=$RAW/benchdrv AGENTSBX=$AGENTSBX \
-		"${INNS[@]}" "$SUBREAPER" --wait-all "$HERE/suite.sh" host
+	PYIMAGE=$PYIMAGE "${INNS[@]}" "$SUBREAPER" --wait-all "$HERE/suite.sh" host
 	OUT=$RAW/host/profile STAGE=$RAW/stage WORK=$WORK/profile BENCHDRV=$RAW/benchdrv AGENTSBX=$AGENTSBX \
 		"${INNS[@]}" "$SUBREAPER" --wait-all "$HERE/profile.sh" host
 	unset BENCH_MOUNTNS
 	umount -l "$WORK" && rmdir "$WORK"
 	trap - EXIT
-	# case 9: `agentsbx sandbox` print(1) against `docker run --runtime runc`
+	# case 9: print(1) end to end, every way (bench/sandbox.sh, bench/mcp_latency.py)
 	if [ "${BENCH_SANDBOX:-1}" = 1 ]; then
 		echo "bench: sandbox latency ($(elapsed) s)" >&2
 		OUT=$RAW/host/sandbox AGENTSBX=$AGENTSBX \
@@ -114,19 +123,35 @@ if [ "${BENCH_HOST:-1}" = 1 ]; then
 			"$PY" -m pytest -q -p no:cacheprovider tests/python/test_tables.py -k latency >&2 ||
 			echo "tests/python/test_tables.py -k latency: exit status $?" > "$RAW/host/python/not-run.txt"
 	fi
-	# case 11: egress by name under load (bench/egress.py, the tests' fake internet)
-	if [ "${BENCH_EGRESS:-1}" = 1 ]; then
-		echo "bench: egress by name ($(elapsed) s)" >&2
-		OUT=$RAW/host/egress AGENTSBX=$AGENTSBX \
-			"$SUBREAPER" --wait-all "$PY" "$HERE/egress.py" >&2 ||
-			{ rc=$?; mkdir -p "$RAW/host/egress"; echo "bench/egress.py: exit status $rc" > "$RAW/host/egress/not-run.txt"; }
-	fi
 	# case 10: `agentsbx mcp` over Streamable HTTP against stdio; runs/s of 20 clients
 	if [ "${BENCH_MCP_HTTP:-1}" = 1 ]; then
 		echo "bench: mcp over http ($(elapsed) s)" >&2
 		OUT=$RAW/host/mcp_http AGENTSBX=$AGENTSBX \
 			"$SUBREAPER" --wait-all "$PY" "$HERE/mcp_http.py" ||
 			{ rc=$?; mkdir -p "$RAW/host/mcp_http"; echo "bench/mcp_http.py: exit status $rc" > "$RAW/host/mcp_http/not-run.txt"; }
+	fi
+	# case 13: density, 1,000 CLI sessions at once (their --root on a tmpfs, as /run)
+	if [ "${BENCH_DENSITY:-1}" = 1 ]; then
+		echo "bench: density ($(elapsed) s)" >&2
+		rm -rf "$RAW/host/density" && mkdir -p "$RAW/host/density"
+		if [ -z "$PYIMAGE" ]; then
+			echo "no python image (debootstrap could not build it)" > "$RAW/host/density/not-run.txt"
+		else
+			DS=$(mktemp -d /tmp/agentsbx-bench-density.XXXXXX)
+			mount -t tmpfs -o size=256m,mode=0700 agentsbx-bench-density "$DS"
+			OUT=$RAW/host/density AGENTSBX=$AGENTSBX IMAGE_ROOT=$(dirname "$PYIMAGE") STATE=$DS \
+				"$SUBREAPER" --wait-all "$PY" "$HERE/density.py" ||
+				{ rc=$?; echo "bench/density.py: exit status $rc" > "$RAW/host/density/not-run.txt"; }
+			umount "$DS" && rmdir "$DS"
+		fi
+	fi
+	# case 11: egress by name under load (bench/egress.py, the tests' fake internet):
+	# last, its 100 containers x 20 connections load the machine for a while
+	if [ "${BENCH_EGRESS:-1}" = 1 ]; then
+		echo "bench: egress by name ($(elapsed) s)" >&2
+		OUT=$RAW/host/egress AGENTSBX=$AGENTSBX \
+			"$SUBREAPER" --wait-all "$PY" "$HERE/egress.py" >&2 ||
+			{ rc=$?; mkdir -p "$RAW/host/egress"; echo "bench/egress.py: exit status $rc" > "$RAW/host/egress/not-run.txt"; }
 	fi
 fi
 
@@ -139,9 +164,9 @@ if [ "${BENCH_VM:-1}" = 1 ]; then
 	else
 		# Under TCG a container costs 10-50x what it costs here: fewer
 		# runs (the ratios are the figures).  The guest gets what is left
-		# of the 10 minutes: BUDGET for the measurements (no case starts
+		# of the 15 minutes: BUDGET for the measurements (no case starts
 		# after it), a hard timeout a little later.
-		left=$((${BENCH_SECONDS:-580} - $(elapsed)))
+		left=$((${BENCH_SECONDS:-900} - $(elapsed)))
 		[ "$left" -lt 180 ] && left=180
 		rc=0
 		VM_TIMEOUT=$left VM_MEM=2048 \

@@ -24,7 +24,11 @@
 # the memory case; RUNC_CASES [all]: the cases runc takes part in (the
 # guest leaves it out of the longest: runc costs 4-5x the others there and
 # its figures for them are the host's); DEADLINE [none]: epoch seconds
-# after which no measurement starts.
+# after which no measurement starts.  RUNSC [/usr/bin/runsc, if there]:
+# gVisor, in the cases RUNSC_CASES [c1,c2,c12] only (a create costs it
+# 20-40x the others: its figures for the rest would add minutes and tell
+# nothing new).  PYIMAGE [none]: a Python root filesystem (tests/sandbox's
+# image) for case 12, `run` of python3 -c 'print(1)' (host only).
 set -uo pipefail
 
 ENVNAME=${1:?usage: suite.sh host|vm}
@@ -34,6 +38,7 @@ N4=${N4:-100} RUNS5=${RUNS5:-2} ROUNDS45=${ROUNDS45:-3} N5=${N5:-50} RUNS6=${RUN
 MEM_ATTEMPTS=${MEM_ATTEMPTS:-12} ROUNDS=${ROUNDS:-6} WARMUP=${WARMUP:-1}
 TIMEOUT=${TIMEOUT:-60}
 RUNC=${RUNC:-/usr/sbin/runc} CRUN=${CRUN:-/usr/bin/crun} RUNC_CASES=${RUNC_CASES:-all}
+RUNSC=${RUNSC:-/usr/bin/runsc} RUNSC_CASES=${RUNSC_CASES:-c1,c2,c12} PYIMAGE=${PYIMAGE:-}
 UNSHARE=${UNSHARE:-/usr/bin/unshare} TRUE=${TRUE:-/bin/true}
 GNUTIME=${GNUTIME:-/usr/bin/time}
 PREFIX=abxb # every container id (and so every cgroup the runtimes name after it) starts with it
@@ -60,6 +65,8 @@ T_START=$(now)
 	command -v ldd >/dev/null && echo "agentsbx_libs=$(ldd "$AGENTSBX" | awk '/=>/ { print $1 }' | tr '\n' ' ')"
 	echo "runc=$("$RUNC" --version | head -1)"
 	echo "crun=$("$CRUN" --version | head -1)"
+	[ -x "$RUNSC" ] && echo "runsc=$("$RUNSC" --version 2>/dev/null | head -1) (platform: its default)"
+	[ -n "$PYIMAGE" ] && echo "pyimage=$PYIMAGE"
 	echo "hyperfine=$(hyperfine --version)"
 	[ -n "${BENCH_MOUNTNS:-}" ] && echo "mountns=$BENCH_MOUNTNS"
 	echo "n4=$N4"
@@ -78,6 +85,23 @@ for cfg in "$STAGE"/config-*.json; do
 	cp -a "$STAGE/rootfs" "$B/$name/rootfs"
 	cp "$cfg" "$B/$name/config.json"
 done
+# Case 12's bundle: the Python image bound read-only on its rootfs/ (in
+# this suite's mount namespace: bench/run.sh starts it in one of its own;
+# removed with the rest under WORK at the end).  Inside the bundle, as an
+# engine's unpacked image is: the default policy takes no host directory
+# as a root.
+if [ -n "$PYIMAGE" ] && [ -d "$PYIMAGE" ]; then
+	mkdir -p "$B/python/rootfs"
+	if mount --bind "$PYIMAGE" "$B/python/rootfs" && mount -o remount,bind,ro "$B/python/rootfs"; then
+		/usr/bin/python3 - "$STAGE/config-base.json" > "$B/python/config.json" <<'PYEOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["root"] = {"path": "rootfs", "readonly": True}
+c["process"]["args"] = ["python3", "-c", "print(1)"]
+print(json.dumps(c, indent=1))
+PYEOF
+	fi
+fi
 PIDDIR=$WORK/pids
 mkdir -p "$PIDDIR"
 # benchdrv's and the runtimes' stderr, for failures hyperfine would hide
@@ -100,6 +124,28 @@ else
 fi
 add_rt runc "$RUNC --root $WORK/root-runc" "$WORK/root-runc"
 add_rt crun "$CRUN --root $WORK/root-crun" "$WORK/root-crun"
+# runsc spells runc's -b, list -q and delete -f as -bundle, -quiet, -force;
+# --network=none: its own network stack, with loopback only, as the
+# others' empty network namespace.
+if [ -x "$RUNSC" ]; then
+	cat > "$WORK/runsc" <<EOF
+#!/bin/sh
+prev=
+for a do
+	shift
+	case "\$prev:\$a" in
+	*:-b) a=-bundle ;;
+	list:-q) a=-quiet ;;
+	delete:-f) a=-force ;;
+	esac
+	prev=\$a
+	set -- "\$@" "\$a"
+done
+exec $RUNSC "\$@"
+EOF
+	chmod 755 "$WORK/runsc"
+	add_rt runsc "$WORK/runsc --root $WORK/root-runsc --network=none" "$WORK/root-runsc"
+fi
 # agentsbx as shipped (its default sandbox policy on): case 1 only.
 POLICY_RT="$AGENTSBX --root $WORK/root-agentsbx-policy"
 mkdir -p "$WORK/root-agentsbx-policy"
@@ -129,6 +175,9 @@ rts() { # CASE: the runtimes that take part in it
 	for n in "${AVAIL[@]}"; do
 		if [ "$n" = runc ] && [ "$RUNC_CASES" != all ]; then
 			case ",$RUNC_CASES," in *",$1,"*) ;; *) continue ;; esac
+		fi
+		if [ "$n" = runsc ]; then
+			case ",$RUNSC_CASES," in *",$1,"*) ;; *) continue ;; esac
 		fi
 		echo "$n"
 	done
@@ -190,7 +239,7 @@ sweep_states() {
 
 # 1 + 8. run /bin/true, default spec; the floor in the same window.
 args=()
-for n in "${AVAIL[@]}"; do args+=("$n" "${RT[$n]} run -b $B/base $PREFIX-c1" ""); done
+for n in $(rts c1); do args+=("$n" "${RT[$n]} run -b $B/base $PREFIX-c1" ""); done
 [ -e "$OUT/policy-available.txt" ] &&
 	args+=("agentsbx-policy" "$POLICY_RT run -b $B/base $PREFIX-c1" "")
 args+=(floor "$UNSHARE --fork --pid --mount --uts --ipc --net $TRUE" "")
@@ -219,6 +268,16 @@ done
 hf c2 "$RUNS2" "${args[@]}"
 sweep_states
 
+# 12. `run` of python3 -c 'print(1)' in the Python image (host only).
+if [ -f "$B/python/config.json" ]; then
+	args=()
+	for n in $(rts c12); do args+=("$n" "${RT[$n]} run -b $B/python $PREFIX-c12" ""); done
+	[ -e "$OUT/policy-available.txt" ] &&
+		args+=("agentsbx-policy" "$POLICY_RT run -b $B/python $PREFIX-c12" "")
+	hf c12 "$RUNS2" "${args[@]}"
+	sweep_states
+fi
+
 # 3. the same with Docker's default seccomp profile and with the strict
 # agent profile; agentsbx with its compiled-filter cache cold and warm.
 for prof in docker strict; do
@@ -246,7 +305,7 @@ for n in $(rts c6); do
 	fi
 done
 hf c6 "$RUNS6" "${args[@]}"
-for n in "${AVAIL[@]}"; do
+for n in $(rts c6); do
 	${RT[$n]} kill "$PREFIX-c6" KILL >/dev/null 2>&1
 done
 sleep 0.5
@@ -336,6 +395,8 @@ sweep_states
 
 # ---- leave nothing behind ------------------------------------------------------
 sweep_states
+# case 12's image, bound on its rootfs/ (ours: not a leftover)
+mountpoint -q "$B/python/rootfs" 2>/dev/null && umount "$B/python/rootfs"
 leftover=""
 for n in "${NAMES[@]}"; do
 	ids=$(${RT[$n]} list -q 2>/dev/null | tr '\n' ' ')

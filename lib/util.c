@@ -46,6 +46,20 @@ void *xrealloc(void *p, size_t n)
 	return p;
 }
 
+void *xgrow(void *p, size_t *cap, size_t need, size_t size)
+{
+	size_t n = *cap ? *cap : 8;
+
+	if (need <= *cap)
+		return p;
+	while (n < need)
+		n *= 2;
+	if (n > ((size_t)-1) / size)
+		oom();
+	*cap = n;
+	return xrealloc(p, n * size);
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);

@@ -15,6 +15,10 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Room for need elements of size bytes in p, whose room is *cap elements:
+ * doubled when short (appending n elements one by one is O(n), not the
+ * O(n^2) of a realloc per element). */
+void *xgrow(void *p, size_t *cap, size_t need, size_t size);
 
 /* Read a whole file (relative to dirfd; AT_FDCWD for a plain path), at most
  * max bytes, NUL-terminated.  *len gets the size without the NUL. */

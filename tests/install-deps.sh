@@ -19,7 +19,9 @@ LINT_PKGS="clang-format cppcheck"
 # pure cgroup v2 guest (qemu, a Debian kernel unpacked by tests/vm).
 REF_PKGS="runc crun"
 # make bench
-BENCH_PKGS="hyperfine gnuplot-nox time strace"
+# runsc: gVisor, beside runc and crun in make bench (what people pick for
+# untrusted code).
+BENCH_PKGS="hyperfine gnuplot-nox time strace runsc"
 VM_PKGS="qemu-system-x86 cpio xz-utils file e2fsprogs"
 # The real callers, for the end-to-end suite (tests/e2e).
 E2E_PKGS="docker.io containerd podman conmon"

@@ -24,8 +24,8 @@
  * stdout for stdio, the response of its POST for HTTP.  Threads: the
  * transport's thread reads and answers everything but tools/call at once;
  * each tools/call gets a thread of its own, which waits for one of
- * --max-concurrent slots, runs, replies; one more thread keeps the warm
- * pools full.  Everything mutable is under mcp_server.lock but each
+ * --max-concurrent slots, runs, replies; a thread per warm pool
+ * (agent/sandbox/sandbox_pool.c) keeps it full.  Everything mutable is under mcp_server.lock but each
  * connection's output, which has its own lock.
  */
 
@@ -92,11 +92,6 @@ struct mcp_conn {
 struct mcp_id {
 	char *text;
 	bool is_string;
-};
-
-struct mcp_pool {
-	struct sandbox items[MCP_WARM_MAX];
-	int n;
 };
 
 enum mcp_tool {
@@ -200,10 +195,10 @@ struct mcp_server {
 	int threads;	      /* call threads not finished */
 	struct mcp_call *calls;
 	struct mcp_call *queue; /* runs waiting for a slot, in arrival order */
-	struct mcp_pool pools[SANDBOX_LANG_MAX];
-	bool warm_off[SANDBOX_LANG_MAX]; /* making a warm one failed: stop */
-	pthread_t pool_thread;
-	bool pool_thread_started;
+	/* --warm: per language, warm sandboxes (sandbox_pool.c: interpreters
+	 * started, each refilled by the pool's own thread) */
+	struct sandbox_pool *pools[SANDBOX_LANG_MAX];
+	struct sandbox_config pool_cfg[SANDBOX_LANG_MAX];
 	struct mcp_session *sessions;
 	int n_sessions;
 	int queued;		     /* runs waiting for a slot, all tenants */
@@ -283,7 +278,7 @@ int mcp_tools_parse_call(struct mcp_conn *cn, const struct mcp_id *id, yajl_val 
 void mcp_call_args_free(struct call_args *a);
 /* In a call's thread: get a sandbox, run, reply (unless cancelled). */
 void mcp_tools_run(struct mcp_call *c);
-/* The warm pools' thread and its end. */
+/* The warm pools (one per language offered) and their end. */
 int mcp_pool_start(struct mcp_server *s, struct error *err);
 void mcp_pools_stop(struct mcp_server *s);
 

@@ -769,25 +769,34 @@ static void gen_listing(yajl_gen g, void *arg)
 	yajl_gen_map_close(g);
 }
 
+/* One line more of the listing's text: appended in place (an xasprintf of
+ * the text so far per line copied all the lines before it each time). */
+static void text_add(char **buf, size_t *len, size_t *cap, const char *type, const char *name,
+		     unsigned long long size)
+{
+	int n = snprintf(NULL, 0, "\n%s %s %llu", type, name, size);
+
+	*buf = xgrow(*buf, cap, *len + (size_t)n + 1, 1);
+	snprintf(*buf + *len, (size_t)n + 1, "\n%s %s %llu", type, name, size);
+	*len += (size_t)n;
+}
+
 static void session_list(struct mcp_call *c, struct mcp_session *ms)
 {
 	struct listing l = { .path = c->a.path };
-	char *text = xasprintf("%s:", c->a.path), *old;
+	char *raw = xasprintf("%s:", c->a.path), *text;
+	size_t len = strlen(raw), cap = len + 1;
 	struct error err;
 
 	if (sandbox_session_list(&ms->ss, c->a.path, &l.e, &l.n, LIST_MAX, &err) < 0) {
-		free(text);
+		free(raw);
 		mcp_reply_tool_error(c, err.msg);
 		return;
 	}
-	for (size_t i = 0; i < l.n; i++) {
-		old = text;
-		text = xasprintf("%s\n%s %s %llu", old, l.e[i].type, l.e[i].name, l.e[i].size);
-		free(old);
-	}
-	old = text;
-	text = utf8_clean(old, strlen(old), &(size_t){ 0 });
-	free(old);
+	for (size_t i = 0; i < l.n; i++)
+		text_add(&raw, &len, &cap, l.e[i].type, l.e[i].name, l.e[i].size);
+	text = utf8_clean(raw, len, &(size_t){ 0 });
+	free(raw);
 	mcp_reply_tool_result(c, text, gen_listing, &l);
 	free(text);
 	free(l.e);

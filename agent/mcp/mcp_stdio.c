@@ -138,10 +138,8 @@ static int read_more(struct line_reader *r, struct error *err)
 		r->scanned -= r->start;
 		r->start = 0;
 	}
-	if (r->cap - r->len < READ_CHUNK) {
-		r->cap = r->len + READ_CHUNK;
-		r->buf = xrealloc(r->buf, r->cap);
-	}
+	if (r->cap - r->len < READ_CHUNK) /* doubled: a long line is linear too */
+		r->buf = xgrow(r->buf, &r->cap, r->len + READ_CHUNK, 1);
 	n = read(STDIN_FILENO, r->buf + r->len, r->cap - r->len);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;

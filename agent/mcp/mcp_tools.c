@@ -4,9 +4,9 @@
  * against that schema as published (types, the language enum, the
  * timeout's maximum, no unknown argument), a run in a call's thread (a
  * warm sandbox or a new one), the result, and the warm pools: per
- * language, up to --warm created sandboxes whose init waits for start,
- * kept full by a thread of their own while no call is in flight.  A warm sandbox runs at most one
- * program and is deleted after it.
+ * language, up to --warm sandboxes whose interpreter is started and waits
+ * for its program (agent/sandbox/sandbox_pool.c), kept full by a thread of
+ * each pool's own.  A warm sandbox runs one program and is deleted after it.
  * The pieces every tool shares (schema, arguments, the result) are in
  * mcp_tool_common.c.
  */
@@ -202,109 +202,27 @@ void mcp_tools_list(struct mcp_conn *cn, const struct mcp_id *id,
 
 /* ---- warm pools ------------------------------------------------------------------- */
 
-/* A language whose pool is short, or -1. */
-static int short_pool(const struct mcp_server *s)
-{
-	for (int lang = SANDBOX_LANG_PYTHON; lang < SANDBOX_LANG_MAX; lang++)
-		if (s->image_for[lang] && !s->warm_off[lang] && s->pools[lang].n < s->o->warm &&
-		    s->pools[lang].n < MCP_WARM_MAX)
-			return lang;
-	return -1;
-}
-
-static void *pool_thread(void *arg)
-{
-	struct mcp_server *s = arg;
-
-	pthread_mutex_lock(&s->lock);
-	while (!s->stopping) {
-		int lang = short_pool(s);
-		struct sandbox_config cfg;
-		struct sandbox sb;
-		struct error err;
-		int r;
-
-		/* Only while no call is in flight: a create competes with the
-		 * runs for the CPU. */
-		if (lang < 0 || s->threads > 0) {
-			pthread_cond_wait(&s->cond, &s->lock);
-			continue;
-		}
-		pthread_mutex_unlock(&s->lock);
-		mcp_sandbox_config_for(s, (enum sandbox_lang)lang, &cfg);
-		r = sandbox_prepare(s->g, &cfg, &sb, &err);
-		pthread_mutex_lock(&s->lock);
-		if (r < 0) {
-			/* Not fatal: calls make their own; stop warming this one. */
-			log_warn("mcp: warm %s sandbox: %s", sandbox_lang_name((enum sandbox_lang)lang),
-				 err.msg);
-			s->warm_off[lang] = true;
-		} else if (s->stopping) {
-			pthread_mutex_unlock(&s->lock);
-			sandbox_destroy(s->g, &sb);
-			pthread_mutex_lock(&s->lock);
-		} else {
-			s->pools[lang].items[s->pools[lang].n++] = sb;
-		}
-	}
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
-}
-
 int mcp_pool_start(struct mcp_server *s, struct error *err)
 {
-	int r;
-
 	if (s->o->warm <= 0 || s->setup_error)
 		return 0;
-	r = pthread_create(&s->pool_thread, NULL, pool_thread, s);
-	if (r)
-		return error_set(err, "mcp: start the warm pool's thread: %s", strerror(r));
-	s->pool_thread_started = true;
+	for (int lang = SANDBOX_LANG_PYTHON; lang < SANDBOX_LANG_MAX; lang++) {
+		if (!s->image_for[lang])
+			continue;
+		mcp_sandbox_config_for(s, (enum sandbox_lang)lang, &s->pool_cfg[lang]);
+		if (sandbox_pool_start(s->g, &s->pool_cfg[lang], s->o->warm, &s->pools[lang], err) <
+		    0)
+			return -1;
+	}
 	return 0;
 }
 
 void mcp_pools_stop(struct mcp_server *s)
 {
-	pthread_mutex_lock(&s->lock);
-	s->stopping = true;
-	pthread_cond_broadcast(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	if (s->pool_thread_started)
-		pthread_join(s->pool_thread, NULL);
-	s->pool_thread_started = false;
 	for (int lang = 0; lang < SANDBOX_LANG_MAX; lang++) {
-		struct mcp_pool *p = &s->pools[lang];
-		for (int i = 0; i < p->n; i++)
-			sandbox_destroy(s->g, &p->items[i]);
-		p->n = 0;
+		sandbox_pool_stop(s->pools[lang]);
+		s->pools[lang] = NULL;
 	}
-}
-
-/* The oldest warm sandbox that is still waiting; false if there is none. */
-static bool pool_take(struct mcp_server *s, enum sandbox_lang lang, struct sandbox *out)
-{
-	struct mcp_pool *p = &s->pools[lang];
-	bool found = false;
-
-	pthread_mutex_lock(&s->lock);
-	while (p->n > 0 && !found) {
-		struct sandbox sb = p->items[0];
-
-		memmove(&p->items[0], &p->items[1], (size_t)(p->n - 1) * sizeof(p->items[0]));
-		p->n--;
-		if (sandbox_is_alive(&sb)) {
-			*out = sb;
-			found = true;
-		} else {
-			pthread_mutex_unlock(&s->lock);
-			sandbox_destroy(s->g, &sb);
-			pthread_mutex_lock(&s->lock);
-		}
-	}
-	pthread_cond_broadcast(&s->cond); /* the pool thread refills */
-	pthread_mutex_unlock(&s->lock);
-	return found;
 }
 
 /* ---- tools/call: the arguments ------------------------------------------------------ */
@@ -428,14 +346,20 @@ void mcp_call_args_free(struct call_args *a)
 /* ---- tools/call: the run ------------------------------------------------------------------ */
 
 /* A warm sandbox of the language (made with the server's limits: only
- * for a tenant without limits of its own), or a new one. */
-static int get_sandbox(struct mcp_call *c, struct sandbox *sb, struct error *err)
+ * for a tenant without limits of its own), or a new one.  *pool: the pool
+ * it came from, to tell when it is done with. */
+static int get_sandbox(struct mcp_call *c, struct sandbox *sb, struct sandbox_pool **pool,
+		       struct error *err)
 {
 	struct mcp_server *s = c->s;
 	struct sandbox_config cfg;
 
-	if (!c->quota.memory && !c->quota.cpu_quota && pool_take(s, c->a.lang, sb))
+	*pool = NULL;
+	if (!c->quota.memory && !c->quota.cpu_quota && !c->quota.allow_domains[0] &&
+	    sandbox_pool_take(s->pools[c->a.lang], sb)) {
+		*pool = s->pools[c->a.lang];
 		return 0;
+	}
 	mcp_sandbox_config_for(s, c->a.lang, &cfg);
 	mcp_config_apply_quota(&c->quota, &cfg);
 	return sandbox_prepare(s->g, &cfg, sb, err);
@@ -475,6 +399,7 @@ void mcp_tools_run(struct mcp_call *c)
 	struct mcp_server *s = c->s;
 	struct sandbox_input in;
 	struct sandbox_result res = { 0 };
+	struct sandbox_pool *pool = NULL;
 	struct sandbox sb;
 	struct error err;
 
@@ -491,7 +416,7 @@ void mcp_tools_run(struct mcp_call *c)
 		mcp_reply_tool_error(c, s->setup_error);
 		return;
 	}
-	if (get_sandbox(c, &sb, &err) < 0) {
+	if (get_sandbox(c, &sb, &pool, &err) < 0) {
 		log_warn("mcp: run_code: %s", err.msg);
 		mcp_reply_tool_error(c, err.msg);
 		return;
@@ -508,5 +433,6 @@ void mcp_tools_run(struct mcp_call *c)
 		}
 	}
 	sandbox_destroy(s->g, &sb);
+	sandbox_pool_done(pool);
 	sandbox_result_free(&res);
 }

@@ -77,6 +77,10 @@ struct sandbox_config {
 	uint64_t disk; /* bytes of the writable layer; 0: default */
 	int stdin_fd;  /* >= 0: the container's stdin; else a pipe */
 	bool session;  /* bind the workspace's files/ on SANDBOX_SESSION_DIR */
+	/* A language's interpreter started by sandbox_prepare (Python with
+	 * its site imported), waiting on its stdin pipe for a byte: the go
+	 * that sandbox_run gives once the code is in place (needs stdin_fd < 0). */
+	bool warm;
 };
 
 /* What one call brings (may come after create: the warm pool). */
@@ -138,10 +142,12 @@ struct sandbox {
 	pid_t pid;	    /* the container init, our child */
 	int pidfd;
 	bool created, reaped;
+	bool started;	 /* warm: its interpreter waits for the go */
+	bool background; /* made at a lower priority (a pool's): normal at the go */
 	char *cgroup_path;
 	bool session;		   /* a session's: its outputs stay between runs */
-	struct sandbox_seen *seen; /* ... as they were before this run */
-	size_t n_seen;
+	struct sandbox_seen *seen; /* ... as they were before this run (sorted) */
+	size_t n_seen, seen_cap;
 };
 
 /*
@@ -185,7 +191,8 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 /* Kill what is left, delete the container, unmount, remove; never fails
  * (problems are logged).  Safe on a half-prepared sandbox. */
 void sandbox_destroy(const struct global_opts *g, struct sandbox *sb);
-/* A warm sandbox is still usable (its init waits for start). */
+/* A warm sandbox is still usable (its init waits for start, or its warm
+ * interpreter for the go). */
 bool sandbox_is_alive(const struct sandbox *sb);
 
 /* ---- sessions (sandbox_session.c) ------------------------------------------
@@ -220,6 +227,28 @@ int sandbox_session_read_file(struct sandbox_session *ss, const char *path, size
 			      char **out, size_t *len, struct error *err);
 int sandbox_session_list(struct sandbox_session *ss, const char *path,
 			 struct sandbox_dirent **out, size_t *n, size_t max, struct error *err);
+
+/* ---- warm pools (sandbox_pool.c) ------------------------------------------
+ * For a long-lived caller: up to want warm sandboxes of cfg (cfg->warm is
+ * implied; a language, stdin a pipe), kept ready by a thread of the pool's
+ * own that makes a new one whenever one is taken.  cfg's strings must
+ * outlive the pool; sandbox_creator_start() must have been called.  A
+ * taken sandbox runs one program (sandbox_run) and is destroyed
+ * (sandbox_destroy) by the caller. */
+struct sandbox_pool;
+int sandbox_pool_start(const struct global_opts *g, const struct sandbox_config *cfg, int want,
+		       struct sandbox_pool **out, struct error *err);
+/* The oldest ready sandbox that is still alive into *out; false if there
+ * is none now (never waits).  NULL pool: false. */
+bool sandbox_pool_take(struct sandbox_pool *p, struct sandbox *out);
+/* The caller is done with a taken sandbox (destroyed it): the pool's
+ * refill waits for that while it has one ready, so as not to compete with
+ * the run for the CPU. */
+void sandbox_pool_done(struct sandbox_pool *p);
+/* How many are ready now. */
+int sandbox_pool_ready(struct sandbox_pool *p);
+/* Stop the thread, destroy what is ready, free.  NULL: nothing. */
+void sandbox_pool_stop(struct sandbox_pool *p);
 
 /* prepare + run + destroy. */
 int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,

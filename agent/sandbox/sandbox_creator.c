@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -52,6 +53,7 @@ struct create_reply {
 struct creator_request {
 	char id[64];
 	char bundle[PATH_MAX];
+	int background; /* at SANDBOX_BACKGROUND_NICE (a pool's refill) */
 };
 
 static int creator_sock = -1;
@@ -81,7 +83,7 @@ static void keep_log_off_stdio(void)
  */
 __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 						    const char *id, const char *bundle,
-						    const int stdio[3], int reply_fd)
+						    const int stdio[3], int reply_fd, bool background)
 {
 	/* A session's files are bound from the sandbox's own bundle (under
 	 * SANDBOX_WORK_DIR, made by us, not by a caller). */
@@ -98,6 +100,10 @@ __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 	struct create_reply r;
 
 	memset(&r, 0, sizeof(r));
+	/* The container init inherits it: its warm-up yields to the runs in
+	 * flight until sandbox_run gives the normal priority back. */
+	if (background && setpriority(PRIO_PROCESS, 0, SANDBOX_BACKGROUND_NICE) < 0)
+		log_debug("sandbox: nice the create helper: %s", strerror(errno));
 	keep_log_off_stdio();
 	for (int i = 0; i < 3; i++)
 		if (stdio[i] != i && dup2(stdio[i], i) < 0) {
@@ -132,7 +138,7 @@ static void serve_request(const struct global_opts *g, const struct creator_requ
 	pid_t pid = fork();
 
 	if (pid == 0)
-		create_helper(g, req->id, req->bundle, fds, fds[3]);
+		create_helper(g, req->id, req->bundle, fds, fds[3], req->background != 0);
 	if (pid < 0) {
 		struct create_reply r;
 
@@ -205,6 +211,10 @@ int sandbox_creator_start(const struct global_opts *g, struct error *err)
 
 	if (creator_pid > 0)
 		return 0;
+	/* Here, before any thread: sandbox_create_container's check is then
+	 * a read of a variable no thread writes. */
+	if (sandbox_watchdog_armed(err) < 0)
+		return -1;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return error_sys(err, "sandbox: socketpair for the creator");
 	creator_pid = fork();
@@ -218,6 +228,11 @@ int sandbox_creator_start(const struct global_opts *g, struct error *err)
 	close(sv[1]);
 	creator_sock = sv[0];
 	return 0;
+}
+
+bool sandbox_creator_running(void)
+{
+	return creator_pid > 0;
 }
 
 void sandbox_creator_stop(void)
@@ -248,6 +263,7 @@ static int send_request(const struct sandbox *sb, const int stdio[3], int reply_
 	memset(cbuf, 0, sizeof(cbuf));
 	snprintf(req.id, sizeof(req.id), "%s", sb->id);
 	snprintf(req.bundle, sizeof(req.bundle), "%s", sb->dir);
+	req.background = sb->background;
 	cm = CMSG_FIRSTHDR(&m);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
@@ -306,7 +322,7 @@ static int start_helper(const struct global_opts *g, const struct sandbox *sb,
 	if (*helper < 0)
 		return error_sys(err, "sandbox: fork");
 	if (*helper == 0)
-		create_helper(g, sb->id, sb->dir, stdio, reply_fd);
+		create_helper(g, sb->id, sb->dir, stdio, reply_fd, sb->background);
 	return 0;
 }
 
@@ -318,6 +334,8 @@ int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
 	int rp[2], status = 0, got;
 	pid_t helper;
 
+	if (sandbox_watchdog_armed(err) < 0)
+		return -1;
 	if (pipe2(rp, O_CLOEXEC) < 0)
 		return error_sys(err, "sandbox: pipe");
 	rd = rp[0];

@@ -47,7 +47,7 @@ struct capture {
 	int stream; /* 1 or 2, for on_output */
 	struct sandbox_wait *w;
 	char *head; /* the first head_cap bytes */
-	size_t head_len, head_cap;
+	size_t head_len, head_cap, head_room;
 	char *tail; /* a ring of the last tail_cap bytes after the head */
 	size_t tail_pos, tail_len, tail_cap;
 	unsigned long long total;
@@ -97,7 +97,9 @@ static void capture_add(struct capture *c, const char *buf, size_t n)
 
 	c->total += n;
 	if (h) {
-		c->head = xrealloc(c->head, c->head_len + h);
+		/* doubled, not grown by each read: a program that writes a byte
+		 * at a time must not make this quadratic */
+		c->head = xgrow(c->head, &c->head_room, c->head_len + h, 1);
 		memcpy(c->head + c->head_len, buf, h);
 		c->head_len += h;
 	}
@@ -323,6 +325,7 @@ static void loop_result(struct loop *l, struct sandbox_result *res)
 	res->signal = l->signal;
 	res->cancelled = l->cancelled;
 	res->seconds = (double)(end - l->start) / 1e9;
+	l->w->exit_ns = l->exited ? l->exit_at : 0;
 }
 
 int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,

@@ -41,41 +41,47 @@
 #define CONTENT_MAX (4u * 1024 * 1024) /* bytes of content returned in all */
 #define OUTPUTS_SEEN_MAX 10000	       /* files of a session's snapshot */
 
-const char sandbox_python_wrapper[] =
-	"import sys\n"
-	"def _agentsbx_main():\n"
-	"    import _ast\n"
-	"    path = sys.argv[1]\n"
-	"    del sys.argv[0]\n"
-	"    sys.path[0] = '/" SANDBOX_CODE_DIR "'\n"
-	"    main = type(sys)('__main__')\n"
-	"    main.__file__ = path\n"
-	"    sys.modules['__main__'] = main\n"
-	"    last = None\n"
-	"    try:\n"
-	"        with open(path, 'rb') as f:\n"
-	"            tree = compile(f.read(), path, 'exec', 0x400)\n" /* PyCF_ONLY_AST */
-	"        if tree.body and isinstance(tree.body[-1], _ast.Expr):\n"
-	"            last = _ast.Expression(tree.body.pop().value)\n"
-	"        exec(compile(tree, path, 'exec'), main.__dict__)\n"
-	"        value = eval(compile(last, path, 'eval'), main.__dict__) if last else None\n"
-	"    except (SystemExit, KeyboardInterrupt):\n"
-	"        raise\n"
-	"    except BaseException as e:\n"
-	"        tb = e.__traceback__\n"
-	"        while tb is not None and tb.tb_frame.f_code.co_filename != path:\n"
-	"            tb = tb.tb_next\n"
-	"        sys.excepthook(type(e), e.with_traceback(tb), tb)\n"
-	"        sys.exit(1)\n"
-	"    if value is not None:\n"
-	"        try:\n"
-	"            with open('/" SANDBOX_CODE_DIR "/" SANDBOX_META_DIR "/value', 'w') as f:\n"
-	"                f.write(repr(value)[:"
-	"65536"
-	"])\n"
-	"        except Exception:\n"
-	"            pass\n"
-	"_agentsbx_main()\n";
+/* warm: first wait for the program (a byte on stdin: sandbox_run's go);
+ * stdin at its end means the sandbox goes unused. */
+#define PY_WRAPPER(WAIT)                                                                         \
+	"import sys\n"                                                                           \
+	"def _agentsbx_main():\n"                                                                \
+	"    import _ast\n" WAIT "    path = sys.argv[1]\n"                                      \
+	"    del sys.argv[0]\n"                                                                  \
+	"    sys.path[0] = '/" SANDBOX_CODE_DIR "'\n"                                            \
+	"    main = type(sys)('__main__')\n"                                                     \
+	"    main.__file__ = path\n"                                                             \
+	"    sys.modules['__main__'] = main\n"                                                   \
+	"    last = None\n"                                                                      \
+	"    try:\n"                                                                             \
+	"        with open(path, 'rb') as f:\n"                                                  \
+	"            tree = compile(f.read(), path, 'exec', 0x400)\n" /* PyCF_ONLY_AST */        \
+	"        if tree.body and isinstance(tree.body[-1], _ast.Expr):\n"                       \
+	"            last = _ast.Expression(tree.body.pop().value)\n"                            \
+	"        exec(compile(tree, path, 'exec'), main.__dict__)\n"                             \
+	"        value = eval(compile(last, path, 'eval'), main.__dict__) if last else None\n"   \
+	"    except (SystemExit, KeyboardInterrupt):\n"                                          \
+	"        raise\n"                                                                        \
+	"    except BaseException as e:\n"                                                       \
+	"        tb = e.__traceback__\n"                                                         \
+	"        while tb is not None and tb.tb_frame.f_code.co_filename != path:\n"             \
+	"            tb = tb.tb_next\n"                                                          \
+	"        sys.excepthook(type(e), e.with_traceback(tb), tb)\n"                            \
+	"        sys.exit(1)\n"                                                                  \
+	"    if value is not None:\n"                                                            \
+	"        try:\n"                                                                         \
+	"            with open('/" SANDBOX_CODE_DIR "/" SANDBOX_META_DIR "/value', 'w') as f:\n" \
+	"                f.write(repr(value)[:"                                                  \
+	"65536"                                                                                  \
+	"])\n"                                                                                   \
+	"        except Exception:\n"                                                            \
+	"            pass\n"                                                                     \
+	"_agentsbx_main()\n"
+
+const char sandbox_python_wrapper[] = PY_WRAPPER("");
+const char sandbox_python_warm_wrapper[] = PY_WRAPPER("    import os\n"
+						      "    if os.read(0, 1) != b'\\n':\n"
+						      "        os._exit(0)\n");
 
 /* ---- reading what the program left ------------------------------------------- */
 
@@ -135,20 +141,29 @@ static long long mtime_ns(const struct stat *st)
 	return (long long)st->st_mtim.tv_sec * 1000000000LL + st->st_mtim.tv_nsec;
 }
 
+static int cmp_seen(const void *a, const void *b)
+{
+	return strcmp(((const struct sandbox_seen *)a)->rel, ((const struct sandbox_seen *)b)->rel);
+}
+
+/* Sorted by the snapshot: a lookup per file, not a scan (a program may
+ * leave OUTPUTS_SEEN_MAX files: a scan each would be 10^8 compares). */
 static bool unchanged(const struct sandbox *sb, const char *rel, const struct stat *st)
 {
-	for (size_t i = 0; i < sb->n_seen; i++)
-		if (!strcmp(sb->seen[i].rel, rel))
-			return sb->seen[i].ino == st->st_ino && sb->seen[i].mtime_ns == mtime_ns(st) &&
-			       sb->seen[i].size == (long long)st->st_size;
-	return false;
+	struct sandbox_seen key = { .rel = (char *)rel };
+	const struct sandbox_seen *s = sb->n_seen ? bsearch(&key, sb->seen, sb->n_seen,
+							    sizeof(*sb->seen), cmp_seen) :
+						    NULL;
+
+	return s && s->ino == st->st_ino && s->mtime_ns == mtime_ns(st) &&
+	       s->size == (long long)st->st_size;
 }
 
 static void add_seen(struct sandbox *sb, const char *rel, const struct stat *st)
 {
 	if (sb->n_seen >= OUTPUTS_SEEN_MAX)
 		return;
-	sb->seen = xrealloc(sb->seen, (sb->n_seen + 1) * sizeof(*sb->seen));
+	sb->seen = xgrow(sb->seen, &sb->seen_cap, sb->n_seen + 1, sizeof(*sb->seen));
 	sb->seen[sb->n_seen++] = (struct sandbox_seen){ xstrdup(rel), st->st_ino, mtime_ns(st),
 							(long long)st->st_size };
 }
@@ -227,6 +242,8 @@ void sandbox_outputs_snapshot(struct sandbox *sb)
 	sandbox_outputs_forget(sb);
 	if (outputs >= 0)
 		walk_dir(&w, outputs, "", 0);
+	if (sb->n_seen)
+		qsort(sb->seen, sb->n_seen, sizeof(*sb->seen), cmp_seen);
 }
 
 void sandbox_outputs_forget(struct sandbox *sb)
@@ -235,7 +252,7 @@ void sandbox_outputs_forget(struct sandbox *sb)
 		free(sb->seen[i].rel);
 	free(sb->seen);
 	sb->seen = NULL;
-	sb->n_seen = 0;
+	sb->n_seen = sb->seen_cap = 0;
 }
 
 void sandbox_collect_outputs(struct sandbox *sb, struct sandbox_result *res)

@@ -20,6 +20,7 @@
 #define SANDBOX_OUTPUTS_NAME "outputs"		 /* ... in the workspace (a session's files/) */
 #define SANDBOX_META_DIR "meta"			 /* the workspace's, on /.agentsbx/meta */
 #define SANDBOX_DRAIN_MS 2000			 /* reading output after the init is gone */
+#define SANDBOX_BACKGROUND_NICE 10		 /* a pool's refill (sandbox_pool.c) */
 
 /* ---- sandbox_fs.c: the workspace ------------------------------------------ */
 
@@ -58,6 +59,7 @@ struct sandbox_wait {
 	double timeout;
 	size_t output_limit;
 	long long start_ns; /* when start was asked for: the clock's zero */
+	long long exit_ns;  /* out: when the init's exit was seen (0: never) */
 	void (*on_output)(void *arg, int stream, const char *buf, size_t n);
 	void (*on_tick)(void *arg);
 	void *cb_arg;
@@ -91,6 +93,11 @@ const sigset_t *sandbox_container_sigmask(void);
  * its stdin, stdout and stderr; sets pid, pidfd, cgroup_path, created. */
 int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
 			     const int stdio[3], struct error *err);
+bool sandbox_creator_running(void);
+/* sandbox_prepare at SANDBOX_BACKGROUND_NICE (root only: a plain user could
+ * not give the normal priority back). */
+int sandbox_prepare_background(const struct global_opts *g, const struct sandbox_config *cfg,
+			       struct sandbox *sb, struct error *err);
 
 /* sandbox_outputs.c: after a run, the Python value and the files in
  * /outputs into res (a session's: those not as the snapshot taken before
@@ -100,6 +107,9 @@ void sandbox_outputs_snapshot(struct sandbox *sb);
 void sandbox_outputs_forget(struct sandbox *sb);
 
 int sandbox_watchdog_start(const struct global_opts *g, struct error *err);
+/* Before the first container: the watchdog said it is armed (at once
+ * after that). */
+int sandbox_watchdog_armed(struct error *err);
 
 /* ---- sandbox_pyerror.c, sandbox_outputs.c, sandbox_spec.c ------------------ */
 
@@ -117,6 +127,10 @@ void sandbox_pyerror_free(struct sandbox_pyerror *e);
 /* The Python wrapper that finds the last expression's value (its source,
  * for python3 -c; sandbox_outputs.c). */
 extern const char sandbox_python_wrapper[];
+/* The same waiting first for the go byte on stdin (sandbox_config.warm). */
+extern const char sandbox_python_warm_wrapper[];
+/* What a warm interpreter reads before it runs the program. */
+#define SANDBOX_GO_BYTE '\n'
 void sandbox_outputs_free(struct sandbox_result *res);
 
 /* config.json for a sandbox: spec_default_json() with the process, root,

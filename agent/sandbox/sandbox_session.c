@@ -301,6 +301,7 @@ int sandbox_session_list(struct sandbox_session *ss, const char *path,
 	const char *rel;
 	int root = dir_of(ss, path, &rel);
 	struct dirent *de;
+	size_t cap = 0;
 	int fd;
 	DIR *d;
 
@@ -325,7 +326,7 @@ int sandbox_session_list(struct sandbox_session *ss, const char *path,
 			continue;
 		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
-		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		e = &(*out)[(*n)++];
 		snprintf(e->name, sizeof(e->name), "%s", de->d_name);
 		e->type = S_ISREG(st.st_mode) ? "file" : S_ISDIR(st.st_mode) ? "directory" :

@@ -99,6 +99,52 @@ static void gen_env(yajl_gen g, const struct sandbox_config *cfg)
 	yajl_gen_array_close(g);
 }
 
+/* A warm sh: the interpreter waits for the go byte (sandbox_run), then
+ * becomes the program's own sh (stdin at its end: never used, exit). */
+static const char sh_warm[] = "IFS= read -r _ || exit 0; exec \"$0\" \"$@\"";
+/* A warm node: the same, then the file is loaded as the main module (as
+ * `node FILE` does for a CommonJS file; require.main is it).  The stdio
+ * streams, made on first use, are made before: each is 10-20 ms of the
+ * first console.log otherwise. */
+static const char node_warm[] =
+	"process.stdout; process.stderr;\n"
+	"const fs = require('fs'), b = Buffer.alloc(1);\n"
+	"let n = 0;\n"
+	"for (;;) { try { n = fs.readSync(0, b, 0, 1, null); break; }\n"
+	"  catch (e) { if (e.code !== 'EAGAIN') break;\n"
+	"    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1); } }\n"
+	"if (n !== 1 || b[0] !== 10) process.exit(0);\n"
+	"require('module')._load(process.argv[1], null, true);\n";
+
+/* The interpreter's arguments before the code file's name. */
+static void gen_interpreter(yajl_gen g, const struct sandbox_config *cfg,
+			    const char *interpreter)
+{
+	jgen_str(g, interpreter);
+	switch (cfg->lang) {
+	case SANDBOX_LANG_PYTHON:
+		/* the last expression's value (sandbox_outputs.c) */
+		jgen_str(g, "-c");
+		jgen_str(g, cfg->warm ? sandbox_python_warm_wrapper : sandbox_python_wrapper);
+		break;
+	case SANDBOX_LANG_SH:
+		if (cfg->warm) {
+			jgen_str(g, "-c");
+			jgen_str(g, sh_warm);
+			jgen_str(g, interpreter); /* $0 */
+		}
+		break;
+	case SANDBOX_LANG_NODE:
+		if (cfg->warm) {
+			jgen_str(g, "-e");
+			jgen_str(g, node_warm);
+		}
+		break;
+	default:
+		break;
+	}
+}
+
 static void gen_args(yajl_gen g, const struct sandbox_config *cfg,
 		     const char *interpreter)
 {
@@ -111,12 +157,7 @@ static void gen_args(yajl_gen g, const struct sandbox_config *cfg,
 	if (cfg->lang != SANDBOX_LANG_NONE) {
 		_cleanup_free_ char *file = xasprintf("/%s/%s", SANDBOX_CODE_DIR,
 						      sandbox_code_file(cfg->lang));
-		jgen_str(g, interpreter);
-		/* Python: the last expression's value (sandbox_outputs.c). */
-		if (cfg->lang == SANDBOX_LANG_PYTHON) {
-			jgen_str(g, "-c");
-			jgen_str(g, sandbox_python_wrapper);
-		}
+		gen_interpreter(g, cfg, interpreter);
 		jgen_str(g, file);
 	}
 	for (char **a = cfg->args; a && *a; a++)

@@ -33,6 +33,7 @@
 #define RESCAN_DELAY_US 200000 /* a create the parent left mid-way */
 
 static pid_t watchdog_pid = -1;
+static int watchdog_ready_fd = -1; /* until it said it is armed */
 
 static void delete_containers_of(const struct global_opts *g, pid_t parent)
 {
@@ -98,14 +99,13 @@ __attribute__((noreturn)) static void watchdog_main(const struct global_opts *g,
 	_exit(0);
 }
 
-/* The watchdog is armed before any container exists: a group kill right
- * after this returns still finds it outside the group. */
+/* Forked now; its word that it is armed is waited for only before the
+ * first container (sandbox_watchdog_armed): the workspace is made
+ * meanwhile. */
 int sandbox_watchdog_start(const struct global_opts *g, struct error *err)
 {
 	pid_t parent = getpid(), pid;
 	int ready[2];
-	char b;
-	ssize_t n;
 
 	if (watchdog_pid > 0)
 		return 0;
@@ -123,10 +123,23 @@ int sandbox_watchdog_start(const struct global_opts *g, struct error *err)
 	}
 	close(ready[1]);
 	watchdog_pid = pid;
+	watchdog_ready_fd = ready[0];
+	return 0;
+}
+
+/* The watchdog is armed before any container exists: a group kill after
+ * this returns still finds it outside the group. */
+int sandbox_watchdog_armed(struct error *err)
+{
+	char b;
+	ssize_t n;
+
+	if (watchdog_ready_fd < 0)
+		return 0;
 	do
-		n = read(ready[0], &b, 1);
+		n = read(watchdog_ready_fd, &b, 1);
 	while (n < 0 && errno == EINTR);
-	close(ready[0]);
+	fd_close(&watchdog_ready_fd);
 	if (n != 1)
 		return error_set(err, "sandbox: the watchdog could not leave the process group (setsid) or watch for this process's death");
 	return 0;
@@ -134,6 +147,7 @@ int sandbox_watchdog_start(const struct global_opts *g, struct error *err)
 
 void sandbox_env_fini(void)
 {
+	fd_close(&watchdog_ready_fd);
 	if (watchdog_pid <= 0)
 		return;
 	kill(watchdog_pid, SIGKILL);

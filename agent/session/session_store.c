@@ -397,6 +397,7 @@ int session_list(const struct global_opts *g, struct session_info **out, size_t 
 	int sfd = -1, dupfd;
 	struct dirent *de;
 	struct error e;
+	size_t cap = 0;
 	DIR *d;
 
 	*out = NULL;
@@ -414,7 +415,7 @@ int session_list(const struct global_opts *g, struct session_info **out, size_t 
 	while ((de = readdir(d))) {
 		if (session_name_validate(de->d_name, &e) < 0)
 			continue;
-		*out = xrealloc(*out, (*n + 1) * sizeof(**out));
+		*out = xgrow(*out, &cap, *n + 1, sizeof(**out));
 		memset(&(*out)[*n], 0, sizeof(**out));
 		probe(sfd, de->d_name, &(*out)[(*n)++]);
 	}

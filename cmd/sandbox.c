@@ -111,13 +111,7 @@ static int take_flag(struct sandbox_flags *f, int c, char *arg)
 	case OPT_ALLOW_DOMAIN:
 		if (!*arg || strchr(arg, ','))
 			return bad_flag("--allow-domain", arg, "one name or *.suffix per flag");
-		if (f->allow_domains) {
-			char *more = xasprintf("%s,%s", f->allow_domains, arg);
-			free(f->allow_domains);
-			f->allow_domains = more;
-		} else {
-			f->allow_domains = xstrdup(arg);
-		}
+		xappend_comma_list(&f->allow_domains, arg);
 		f->cfg.allow_domains = f->allow_domains;
 		return 0;
 	case OPT_STDIN: f->stdin_path = arg; return 0;

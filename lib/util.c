@@ -243,3 +243,11 @@ unsigned long long keyed_value(const char *text, const char *key)
 	}
 	return 0;
 }
+
+void xappend_comma_list(char **list, const char *item)
+{
+	char *more = *list ? xasprintf("%s,%s", *list, item) : xstrdup(item);
+
+	free(*list);
+	*list = more;
+}

@@ -15,6 +15,8 @@ void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* *list (NULL or malloc'd "a,b") with ",item" added (or item alone). */
+void xappend_comma_list(char **list, const char *item);
 /* Room for need elements of size bytes in p, whose room is *cap elements:
  * doubled when short (appending n elements one by one is O(n), not the
  * O(n^2) of a realloc per element). */

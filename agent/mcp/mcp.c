@@ -31,19 +31,6 @@ static int server_init(struct mcp_server *s, struct error *err)
 	return mcp_pool_start(s, err);
 }
 
-static bool stopped_hard(struct mcp_server *s)
-{
-	bool stop;
-
-	pthread_mutex_lock(&s->lock);
-	stop = s->stop_signal != 0;
-	pthread_mutex_unlock(&s->lock);
-	pthread_mutex_lock(&s->out_lock);
-	stop = stop || s->output_gone;
-	pthread_mutex_unlock(&s->out_lock);
-	return stop;
-}
-
 int mcp_serve(const struct global_opts *g, const struct mcp_opts *o, struct error *err)
 {
 	struct mcp_server s = { .g = g, .o = o, .sigfd = -1 };
@@ -54,7 +41,7 @@ int mcp_serve(const struct global_opts *g, const struct mcp_opts *o, struct erro
 		r = o->http.n_listen ? mcp_http_serve(&s, err) : mcp_stdio_serve(&s, err);
 		/* At EOF the calls in flight finish and reply; on a signal, or
 		 * with stdout gone, they are killed. */
-		if (stopped_hard(&s))
+		if (mcp_stopping(&s))
 			mcp_calls_kill_all(&s);
 		mcp_calls_wait_all(&s);
 	}

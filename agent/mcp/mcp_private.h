@@ -217,6 +217,8 @@ struct mcp_tenant_use {
 
 /* Serve until the input ends or a termination signal; 0 then. */
 int mcp_stdio_serve(struct mcp_server *s, struct error *err);
+/* A stop signal came or the client's output is gone (mcp_stdio.c). */
+bool mcp_stopping(struct mcp_server *s);
 int mcp_http_serve(struct mcp_server *s, struct error *err);
 extern const struct mcp_conn_ops mcp_stdio_ops;
 

@@ -164,7 +164,7 @@ static void take_signals(struct mcp_server *s)
 	}
 }
 
-static bool must_stop(struct mcp_server *s)
+bool mcp_stopping(struct mcp_server *s)
 {
 	bool stop;
 
@@ -193,7 +193,7 @@ static int wait_input(struct mcp_server *s, struct line_reader *r, struct error 
 		return n < 0 && errno != EINTR ? error_sys(err, "mcp: poll") : 0;
 	if (p[1].revents)
 		take_signals(s);
-	if (p[0].revents && !must_stop(s))
+	if (p[0].revents && !mcp_stopping(s))
 		return read_more(r, err);
 	return 0;
 }
@@ -203,7 +203,7 @@ static int serve(struct mcp_server *s, struct error *err)
 	struct line_reader r = { 0 };
 	int ret = 0;
 
-	while (!must_stop(s)) {
+	while (!mcp_stopping(s)) {
 		struct line l;
 
 		if (next_line(s, &r, &l)) {

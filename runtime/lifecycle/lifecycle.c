@@ -334,12 +334,12 @@ out:
 
 int container_start_ctx(struct container_ctx *c, struct error *err)
 {
-	struct container_handle h = { .rootfd = -1, .dirfd = c->state_dir_fd };
+	struct container_handle h = { .rootfd = -1, .dirfd = c->handles.state_dir_fd };
 
 	/* create's lock is still held on its state directory; the state and
 	 * the spec are the ones create wrote */
-	ctx_state(c, STATUS_CREATED, &h.st);
-	return start_created(c->g, &h, c->spec, err);
+	ctx_state(&c->decided, &c->record, STATUS_CREATED, &h.st);
+	return start_created(c->decided.g, &h, &c->decided.spec, err);
 }
 
 int container_state(const struct global_opts *g, const char *id,

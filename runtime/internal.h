@@ -7,6 +7,8 @@
  * after it.  The child is a clone of the parent's memory, so everything
  * that can be computed (parsed mount flags, capability sets, compiled
  * seccomp) is computed once in the parent and only applied in the child.
+ * The context is in parts by phase and owner (context.h); each step below
+ * takes the parts it reads, const, and those it writes.
  */
 
 #include <stdbool.h>

@@ -136,7 +136,9 @@ struct ctx_record {
 /* What the init (or an exec'd process) finds out and does between its
  * clone and its execve: written by it alone, in its own copy. */
 struct ctx_init {
-	pid_t host_pid;	       /* from GO, or its own after ns_fork_init */
+	/* Its pid on the host, from GO (or its own after ns_fork_init):
+	 * noted, read by nothing yet (the state is the lifecycle's). */
+	pid_t host_pid;
 	char *exec_path;       /* args[0] resolved in the container's PATH */
 	char *home;	       /* HOME from the container's /etc/passwd, if unset */
 	bool proc_fallback_ok; /* trampoline_proc_fallback_ok(), asked early */

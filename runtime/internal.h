@@ -39,9 +39,10 @@ int write_pid_file(const char *path, pid_t pid, struct error *err);
 
 /* lifecycle/create.c */
 int create_container(struct container_ctx *c, struct error *err);
-/* lifecycle/lifecycle.c: `start` of the container c just created (run),
+/* lifecycle/lifecycle.c: `start` of the container just created (run),
  * from what create knows: no state or spec read back from disk. */
-int container_start_ctx(struct container_ctx *c, struct error *err);
+int container_start_ctx(const struct ctx_decided *d, const struct ctx_handles *h,
+			const struct ctx_record *r, struct error *err);
 
 /* policy/enforce.c: load the policy and apply it to d->spec. */
 int policy_enforce(struct ctx_decided *d, const struct ctx_handles *h, struct error *err);

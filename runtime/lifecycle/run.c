@@ -125,7 +125,7 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 	struct run_known known;
 
 	known_from_ctx(&c.decided, &c.handles, &c.record, &known);
-	r = container_start_ctx(&c, err);
+	r = container_start_ctx(&c.decided, &c.handles, &c.record, err);
 	container_ctx_release(&c);
 	if (r < 0) {
 		free(known.cgroup_path);

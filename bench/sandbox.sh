@@ -39,6 +39,9 @@ MCP_RUNS=${MCP_RUNS:-15}
 PY=/usr/bin/python3
 
 rm -rf "$OUT" && mkdir -p "$OUT"
+# The decisions of the sandboxes measured go to a log of the run's own,
+# never the host's /var/log/agentsbx/policy.log.
+export AGENTSBX_POLICY_LOG=${AGENTSBX_POLICY_LOG:-$OUT/policy.log}
 notrun() { echo "$*" > "$OUT/not-run.txt"; echo "bench/sandbox: not run: $*" >&2; exit 0; }
 
 [ "$(id -u)" = 0 ] || notrun "needs root"

@@ -87,6 +87,11 @@ int identity_take(struct ctx_decided *d, const struct ctx_handles *h, struct err
 int identity_apply_exec(struct ctx_decided *d, int state_dir_fd, struct error *err);
 int identity_of(int state_dir_fd, uint32_t *uid, struct error *err);
 void identity_release(int state_dir_fd, const char *id);
+/* policy/enforce.c: under enforce, the cgroup the container would get is
+ * not inside one that holds processes itself (another tenant's, a host
+ * service's: it would be charged to that one's limits). */
+int policy_judge_cgroup(const struct ctx_decided *d, const struct ctx_record *r,
+			struct error *err);
 /* A refusal into the policy's audit log (policy/audit_log.h). */
 void policy_audit_refusal(const struct ctx_decided *d, const struct error *err);
 
@@ -152,9 +157,10 @@ void ns_close_joined(struct ctx_handles *h);
 /* fd is the namespace of type t of a live container under --root. */
 int ns_of_container(const struct ctx_decided *d, const struct ctx_handles *h,
 		    enum ns_type t, int fd, bool *found, struct error *err);
-/* *user: a process in the network namespace fd (0: none, an empty
+/* *user: a process in the namespace fd of type t (0: none, an empty
  * namespace such as the one CNI made for a pod). */
-int ns_net_in_use(const struct ctx_handles *h, int fd, pid_t *user, struct error *err);
+int ns_in_use(const struct ctx_handles *h, enum ns_type t, int fd, pid_t *user,
+	      struct error *err);
 
 /* child.c: runs in the container init, never returns.  It writes its own
  * part and its copies of the handles, never what was decided or recorded. */

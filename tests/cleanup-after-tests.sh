@@ -28,14 +28,16 @@ ids=$root/.identities
 # live holder is a leftover.  Live: "pid:PID:START" while that process is
 # (START: /proc/PID/stat's 22nd field), a path while it records the uid.
 holder_live() { # UID HOLDER-FILE
-	h=$(cat "$2" 2>/dev/null) || return 1
-	case $h in
+	# sh has no locals: these names are the function's alone (the
+	# caller's loop variable is h).
+	held_by=$(cat "$2" 2>/dev/null) || return 1
+	case $held_by in
 	pid:*)
-		p=${h#pid:}; start=${p#*:}; p=${p%%:*}
-		[ -r "/proc/$p/stat" ] || return 1
-		[ "$(sed 's/^.*) //' "/proc/$p/stat" | cut -d' ' -f20)" = "$start" ]
+		held_pid=${held_by#pid:}; held_start=${held_pid#*:}; held_pid=${held_pid%%:*}
+		[ -r "/proc/$held_pid/stat" ] || return 1
+		[ "$(sed 's/^.*) //' "/proc/$held_pid/stat" | cut -d' ' -f20)" = "$held_start" ]
 		;;
-	/*) [ "$(cat "$h/identity" 2>/dev/null)" = "$1" ] ;;
+	/*) [ "$(cat "$held_by/identity" 2>/dev/null)" = "$1" ] ;;
 	*) return 1 ;;
 	esac
 }
@@ -52,6 +54,8 @@ fi
 if [ -d "$ids" ] && [ -z "$(ls -A "$ids" | grep -vx '.lock')" ]; then
 	rm -f "$ids/.lock" && rmdir "$ids"
 fi
+rmdir "$root/.sessions" 2>/dev/null || true
+rmdir /run/agentsbx-sandbox 2>/dev/null || true  # the sandbox command's default root
 if [ -d "$root" ] && [ -z "$(ls -A "$root" | grep -vx '.seccomp-cache')" ]; then
 	rm -rf "$root/.seccomp-cache" && rmdir "$root"
 fi

@@ -418,3 +418,46 @@ int cgroup_destroy(const char *path, enum cgroup_manager manager, bool force,
 		return cg2_destroy(h->v2_mnt, path, force, err);
 	return cg1_destroy(h, path, force, err);
 }
+
+/* The first pid in mnt/dir/cgroup.procs, or 0 (none, or no such cgroup). */
+static pid_t first_process(const char *mnt, const char *dir)
+{
+	_cleanup_free_ char *path = xasprintf("%s%s/cgroup.procs", mnt, dir);
+	FILE *f = fopen(path, "re");
+	long pid = 0;
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%ld", &pid) != 1)
+		pid = 0;
+	fclose(f);
+	return (pid_t)pid;
+}
+
+int cgroup_ancestor_with_processes(const char *path, char **which, pid_t *pid,
+				   struct error *err)
+{
+	const struct cg_host *h = cg_host_get(err);
+	const struct cg1_hier *mem;
+	const char *mnt;
+	_cleanup_free_ char *dir = NULL;
+
+	*which = NULL;
+	*pid = 0;
+	if (!h)
+		return -1;
+	/* one hierarchy is enough: a container's processes are in all */
+	mem = h->mode == CGROUP_MODE_V2 ? NULL : cg1_host_hier(h, CG1_MEMORY);
+	mnt = mem ? mem->mnt : h->v2_mnt;
+	if (!mnt || !path || path[0] != '/')
+		return 0;
+	dir = xstrdup(path);
+	for (char *slash = strrchr(dir, '/'); slash && slash != dir; slash = strrchr(dir, '/')) {
+		*slash = '\0'; /* the parent of what is left */
+		if ((*pid = first_process(mnt, dir))) {
+			*which = xstrdup(dir);
+			return 0;
+		}
+	}
+	return 0;
+}

@@ -144,6 +144,12 @@ int cgroup_place_self(struct cgroup_birth *b, struct error *err);
 int cgroup_enter(const char *path, enum cgroup_manager manager, pid_t pid,
 		 struct error *err);
 
+/* (cgroupfs) An existing ancestor of path, below the hierarchy's root,
+ * that holds processes itself (*which, heap, and one of them *pid), or
+ * *which NULL: a cgroup there would be charged to that one's limits. */
+int cgroup_ancestor_with_processes(const char *path, char **which, pid_t *pid,
+				   struct error *err);
+
 /* Apply new resources to a live cgroup (update). */
 int cgroup_update(const char *path, enum cgroup_manager manager,
 		  const struct oci_resources *res, struct error *err);

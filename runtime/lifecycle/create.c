@@ -173,6 +173,7 @@ static int prepare(struct ctx_decided *d, struct ctx_handles *h, struct ctx_reco
 	    ctx_prepare_seccomp(d, err) < 0 ||
 	    cgroup_resolve_path(d->spec.linux.cgroups_path, d->id, r->cgroup_manager,
 				&r->cgroup_path, err) < 0 ||
+	    policy_judge_cgroup(d, r, err) < 0 ||
 	    ctx_prepare_terminal(d, h, err) < 0 ||
 	    trampoline_memfd(&h->trampoline_fd, err) < 0 ||
 	    landlock_prepare(d, h, err) < 0)

@@ -189,28 +189,31 @@ static const bool host_ns_refused[NS_TYPE_MAX] = {
 	[NS_TIME] = true,
 };
 
-/* A kept network namespace (runtime/../spec/policy/policy_apply.c, the
- * network model) must be a pod's: another container's under this --root
- * (the pause's, for the containers of a pod; docker --network
- * container:X), or one no process is in yet (a pod's, made by CNI for
- * its pause).  Not some daemon's namespace with services on its lo. */
-static int judge_pod_netns(const struct ctx_decided *d, const struct ctx_handles *h,
+/* A joined namespace must be a pod's: another container's under this
+ * --root (the pause's, for the containers of a pod; docker --network
+ * container:X, --ipc container:X), or one no process is in yet (a pod's,
+ * made by CNI for its pause).  Not some daemon's namespace with services
+ * on its lo, nor the namespace of a container under another --root (a
+ * tenant of another engine: its processes, its shared memory, its
+ * hostname — found by the floor's oracle for pid, ipc and uts). */
+static int judge_shared_ns(const struct ctx_decided *d, const struct ctx_handles *h,
 			   const struct oci_namespace *ns, struct error *err)
 {
+	const char *name = ns_type_name(ns->type);
 	bool found;
 	pid_t user;
 
 	if (WEAK_NS_HOST)
 		return 0;
-	if (ns_of_container(d, h, NS_NETWORK, h->ns_fd[NS_NETWORK], &found, err) < 0)
+	if (ns_of_container(d, h, ns->type, h->ns_fd[ns->type], &found, err) < 0)
 		return -1;
 	if (found)
 		return 0;
-	if (ns_net_in_use(h, h->ns_fd[NS_NETWORK], &user, err) < 0)
+	if (ns_in_use(h, ns->type, h->ns_fd[ns->type], &user, err) < 0)
 		return -1;
 	if (user)
-		return error_set(err, "policy: linux.namespaces[network].path %s is neither the network namespace of a running container under --root %s nor an empty one (process %d is in it): refused by the policy (%s); no policy field allows it",
-				 ns->path, d->g->root, (int)user, d->policy.source);
+		return error_set(err, "policy: linux.namespaces[%s].path %s is neither the %s namespace of a running container under --root %s nor an empty one (process %d is in it): refused by the policy (%s); no policy field allows it",
+				 name, ns->path, name, d->g->root, (int)user, d->policy.source);
 	return 0;
 }
 
@@ -226,14 +229,14 @@ static int judge_namespace(const struct ctx_decided *d, const struct ctx_handles
 	if (ns->type == NS_NETWORK) {
 		if (d->decision.refuse_host_netns && d->ns_host[NS_NETWORK])
 			return policy_refuse_host_ns(&d->policy, NS_NETWORK, ns->path, err);
-		return judge_pod_netns(d, h, ns, err);
+		return judge_shared_ns(d, h, ns, err);
 	}
 	if (WEAK_NS_HOST)
 		return 0;
 	if (host_ns_refused[ns->type] && d->ns_host[ns->type])
 		return policy_refuse_host_ns(&d->policy, ns->type, ns->path, err);
 	if (ns->type != NS_MOUNT)
-		return 0;
+		return judge_shared_ns(d, h, ns, err);
 	/* pivot_root in a joined mount namespace replaces the root of every
 	 * process in it: only another container's (under this --root). */
 	if (ns_of_container(d, h, NS_MOUNT, h->ns_fd[NS_MOUNT], &found, err) < 0)
@@ -472,5 +475,22 @@ int policy_enforce(struct ctx_decided *d, const struct ctx_handles *h, struct er
 		return error_prefix(err, "after the policy (%s)", d->policy.source);
 	if (d->decision.stack_agent_seccomp)
 		return prepare_agent_seccomp(d, err);
+	return 0;
+}
+
+int policy_judge_cgroup(const struct ctx_decided *d, const struct ctx_record *r,
+			struct error *err)
+{
+	_cleanup_free_ char *which = NULL;
+	pid_t pid;
+
+	if (!d->policy_loaded || d->policy.mode != POLICY_ENFORCE ||
+	    r->cgroup_manager != CGROUP_MANAGER_FS || !r->cgroup_path)
+		return 0;
+	if (cgroup_ancestor_with_processes(r->cgroup_path, &which, &pid, err) < 0)
+		return -1;
+	if (which)
+		return error_set(err, "policy: linux.cgroupsPath %s is inside cgroup %s, which holds processes itself (process %d: another container's or a host service's): the container would be charged to its limits; refused by the policy (%s); no policy field allows it",
+				 r->cgroup_path, which, (int)pid, d->policy.source);
 	return 0;
 }

@@ -128,7 +128,8 @@ int ns_of_container(const struct ctx_decided *d, const struct ctx_handles *h,
 	return 0;
 }
 
-int ns_net_in_use(const struct ctx_handles *h, int fd, pid_t *user, struct error *err)
+int ns_in_use(const struct ctx_handles *h, enum ns_type t, int fd, pid_t *user,
+	      struct error *err)
 {
 	_cleanup_close_ int dfd = -1;
 	struct stat want, ns;
@@ -138,7 +139,7 @@ int ns_net_in_use(const struct ctx_handles *h, int fd, pid_t *user, struct error
 
 	*user = 0;
 	if (fstat(fd, &want) < 0)
-		return error_sys(err, "stat network namespace fd");
+		return error_sys(err, "stat %s namespace fd", ns_type_name(t));
 	dfd = openat(h->host_proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || !(d = fdopendir(dfd)))
 		return error_sys(err, "read /proc");
@@ -149,7 +150,7 @@ int ns_net_in_use(const struct ctx_handles *h, int fd, pid_t *user, struct error
 
 		if (pid <= 0 || *end)
 			continue;
-		snprintf(path, sizeof(path), "%ld/ns/net", pid);
+		snprintf(path, sizeof(path), "%ld/ns/%s", pid, ns_kinds[t].file);
 		/* A process gone in between is not in it. */
 		if (fstatat(h->host_proc_fd, path, &ns, 0) == 0 && same_object(&ns, &want))
 			*user = (pid_t)pid;

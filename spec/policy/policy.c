@@ -163,12 +163,12 @@ void policy_default(struct policy *p)
 	p->cpu_quota = 100000;
 	p->cpu_period = 100000;
 	/* No RLIMIT_CPU: it kills a long-running service after its CPU
-	 * seconds (issue 17); the cgroup cpu quota bounds the rate. */
+	 * seconds; the cgroup cpu quota bounds the rate. */
 	p->rlimit_cpu = 0;
 	p->rlimit_fsize = 32 * MiB;
 	p->rlimit_nofile = 1024;
 	p->ptys = 64;
-	/* nobody: container code is not host root (issue 12, row 13) */
+	/* nobody: container code is not host root when identities are off */
 	p->uid = (struct opt_u64){ true, 65534 };
 	/* ... and no two containers share a host uid: per-uid kernel limits
 	 * (inotify instances, pipe pages, RLIMIT_NPROC) and file ownership
@@ -660,8 +660,8 @@ static const struct {
 	{ "agent-seccomp-ioctl.json", agent_seccomp_ioctl_json },
 };
 
-/* weak-socket-proto (lib/weaken.h): socket() judged by family and type
- * only, as before issue 12: the protocol-0 rules lose their protocol test,
+/* weak-socket-proto (spec/policy/weak.h): socket() judged by family and type
+ * only, without the protocol argument: the protocol-0 rules lose their protocol test,
  * the other AF_INET/AF_INET6 rules go. */
 static void weaken_socket_proto(struct oci_seccomp *sc)
 {

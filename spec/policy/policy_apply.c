@@ -339,7 +339,9 @@ static void rule_limits(struct apply *a)
 
 	r->present = true;
 	r->has_memory = true;
-	cap_i64(a, &r->memory.limit, (int64_t)p->memory, "linux.resources.memory.limit", false);
+	/* 0 as -1: the cgroup code writes no limit for either (found by the
+	 * floor's oracle: memory.limit 0 left the memory cgroup unlimited) */
+	cap_i64(a, &r->memory.limit, (int64_t)p->memory, "linux.resources.memory.limit", true);
 	/* swap is memory+swap: equal to the limit means no swap at all. */
 	if (!r->memory.swap.set || r->memory.swap.v != r->memory.limit.v) {
 		swap_before = fmt_i64(&r->memory.swap);

@@ -257,11 +257,18 @@ static void rule_unified(struct str_map *u, struct policy_changes *ch)
 
 /* A value asked above the cap: refused naming the cap (onRequestAboveFloor
  * refuse), else capped.  Unlimited (0, -1) is capped quietly, as at create. */
+/* zero_unset: 0 is "not asked" (memory, cpu quota: an engine's update
+ * sends every resource, those not asked for as 0 — docker update --cpus
+ * 0.5 sends memory 0): left alone, never the cap in place of the limit
+ * the container has.  Else (pids) 0, as -1, is unlimited: capped. */
 static int cap_value(const struct policy *p, struct policy_changes *ch, struct opt_i64 *o,
-		     int64_t max, const char *field, const char *cap_field, struct error *err)
+		     int64_t max, const char *field, const char *cap_field, bool zero_unset,
+		     struct error *err)
 {
 	char from[32], to[32];
 
+	if (zero_unset && o->set && o->v == 0)
+		o->set = false;
 	if (!o->set || (o->v > 0 && o->v <= max))
 		return 0;
 	if (o->v > max && p->on_request == ON_REQUEST_REFUSE)
@@ -284,19 +291,24 @@ int policy_cap_update(const struct policy *p, struct oci_resources *r,
 	if (p->mode != POLICY_ENFORCE)
 		return 0;
 	if (r->has_memory) {
+		if (m->swap.set && m->swap.v == 0) /* not asked (see cap_value) */
+			m->swap.set = false;
+		if (m->limit.set && m->limit.v == 0)
+			m->limit.set = false;
 		if (m->swap.set && !m->limit.set)
 			return error_set(err, "policy: update of linux.resources.memory.swap without memory.limit: not allowed under enforce (the policy keeps swap equal to the limit; limits.memory)");
 		if (cap_value(p, ch, &m->limit, (int64_t)p->memory, "linux.resources.memory.limit",
-			      "memory", err) < 0 ||
+			      "memory", true, err) < 0 ||
 		    cap_value(p, ch, &m->kernel_tcp, (int64_t)p->memory,
-			      "linux.resources.memory.kernelTCP", "memory", err) < 0)
+			      "linux.resources.memory.kernelTCP", "memory", true, err) < 0)
 			return -1;
 		if (m->limit.set) {
 			m->swap = (struct opt_i64){ true, m->limit.v };
 			m->kernel_tcp = (struct opt_i64){ true, m->limit.v };
 		}
 	}
-	if (cap_value(p, ch, &r->pids_limit, p->pids, "linux.resources.pids.limit", "pids", err) < 0)
+	if (cap_value(p, ch, &r->pids_limit, p->pids, "linux.resources.pids.limit", "pids", false,
+		      err) < 0)
 		return -1;
 	if (r->has_cpu) {
 		if (c->period.set && c->period.v != p->cpu_period) {
@@ -308,7 +320,7 @@ int policy_cap_update(const struct policy *p, struct oci_resources *r,
 			c->period.v = p->cpu_period;
 		}
 		if (cap_value(p, ch, &c->quota, (int64_t)p->cpu_quota, "linux.resources.cpu.quota",
-			      "cpuQuota", err) < 0)
+			      "cpuQuota", true, err) < 0)
 			return -1;
 	}
 	if (p->default_devices_only && r->n_devices) {

@@ -358,6 +358,15 @@ static int judge_fs_type(struct mrules *a, size_t i, const struct oci_mount *m)
 		if (!strcmp(type, "proc") && strcmp(clean, "/proc"))
 			return error_set(a->err, "policy: mounts[%zu]: proc on %s: procfs is allowed by the policy (%s) only at /proc (where its maskedPaths and readonlyPaths apply)",
 					 i, m->destination, a->p->source);
+		/* the same for sysfs (found by the floor's oracle: sysfs on /data
+		 * had none of the /sys masks) and cgroupfs */
+		if (!strcmp(type, "sysfs") && strcmp(clean, "/sys"))
+			return error_set(a->err, "policy: mounts[%zu]: sysfs on %s: sysfs is allowed by the policy (%s) only at /sys (where its maskedPaths and readonlyPaths apply)",
+					 i, m->destination, a->p->source);
+		if ((!strcmp(type, "cgroup") || !strcmp(type, "cgroup2")) &&
+		    !policy_path_under(clean, "/sys/fs/cgroup"))
+			return error_set(a->err, "policy: mounts[%zu]: %s on %s: cgroupfs is allowed by the policy (%s) only under /sys/fs/cgroup (read-only there)",
+					 i, type, m->destination, a->p->source);
 		return 0;
 	}
 	return error_set(a->err, "policy: mounts[%zu]: filesystem type %s on %s is not allowed by the policy (%s); allowed: proc, sysfs, tmpfs, devpts, mqueue, cgroup, cgroup2, and bind mounts of host paths under bindPrefixes",
@@ -422,12 +431,31 @@ static int rule_idmap(struct mrules *a)
 	return 0;
 }
 
+/* Nothing is mounted over / itself: the root is the image the policy
+ * keeps read-only (under its writable layer), and a mount there would be
+ * what the process and every `exec` see instead (found by the floor's
+ * oracle: a bind of an allowed directory stacked read-write over the
+ * root). */
+static int rule_not_over_root(struct mrules *a)
+{
+	for (size_t i = 0; i < a->s->n_mounts; i++) {
+		const struct oci_mount *m = &a->s->mounts[i];
+		_cleanup_free_ char *dest = m->destination ? policy_clean_path(m->destination) : NULL;
+
+		if (dest && !strcmp(dest, "/"))
+			return error_set(a->err, "policy: mounts[%zu]: a %s mount on / would replace the container's root, the image the policy keeps read-only: refused by the policy (%s); no policy field allows it",
+					 i, m->type ? m->type : "bind", a->p->source);
+	}
+	return 0;
+}
+
 int policy_mounts_refuse(const struct policy *p, struct oci_spec *s,
 			 struct policy_changes *ch, struct error *err)
 {
 	struct mrules a = { .p = p, .s = s, .ch = ch, .err = err };
 
-	if (rule_idmap(&a) < 0 || rule_binds(&a) < 0 || rule_fs_types(&a) < 0)
+	if (rule_not_over_root(&a) < 0 || rule_idmap(&a) < 0 || rule_binds(&a) < 0 ||
+	    rule_fs_types(&a) < 0)
 		return -1;
 	return 0;
 }

@@ -24,6 +24,14 @@ for f in README.md docs/*.md; do
 	done
 done | grep . && bad=1
 
+# History belongs in commit messages, the why in comments; no cruft at the
+# root.
+hist=$(git grep -n -e 'issue [0-9]' -e 'CI of' -- '*.c' '*.h' 2>/dev/null)
+[ -z "$hist" ] || fail "history in product comments (say the why, the history goes to commit messages): $hist"
+for f in t1.py config.json; do
+	git ls-files --error-unmatch "$f" >/dev/null 2>&1 && fail "$f is tracked at the root (cruft)"
+done
+
 if ! "$bin" policy fields | diff -u docs/policy-fields.md - >/dev/null; then
 	fail "docs/policy-fields.md is not what \`agentsbx policy fields\` prints (make docs writes it)"
 fi

@@ -545,6 +545,16 @@ def test_policy_update_below_the_caps_is_applied(docker, policy):
         pids = docker("exec", cid, "sh", "-c",
                       cgroup_file("pids/pids.max", "pids.max")).ok().out.strip()
         assert pids == "50", pids
+        # each update sends every resource, the ones not asked for as 0:
+        # those are left as they are, never reset to the policy's caps
+        mem = docker("exec", cid, "sh", "-c",
+                     cgroup_file("memory/memory.limit_in_bytes", "memory.max")).ok().out.strip()
+        assert int(mem) == 100 << 20, "the --cpus update reset the memory limit: %s" % mem
+        quota = docker("exec", cid, "sh", "-c",
+                       "if [ -f /sys/fs/cgroup/cgroup.controllers ]; then cat /sys/fs/cgroup/cpu.max; "
+                       "else echo $(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us) "
+                       "$(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us); fi").ok().out.split()
+        assert int(quota[0]) * 2 == int(quota[1]), "the --pids-limit update reset the cpu: %s" % quota
     finally:
         docker("rm", "-f", cid)
 

@@ -22,4 +22,4 @@ def test_cgroup_behaviour_on_this_host(runtime, agentsbx_only):
     lines = out.splitlines()
     failed = [l for l in lines if l.startswith("FAIL")]
     assert not failed and rc == 0, "\n".join(failed) + "\n" + err[-2000:]
-    assert sum(l.startswith("ok ") for l in lines) == 13, out
+    assert sum(l.startswith("ok ") for l in lines) == 14, out

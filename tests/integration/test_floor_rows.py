@@ -259,3 +259,90 @@ def test_seccomp_listener_path_must_be_named_by_the_operator(penv, build):
         assert rc != 0 and "seccompListeners" in err, err
     finally:
         s.close()
+
+
+# ---- found by the oracle (tests/floor): a mount over / --------------------------------
+
+def test_no_mount_over_the_root(penv):
+    """A bind of an allowed directory on / stacked it read-write over the
+    image, where the process and every exec landed: refused, whatever the
+    source."""
+    d = penv.hostdir("over-root")
+    pol = policy_file(penv, {"extend": {"bindPrefixes": [d]}})
+    for typ, src, opts in (("bind", d, ["rbind", "rw"]), ("tmpfs", "tmpfs", ["size=1m"])):
+        spec = make_spec(["true"])
+        add_mount(spec, "/", typ, src, opts)
+        rc, _, err = run(penv, spec, extra=["--policy", pol])
+        assert rc != 0 and "would replace the container's root" in err, err
+
+
+@pytest.mark.parametrize("nstype,file", [("ipc", "ipc"), ("pid", "pid"), ("uts", "uts")])
+def test_another_tenants_namespace_is_not_joined(penv, nstype, file):
+    """Found by the oracle: the pid, ipc or uts namespace of a container
+    under another --root (another engine's tenant) could be joined; only
+    the network and mount ones were held to 'a container under this
+    --root, or an empty one'.  Now every joined namespace is."""
+    other_root = os.path.join(penv.tmp, "other-root")
+    os.makedirs(other_root, 0o700)
+    off = policy_file(penv, {"mode": "off"})
+    other = penv.make_bundle("other", spec=make_spec(["sleep", "60"]))
+    ocid = penv.new_id()
+    run_cmd([penv.runtime, "--root", other_root, "--policy", off, "create", "--bundle", other,
+             ocid], check=True, timeout=60)
+    try:
+        pid = json.loads(run_cmd([penv.runtime, "--root", other_root, "state", ocid],
+                                 check=True)[1])["pid"]
+        spec = make_spec(["true"])
+        for n in spec["linux"]["namespaces"]:
+            if n["type"] == nstype:
+                n["path"] = "/proc/%d/ns/%s" % (pid, file)
+        if nstype == "pid":
+            spec["linux"]["namespaces"] = [n for n in spec["linux"]["namespaces"]
+                                           if n["type"] != "pid"] + \
+                [{"type": "pid", "path": "/proc/%d/ns/pid" % pid}]
+        rc, _, err = run(penv, spec)
+        assert rc != 0, "joined another tenant's %s namespace" % nstype
+        assert "neither the %s namespace of a running container under --root" % nstype in err, err
+        # the same container under this --root: a pod's sibling, allowed
+        bundle = penv.make_bundle("sib-" + nstype, spec=make_spec(["sleep", "60"]))
+        sib = penv.track_id(penv.new_id())
+        run_cmd([penv.runtime, "--root", penv.root, "create", "--bundle", bundle, sib],
+                check=True, timeout=60)
+        spid = penv.state(sib)["pid"]
+        for n in spec["linux"]["namespaces"]:
+            if n["type"] == nstype:
+                n["path"] = "/proc/%d/ns/%s" % (spid, file)
+        rc, _, err = run(penv, spec)
+        assert rc == 0, err
+    finally:
+        run_cmd([penv.runtime, "--root", other_root, "delete", "--force", ocid])
+
+
+@pytest.mark.parametrize("typ,dest", [("sysfs", "/data"), ("cgroup", "/data"),
+                                      ("cgroup2", "/mnt/cg")])
+def test_sysfs_and_cgroupfs_only_in_their_place(penv, typ, dest):
+    """Found by the oracle: sysfs on /data had none of the /sys masks
+    (/sys/firmware, /sys/kernel/security ...); procfs was already held to
+    /proc for that reason.  sysfs only at /sys, cgroupfs under
+    /sys/fs/cgroup."""
+    spec = make_spec(["true"])
+    add_mount(spec, dest, typ, typ, ["ro", "nosuid", "nodev", "noexec"])
+    rc, _, err = run(penv, spec)
+    assert rc != 0 and "is allowed by the policy" in err and dest in err, err
+
+
+def test_no_cgroup_inside_another_tenants(penv):
+    """Found by the oracle: linux.cgroupsPath could name a cgroup inside
+    another container's (charged to its memory and pids limits, able to
+    have it OOM-killed); only a cgroup that itself held processes was
+    refused.  Now an ancestor holding processes is refused too."""
+    other = penv.make_bundle("victim", spec=make_spec(["sleep", "60"]))
+    vid = penv.track_id(penv.new_id())
+    penv.rt("create", "--bundle", other, vid)
+    with open("/proc/%d/cgroup" % penv.state(vid)["pid"]) as f:
+        vpath = [l.split(":", 2)[2].strip() for l in f
+                 if "memory" in l.split(":", 2)[1].split(",") or l.startswith("0::")][0]
+    spec = make_spec(["true"])
+    spec["linux"]["cgroupsPath"] = vpath + "/inside"
+    rc, _, err = run(penv, spec)
+    assert rc != 0 and "holds processes itself" in err, err

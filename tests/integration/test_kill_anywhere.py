@@ -125,12 +125,14 @@ def netns_holders(nss):
 
 def leftovers(env, cid, nss):
     """What is left of the container after delete --force (a short grace
-    for processes in the middle of exiting)."""
-    deadline = time.time() + 2
+    for processes in the middle of exiting, and for the namespaces they
+    hold: a SIGKILLed process leaves its namespaces only once it is gone,
+    which a loaded host can take a while to get to)."""
+    deadline = time.time() + 5
     while True:
         reap_orphans()
         procs = descendants()
-        if not procs or time.time() > deadline:
+        if (not procs and not netns_holders(nss)) or time.time() > deadline:
             break
         time.sleep(0.02)
     left = []

@@ -161,6 +161,10 @@ def test_sibling_in_shared_pidns_cannot_grab(penv, build):
             spec["linux"]["namespaces"] = [
                 {"type": "pid", "path": "/proc/%d/ns/pid" % pid_a}
                 if n["type"] == "pid" else n for n in spec["linux"]["namespaces"]]
+            # a pod's containers share its identity (one uid: the pod's),
+            # as CRI's annotation says: the kernel's uid checks let B at
+            # A's processes, and the Landlock domain is what stops it
+            spec["annotations"] = {"io.kubernetes.cri.sandbox-id": cid_a}
         time.sleep(0.3)
         cid_b, log = _watcher(penv, runtime, "sibling",
                               ["--target", "sleep", "--timeout", "2", "--stay"],

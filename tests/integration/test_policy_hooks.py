@@ -239,18 +239,56 @@ def test_hook_in_another_mount_namespace_is_refused(penv, build):
     assert "not what is at %s" % tool in err, err
 
 
-def test_allowed_binary_with_ld_preload_is_refused(penv):
+def env_script(d, name="env.sh"):
+    """#!/bin/sh script: write its argv and LD_PRELOAD into "$1"."""
+    path = os.path.join(d, name)
+    with open(path, "w") as f:
+        f.write('#!/bin/sh\necho "args=$* preload=$LD_PRELOAD" > "$1"\n')
+    os.chmod(path, 0o755)
+    return path
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_allowed_binary_with_ld_preload_is_refused(penv, build):
     """Row 2: the binary is allowed, its environment chooses what it
-    loads: any LD_* entry is refused whatever the rules say."""
+    loads: any LD_* entry is refused whatever the rules say.  Weak build
+    "hook-prefixes" (hooks not judged as commands): the host-root process
+    runs with the author's LD_PRELOAD."""
+    runtime = pick_runtime(build, "hook-prefixes")
     d = allowed_dir(penv)
-    script = marker_script(d)
+    script = env_script(d)
     mark = os.path.join(penv.hostdir("host"), "ran")
     pol = policy_file(penv, {"hookRules": [rule(script, [script, "*"], env=["*"])]})
     spec = hook_spec("prestart", script, [script, mark])
-    spec["hooks"]["prestart"][0]["env"] = ["LD_PRELOAD=/tmp/evil.so"]
-    rc, _, err = run_bundle(penv, spec, extra=["--policy", pol])
+    spec["hooks"]["prestart"][0]["env"] = ["LD_PRELOAD=/nonexistent/evil.so"]
+    rc, _, err = run_bundle(penv, spec, runtime=runtime, extra=["--policy", pol])
+    if build == "weak":
+        with open(mark) as f:
+            assert "preload=/nonexistent/evil.so" in f.read(), "weak build: no LD_PRELOAD"
+        return
     assert rc != 0 and not os.path.exists(mark), err
     assert "LD_" in err, err
+
+
+@pytest.mark.parametrize("build", BUILDS)
+def test_allowed_binary_with_the_authors_argv_is_refused(penv, build):
+    """Row 3's class: the binary is the operator's, the argv the author's
+    (dockerd's --pidfile, -H, --config-file): a rule names the argv's shape
+    too, and an argv outside it is refused.  Weak build: it runs with the
+    author's argv on the host, as root."""
+    runtime = pick_runtime(build, "hook-prefixes")
+    d = allowed_dir(penv)
+    script = env_script(d)
+    mark = os.path.join(penv.hostdir("host"), "ran")
+    pol = policy_file(penv, {"hookRules": [rule(script, [script, "/only/this/file"])]})
+    spec = hook_spec("prestart", script, [script, mark, "--pidfile", "/etc/victim"])
+    rc, _, err = run_bundle(penv, spec, runtime=runtime, extra=["--policy", pol])
+    if build == "weak":
+        with open(mark) as f:
+            assert "--pidfile /etc/victim" in f.read(), "weak build: not run with that argv"
+        return
+    assert rc != 0 and not os.path.exists(mark), err
+    assert "hooks.prestart[0]" in err and "hookRules" in err, err
 
 
 @pytest.mark.parametrize("args", [

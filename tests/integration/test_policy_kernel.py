@@ -279,3 +279,13 @@ def test_v1_tcp_memory_beyond_the_limit_is_said(penv):
     warned = [l for l in lines if l["action"] == "warning"
               and l["field"] == "linux.resources.memory.kernelTCP"]
     assert warned and "not a bound" in warned[0]["to"], lines
+
+
+def test_memory_limit_zero_is_capped(penv):
+    """linux.resources.memory.limit 0 is no limit to the cgroup code (as
+    -1): the policy caps it, as a missing one (found by tests/floor)."""
+    def zero(spec):
+        spec["linux"]["resources"] = {"memory": {"limit": 0, "kernelTCP": 1 << 40}}
+    rc, out, err = run_sh(penv, "cat /sys/fs/cgroup/memory/memory.limit_in_bytes 2>/dev/null || "
+                          "cat /sys/fs/cgroup/memory.max", spec_changes=zero)
+    assert int(out.strip()) == 256 * MiB, out

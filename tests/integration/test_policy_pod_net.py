@@ -33,7 +33,7 @@ from test_policy_namespaces import HostProcess
 pytestmark = pytest.mark.usefixtures("agentsbx_only")
 
 PROBE = ("for ip in 11.99.0.1 169.254.169.254 10.99.0.1; do "
-         "  r=$(nc -w 2 $ip 8080 </dev/null 2>/dev/null); echo \"$ip=${r:-blocked}\"; "
+         "  r=$(nc -w 5 $ip 8080 </dev/null 2>/dev/null); echo \"$ip=${r:-blocked}\"; "
          "done; ip -4 -o addr show | grep -c 11.99.0.2")
 
 

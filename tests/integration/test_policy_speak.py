@@ -243,7 +243,10 @@ def test_engine_defaults_are_tightened_quietly_and_logged(penv, engine):
     lines = audit_lines(cid)
     rules = {l["rule"] for l in lines}
     assert {"capabilities", "limits", "seccomp"} <= rules, lines
-    assert all(l["action"] == "applied" and l["applied"] for l in lines), lines
+    # (and on a cgroup v1 host the warning that TCP socket memory is not
+    # bounded by the memory limit there: not applied, said)
+    assert all((l["action"] == "applied" and l["applied"]) or
+               (l["action"] == "warning" and l["from"] == "cgroup v1") for l in lines), lines
     assert all(l["engine"] == engine for l in lines), lines
     caps = [l for l in lines if l["field"] == "process.capabilities.bounding"][0]
     assert "CAP_CHOWN" in caps["from"] and caps["to"] == "(none)"
@@ -643,7 +646,7 @@ def test_docker_data_root_elsewhere_is_explained(penv):
 # ---- list fields: a key replaces the default list, "extend" adds to it ---------------
 
 LIST_FIELDS = [
-    ("denyCidrs", "198.18.0.0/15"),
+    ("denyCidrs", "11.98.0.0/16"),
     ("maskedPaths", "/proc/driver"),
     ("readonlyPaths", "/proc/sysvipc"),
     ("bindPrefixes", "/srv/docker/containers"),

@@ -461,6 +461,23 @@ static void test_update_capped(void **state)
 	assert_false(r.pids_limit.set);
 	assert_int_equal(ch.len, 0);
 
+	/* An engine's update sends what it does not change as 0 (docker
+	 * update --cpus 0.5: memory 0, swap 0): left alone, not the cap in
+	 * place of the container's own lower limit.  pids 0 is unlimited. */
+	memset(&r, 0, sizeof(r));
+	r.present = r.has_memory = r.has_cpu = true;
+	r.memory.limit = (struct opt_i64){ true, 0 };
+	r.memory.swap = (struct opt_i64){ true, 0 };
+	r.cpu.quota = (struct opt_i64){ true, 0 };
+	r.cpu.period = (struct opt_u64){ true, 100000 };
+	r.pids_limit = (struct opt_i64){ true, 0 };
+	assert_int_equal(policy_cap_update(&p, &r, &ch, &err), 0);
+	assert_false(r.memory.limit.set);
+	assert_false(r.memory.swap.set);
+	assert_false(r.cpu.quota.set);
+	assert_int_equal(r.pids_limit.v, 128);
+	policy_changes_free(&ch);
+
 	/* Swap alone would lift the no-swap floor. */
 	memset(&r, 0, sizeof(r));
 	r.present = r.has_memory = true;

@@ -7,140 +7,56 @@
  * after it.  The child is a clone of the parent's memory, so everything
  * that can be computed (parsed mount flags, capability sets, compiled
  * seccomp) is computed once in the parent and only applied in the child.
+ * The context is in parts by phase and owner (context.h); each step below
+ * takes the parts it reads, const, and those it writes.
  */
 
-#include <signal.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include "../lib/error.h"
-#include "../spec/policy/policy.h"
-#include "../spec/spec.h"
-#include "init/caps.h"
-#include "container.h"
-#include "init/mounts.h"
-#include "seccomp/seccomp.h"
-#include "lifecycle/state.h"
-#include "egress/egress.h"
+#include "context.h"
 #include "init/sync.h"
 
-/* The egress proxy's sockets, as the init sends them (egress_spawn.c). */
-struct egress_fds {
-	struct egress_listeners l;
-};
-
-struct container_ctx {
-	const struct global_opts *g;
-	const struct create_opts *opts;
-	struct oci_spec *spec;
-	const char *id;
-	char *bundle; /* absolute */
-	char *rootfs; /* absolute */
-
-	int rootfs_fd;	     /* O_PATH|O_DIRECTORY of the rootfs, opened by parent */
-	int host_proc_fd;    /* the runtime's /proc, checked to be procfs */
-	int listener_fd;     /* linux.seccomp.listenerPath judged (O_PATH), or -1 */
-	int root_fd;	     /* --root, made if missing (ctx_open_root) */
-	char *seccomp_cache; /* --root/.seccomp-cache */
-	int state_dir_fd;    /* --root/ID, locked */
-	int fifo_fd;	     /* exec.fifo, O_RDWR: init reads start's byte */
-	int done_fd;	     /* exec.done, O_RDWR: closed by init's execve */
-	int sync_parent;     /* the parent's end of the socketpair */
-	int sync_child;	     /* the child's end */
-	int console_sock;    /* --console-socket, connected; -1 if none */
-	int console_peer;    /* foreground run: our end of the console pair */
-	int trampoline_fd;   /* the sealed exec trampoline (trampoline.h) */
-	int landlock_fd;     /* a ruleset to enter, or -1 (landlock.h) */
-	int own_pidns_fd;    /* our pid/time namespaces for children, when */
-	int own_timens_fd;   /* ns_join_before_clone() changes them */
-	bool foreground;     /* run without --detach: we stay to proxy and wait */
-	bool state_dir_made;
-	int listen_fds;	      /* LISTEN_FDS passed through (socket activation) */
-	bool locked_down;     /* credentials and seccomp already applied */
-	bool is_exec;	      /* exec: a process joining, not the init */
-	bool restore_sigmask; /* the child restores saved_sigmask (run) */
-	sigset_t saved_sigmask;
-	char *config_json; /* the bytes of config.json, saved in the state dir */
-	size_t config_len;
-
-	struct mount_plan mounts;
-	struct caps_plan caps;
-	struct seccomp_prog seccomp;
-	bool has_seccomp;
-	struct policy policy; /* the policy in force */
-	/* A directory of the runtime's own that this container's binds may
-	 * come from besides the policy's bindPrefixes: the agent front door's
-	 * workspace (a session's files).  Set by runtime/ code only, never from
-	 * a spec or a flag. */
-	const char *own_bind_prefix;
-	const char *exec_bundle; /* exec: the container's bundle (its state) */
-	bool policy_loaded;
-	struct policy_decision decision;
-	/* the policy's agent filters, stacked after the spec's */
-	struct seccomp_prog agent_seccomp[POLICY_AGENT_FILTERS];
-	bool has_agent_seccomp;
-	unsigned long clone_flags;	/* namespaces created by clone() */
-	unsigned long unshare_after_go; /* created by the child (cgroup ns) */
-	bool new_userns;
-	/* linux.namespaces[].path opened once (ns_judge.c): the fd joined,
-	 * -1 if none; and whether it is the host's (ours or PID 1's). */
-	int ns_fd[NS_TYPE_MAX];
-	bool ns_host[NS_TYPE_MAX];
-	char *exec_path;       /* args[0] resolved in the container's PATH */
-	char *home;	       /* HOME from the container's /etc/passwd, if unset */
-	bool proc_fallback_ok; /* trampoline_proc_fallback_ok(), asked early */
-	bool cwd_open;	       /* cwd_fd: process.cwd resolved, not yet entered */
-	int cwd_fd;
-	bool fds_ready; /* process_prepare_fds() done */
-
-	char *cgroup_path;
-	enum cgroup_manager cgroup_manager;
-	bool cgroup_created;
-	struct cgroup_birth cg_birth; /* the new process's way into it */
-	struct egress_fds egress;     /* the proxy's sockets, as the init sends them */
-
-	pid_t pid;
-	unsigned long long start_time;
-	char *created;
-	char *state_json; /* for hooks' stdin */
-	/* Renders state_json with this status: set by the lifecycle (ctx_init),
-	 * called by the init, which knows no state format of its own. */
-	void (*render_state_json)(struct container_ctx *c, enum container_status status);
-};
-
 /* lifecycle/ctx.c: the context, and what create and exec share. */
-void ctx_init(struct container_ctx *c, const struct global_opts *g,
-	      const struct create_opts *o);
-void ctx_release(struct container_ctx *c);
+void container_ctx_init(struct container_ctx *c, const struct global_opts *g,
+			const struct create_opts *o);
+void container_ctx_release(struct container_ctx *c);
 /* The state as it is now, borrowing the context's strings. */
-void ctx_state(const struct container_ctx *c, enum container_status status,
-	       struct container_state *st);
-/* c->state_json for hooks and the seccomp listener, with this status. */
-void ctx_update_state_json(struct container_ctx *c, enum container_status status);
+void ctx_state(const struct ctx_decided *d, const struct ctx_record *r,
+	       enum container_status status, struct container_state *st);
+/* r->state_json for hooks and the seccomp listener, with this status. */
+void ctx_update_state_json(const struct ctx_decided *d, struct ctx_record *r,
+			   enum container_status status);
 /* Shared by create and exec: --root (once), the spec's seccomp filter from
  * the cache, the console socket or our own pty pair, the pid file. */
-int ctx_open_root(struct container_ctx *c, struct error *err);
-int ctx_prepare_seccomp(struct container_ctx *c, struct error *err);
-int ctx_prepare_terminal(struct container_ctx *c, struct error *err);
+int ctx_open_root(struct ctx_decided *d, struct ctx_handles *h, struct error *err);
+int ctx_prepare_seccomp(struct ctx_decided *d, struct error *err);
+int ctx_prepare_terminal(const struct ctx_decided *d, struct ctx_handles *h,
+			 struct error *err);
 int write_pid_file(const char *path, pid_t pid, struct error *err);
 
 /* lifecycle/create.c */
 int create_container(struct container_ctx *c, struct error *err);
-/* lifecycle/lifecycle.c: `start` of the container c just created (run),
+/* lifecycle/lifecycle.c: `start` of the container just created (run),
  * from what create knows: no state or spec read back from disk. */
-int container_start_ctx(struct container_ctx *c, struct error *err);
+int container_start_ctx(const struct ctx_decided *d, const struct ctx_handles *h,
+			const struct ctx_record *r, struct error *err);
 
-/* policy/enforce.c: load the policy and apply it to c->spec. */
-int policy_enforce(struct container_ctx *c, struct error *err);
+/* policy/enforce.c: load the policy and apply it to d->spec. */
+int policy_enforce(struct ctx_decided *d, const struct ctx_handles *h, struct error *err);
 /* runtime/policy/engine_dirs.c: the engine's directories for this
  * container (containerd's CRI dirs under its state and root, dockerd's
- * data-root) join c->policy.bind_prefixes (create, and exec from the
+ * data-root) join d->policy.bind_prefixes (create, and exec from the
  * state's bundle). */
-int policy_add_engine_dirs(struct container_ctx *c, struct error *err);
+int policy_add_engine_dirs(struct ctx_decided *d, const struct ctx_handles *h,
+			   struct error *err);
 /* After the rootfs and the joined namespaces are open, before anything is
- * written: judge them (the host's namespaces, a host root) under enforce. */
-int policy_judge_objects(struct container_ctx *c, struct error *err);
+ * written: judge them (the host's namespaces, a host root) under enforce;
+ * the seccomp listener judged is opened into h->listener_fd. */
+int policy_judge_objects(const struct ctx_decided *d, struct ctx_handles *h,
+			 struct error *err);
 /* init/egress_net.c: in the container's own network namespace (egress by
  * name): the route to lo, the redirect, the proxy's sockets to the parent. */
 int egress_net_setup(const struct policy *p, const char *id, int sync_fd, struct error *err);
@@ -163,20 +79,21 @@ int egress_fds_take(struct egress_fds *e, const struct policy *p, int fd, long l
 		    bool *complete, struct error *err);
 int egress_proxy_spawn(const struct egress_spawn *s, struct egress_fds *fds, struct error *err);
 void egress_proxy_stop(int state_dir_fd, const char *id);
-/* policy/identity.c: under identities (c->decision.identity), a host uid
+/* policy/identity.c: under identities (d->decision.identity), a host uid
  * and gid of the container's own (its pod's), recorded in its state
  * directory and written into process.user: create, once the state
  * directory is there; exec, the one create recorded; delete gives it back. */
-int identity_take(struct container_ctx *c, struct error *err);
-int identity_apply_exec(struct container_ctx *c, int state_dir_fd, struct error *err);
+int identity_take(struct ctx_decided *d, const struct ctx_handles *h, struct error *err);
+int identity_apply_exec(struct ctx_decided *d, int state_dir_fd, struct error *err);
 int identity_of(int state_dir_fd, uint32_t *uid, struct error *err);
 void identity_release(int state_dir_fd, const char *id);
 /* policy/enforce.c: under enforce, the cgroup the container would get is
  * not inside one that holds processes itself (another tenant's, a host
  * service's: it would be charged to that one's limits). */
-int policy_judge_cgroup(struct container_ctx *c, struct error *err);
+int policy_judge_cgroup(const struct ctx_decided *d, const struct ctx_record *r,
+			struct error *err);
 /* A refusal into the policy's audit log (policy/audit_log.h). */
-void policy_audit_refusal(struct container_ctx *c, const struct error *err);
+void policy_audit_refusal(const struct ctx_decided *d, const struct error *err);
 
 /* netfilter.c: the container's own egress table in the current netns:
  * no new outbound connection (inbound_only), or the policy's denyCidrs
@@ -186,33 +103,38 @@ int netfilter_install_egress(const struct policy *p, bool inbound_only, const ch
 /* A joined netns that gets the table: noted in the state dir before the
  * clone, checked to be init's after it, the table removed at delete.
  * Also opens libnftables (before the clone) when egress rules are due. */
-int netfilter_note_joined_netns(struct container_ctx *c, struct error *err);
-int netfilter_check_joined_netns(struct container_ctx *c, struct error *err);
+int netfilter_note_joined_netns(const struct ctx_decided *d, const struct ctx_handles *h,
+				struct error *err);
+int netfilter_check_joined_netns(const struct ctx_handles *h, const struct ctx_record *r,
+				 struct error *err);
 int netfilter_remove_egress(int state_dir_fd, const char *id, struct error *err);
 /* Remove every interface but lo from the current netns. */
 int netfilter_only_loopback(struct error *err);
 
 /* namespaces.c */
-int ns_prepare(struct container_ctx *c, struct error *err);
-int ns_join_before_clone(struct container_ctx *c, struct error *err);
-int ns_write_id_maps(struct container_ctx *c, struct error *err);
+int ns_prepare(struct ctx_decided *d, struct error *err);
+int ns_join_before_clone(const struct ctx_decided *d, struct ctx_handles *h,
+			 struct error *err);
+int ns_write_id_maps(const struct ctx_decided *d, const struct ctx_handles *h,
+		     const struct ctx_record *r, struct error *err);
 /* "containerID hostID size" lines into /proc/PID/FILE (uid_map, gid_map)
  * through proc_fd, a checked procfs. */
 int ns_write_id_map(int proc_fd, pid_t pid, const char *file,
 		    const struct oci_id_mapping *m, size_t n, struct error *err);
-int ns_child_join(struct container_ctx *c, struct error *err);
-int ns_child_after_go(struct container_ctx *c, struct error *err);
+int ns_child_join(const struct ctx_decided *d, struct ctx_handles *h, struct error *err);
+int ns_child_after_go(const struct ctx_decided *d, const struct ctx_handles *h,
+		      struct ctx_init *i, struct error *err);
 int ns_fork_into_pid_namespace(int sync_fd, struct error *err);
 /* ns_fork_into_pid_namespace for the container init (its host pid noted). */
-int ns_fork_init(struct container_ctx *c, struct error *err);
-int ns_loopback_up(struct container_ctx *c, struct error *err);
+int ns_fork_init(const struct ctx_handles *h, struct ctx_init *i, struct error *err);
+int ns_loopback_up(const struct ctx_decided *d, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
 /* ns_clone, but with clone3(CLONE_INTO_CGROUP) when cgroup_fd >= 0: the
  * child is born in that cgroup (*born_in); on a kernel without it, a
  * plain clone (*born_in false: the caller moves the child). */
 int ns_clone_into(unsigned long flags, int cgroup_fd, pid_t *pid,
 		  bool *born_in, struct error *err);
-void ns_restore_after_clone(struct container_ctx *c);
+void ns_restore_after_clone(const struct ctx_handles *h);
 
 /* rootless.c: created by an unprivileged caller (no CAP_SETUID on the
  * host); the id maps of the new user namespace: our own ids directly, any
@@ -220,67 +142,80 @@ void ns_restore_after_clone(struct container_ctx *c);
 bool rootless_caller(void);
 /* newuidmap and newgidmap are there: maps beyond the caller's own ids. */
 bool rootless_can_map_more(void);
-int rootless_write_id_maps(struct container_ctx *c, struct error *err);
+int rootless_write_id_maps(const struct ctx_decided *d, const struct ctx_handles *h,
+			   const struct ctx_record *r, struct error *err);
 
-/* ns_judge.c: namespace files judged as kernel objects. */
+/* policy/ns_owner.c: namespace files judged as kernel objects. */
 /* Open path once: it must be an nsfs file of type t. */
 int ns_open_file(const char *path, enum ns_type t, int *out, struct error *err);
 /* fd is the runtime's own namespace of type t, or PID 1's. */
 int ns_fd_is_host(int fd, int proc_fd, enum ns_type t, bool *host,
 		  struct error *err);
-/* Every linux.namespaces[].path into c->ns_fd/ns_host. */
-int ns_open_joined(struct container_ctx *c, struct error *err);
-void ns_close_joined(struct container_ctx *c);
+/* Every linux.namespaces[].path into h->ns_fd and d->ns_host. */
+int ns_open_joined(struct ctx_decided *d, struct ctx_handles *h, struct error *err);
+void ns_close_joined(struct ctx_handles *h);
 /* fd is the namespace of type t of a live container under --root. */
-int ns_of_container(struct container_ctx *c, enum ns_type t, int fd, bool *found,
-		    struct error *err);
+int ns_of_container(const struct ctx_decided *d, const struct ctx_handles *h,
+		    enum ns_type t, int fd, bool *found, struct error *err);
 /* *user: a process in the namespace fd of type t (0: none, an empty
  * namespace such as the one CNI made for a pod). */
-int ns_in_use(struct container_ctx *c, enum ns_type t, int fd, pid_t *user, struct error *err);
+int ns_in_use(const struct ctx_handles *h, enum ns_type t, int fd, pid_t *user,
+	      struct error *err);
 
-/* child.c: runs in the container init, never returns. */
-__attribute__((noreturn)) void child_main(struct container_ctx *c);
+/* child.c: runs in the container init, never returns.  It writes its own
+ * part and its copies of the handles, never what was decided or recorded. */
+__attribute__((noreturn)) void child_main(const struct ctx_decided *d,
+					  const struct ctx_record *r, struct ctx_handles *h,
+					  struct ctx_init *i);
 
 /* rootfs.c: mounts, pivot_root, masked/readonly paths (in the child). */
-int rootfs_prepare_mounts(struct container_ctx *c, struct error *err);
+int rootfs_prepare_mounts(const struct ctx_decided *d, const struct ctx_record *r,
+			  struct ctx_handles *h, struct ctx_init *i, struct error *err);
 /* The rootfs opened by path in the child's mount namespace (the parent's
  * fd belongs to the parent's).  In a new mount namespace, a copy of the
  * parent's, it must be the directory the parent opened and judged; in a
  * joined one (another container's) the path is read there, as runc
  * reads it. */
-int rootfs_open_judged(const struct container_ctx *c, int *out, struct stat *st,
-		       struct error *err);
-int rootfs_finalize(struct container_ctx *c, struct error *err);
+int rootfs_open_judged(const struct ctx_decided *d, const struct ctx_handles *h, int *out,
+		       struct stat *st, struct error *err);
+int rootfs_finalize(const struct ctx_decided *d, struct ctx_handles *h,
+		    const struct ctx_init *i, struct error *err);
 int rootfs_enter_init_root(pid_t init, bool joined_mnt, struct error *err);
-int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,
+int rootfs_mount_cgroup(const struct ctx_decided *d, const struct ctx_record *r, int rootfd,
 			const struct mount_entry *e, struct error *err);
 
 /* devices.c */
 /* In the parent, before anything is made: every linux.devices[].path is
  * under /dev with no ".." (the child checks where it resolves, too). */
 int devices_check_paths(const struct oci_spec *spec, struct error *err);
-int devices_setup(struct container_ctx *c, struct error *err);
+int devices_setup(const struct ctx_decided *d, const struct ctx_handles *h,
+		  struct error *err);
 
 /* process.c: the last steps before execve (in the child). */
-int process_resolve_exec(struct container_ctx *c, struct error *err);
-int process_resolve_home(struct container_ctx *c, struct error *err);
-int process_setup_early(struct container_ctx *c, struct error *err);
-int process_apply_credentials(struct container_ctx *c, struct error *err);
-int process_open_cwd(struct container_ctx *c, struct error *err);
-int process_prepare_fds(struct container_ctx *c, struct error *err);
-__attribute__((noreturn)) void process_exec(struct container_ctx *c);
-int process_load_seccomp(struct container_ctx *c, int *listener, struct error *err);
-void process_report_start_failure(struct container_ctx *c, const struct error *err);
+int process_resolve_exec(const struct ctx_decided *d, struct ctx_init *i, struct error *err);
+int process_resolve_home(const struct ctx_decided *d, struct ctx_init *i, struct error *err);
+int process_setup_early(const struct ctx_decided *d, const struct ctx_handles *h,
+			struct error *err);
+int process_apply_credentials(const struct ctx_decided *d, struct ctx_init *i,
+			      struct error *err);
+int process_open_cwd(const struct ctx_decided *d, struct ctx_init *i, struct error *err);
+int process_prepare_fds(const struct ctx_decided *d, struct ctx_handles *h,
+			struct ctx_init *i, struct error *err);
+__attribute__((noreturn)) void process_exec(const struct ctx_decided *d, struct ctx_handles *h,
+					    struct ctx_init *i);
+int process_load_seccomp(const struct ctx_decided *d, struct ctx_init *i, int *listener,
+			 struct error *err);
+void process_report_start_failure(const struct ctx_handles *h, const struct error *err);
 int process_set_rlimits(const struct oci_process *p, struct error *err);
 int mempolicy_apply(const struct oci_spec *spec, struct error *err);
 int process_cpu_affinity(const char *list, const char *field, struct error *err);
-int process_setup_exec(struct container_ctx *c, struct error *err);
+int process_setup_exec(const struct ctx_decided *d, struct error *err);
 
 /* sysctl/hostname in the child; procfs checks. */
 int proc_check_fd(int fd, const char *what, struct error *err);
-int sysctl_apply(struct container_ctx *c, struct error *err);
+int sysctl_apply(const struct ctx_decided *d, const struct ctx_handles *h, struct error *err);
 /* In the parent, in every mode: no net.* (ipc) sysctl into a joined host
  * network (ipc) namespace, no hostname into a joined host uts one. */
-int sysctl_check_host_namespaces(const struct container_ctx *c, struct error *err);
+int sysctl_check_host_namespaces(const struct ctx_decided *d, struct error *err);
 
 #endif

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The container init, from clone() to execve().  Its work is one ordered
- * list of steps, each a function with one job; a failing step's error goes
- * to the parent over the sync socket (or, after `create` has returned, to
- * the container's stderr) and the init exits.
+ * list of steps (setup_steps, start_steps), each a function with one job
+ * that takes the parts of the context it reads, const, and those it
+ * writes (context.h); a failing step's error goes to the parent over the
+ * sync socket (or, after `create` has returned, to the container's stderr)
+ * and the init exits.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,19 +27,15 @@
 #include "landlock.h"
 #include "terminal.h"
 
-struct child_step {
-	const char *name;
-	int (*run)(struct container_ctx *c, struct error *err);
-};
-
-static int step_wait_go(struct container_ctx *c, struct error *err)
+static int step_wait_go(const struct ctx_decided *d, struct ctx_handles *h,
+			struct ctx_init *i, struct error *err)
 {
 	long long pid;
 	/* A rootless runtime writes the id maps of our new user namespace
 	 * itself, which it may only while we are dumpable (/proc/PID/uid_map
 	 * of a non-dumpable process is root's): so it waits until GO, when
 	 * the maps are written.  Before GO nothing of the container runs. */
-	bool late = c->new_userns && rootless_caller();
+	bool late = d->new_userns && rootless_caller();
 
 	/* Until its execve this process is the runtime's image: nothing in the
 	 * container (a shared pid namespace) may open its /proc/PID/exe or
@@ -47,19 +45,19 @@ static int step_wait_go(struct container_ctx *c, struct error *err)
 	/* Die with the runtime while it sets us up; cleared at READY. */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
-	close(c->sync_parent);
-	c->sync_parent = -1;
+	close(h->sync_parent);
+	h->sync_parent = -1;
 	/* The flock of the state directory belongs to the runtime process:
 	 * a copy kept here would hold it for the container's lifetime. */
-	close(c->state_dir_fd);
-	c->state_dir_fd = -1;
-	if (c->restore_sigmask)
-		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
-	if (sync_expect_value(c->sync_child, SYNC_GO, &pid, err) < 0)
+	close(h->state_dir_fd);
+	h->state_dir_fd = -1;
+	if (d->restore_sigmask)
+		sigprocmask(SIG_SETMASK, &d->saved_sigmask, NULL);
+	if (sync_expect_value(h->sync_child, SYNC_GO, &pid, err) < 0)
 		return -1;
 	if (late && !WEAK_DUMPABLE && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
-	c->pid = (pid_t)pid;
+	i->host_pid = (pid_t)pid;
 	/* Nodes and files are created with the modes we give them. */
 	umask(0);
 	return 0;
@@ -67,136 +65,135 @@ static int step_wait_go(struct container_ctx *c, struct error *err)
 
 /* Into the cgroup the runtime made (cgroup.h: v1's tasks files; on
  * cgroup2 the init was born there), before anything can fork. */
-static int step_cgroup(struct container_ctx *c, struct error *err)
+static int step_cgroup(struct ctx_handles *h, struct error *err)
 {
-	return cgroup_place_self(&c->cg_birth, err);
+	return cgroup_place_self(&h->cg_birth, err);
 }
 
-static int step_runtime_hooks(struct container_ctx *c, struct error *err)
+static int step_runtime_hooks(const struct ctx_decided *d, const struct ctx_handles *h,
+			      struct error *err)
 {
-	if (!c->spec->hooks[HOOK_PRESTART].len &&
-	    !c->spec->hooks[HOOK_CREATE_RUNTIME].len)
+	if (!d->spec.hooks[HOOK_PRESTART].len &&
+	    !d->spec.hooks[HOOK_CREATE_RUNTIME].len)
 		return 0;
-	if (sync_send(c->sync_child, SYNC_RUN_HOOKS, NULL, err) < 0)
+	if (sync_send(h->sync_child, SYNC_RUN_HOOKS, NULL, err) < 0)
 		return -1;
-	return sync_expect(c->sync_child, SYNC_HOOKS_DONE, err);
+	return sync_expect(h->sync_child, SYNC_HOOKS_DONE, err);
+}
+
+/* The hooks of kind k that run in the container's namespaces, given the
+ * state with its pid as seen there (1 in a new pid namespace), as runc
+ * gives them: rendered by the lifecycle's callback. */
+static int run_container_side_hooks(const struct ctx_decided *d, const struct ctx_record *r,
+				    enum hook_kind k, enum container_status status,
+				    struct error *err)
+{
+	_cleanup_free_ char *state = r->render_state_json(d, r, getpid(), status);
+
+	return hooks_run(&d->spec.hooks[k], k, state, err);
 }
 
 /* In the container's mount namespace, before pivot_root. */
-/* The state for hooks that run in the container's namespaces: its pid as
- * seen there (1 in a new pid namespace), as runc gives them. */
-static void container_side_state_json(struct container_ctx *c,
-				      enum container_status status)
+static int step_create_container_hooks(const struct ctx_decided *d, const struct ctx_record *r,
+				       struct error *err)
 {
-	pid_t host_pid = c->pid;
+	int rc = 0;
 
-	c->pid = getpid();
-	c->render_state_json(c, status);
-	c->pid = host_pid;
-}
-
-static int step_create_container_hooks(struct container_ctx *c, struct error *err)
-{
-	int r = 0;
-
-	if (c->spec->hooks[HOOK_CREATE_CONTAINER].len) {
-		container_side_state_json(c, STATUS_CREATING);
-		r = hooks_run(&c->spec->hooks[HOOK_CREATE_CONTAINER],
-			      HOOK_CREATE_CONTAINER, c->state_json, err);
-	}
+	if (d->spec.hooks[HOOK_CREATE_CONTAINER].len)
+		rc = run_container_side_hooks(d, r, HOOK_CREATE_CONTAINER, STATUS_CREATING, err);
 	/* The host files create judged the hooks on: not the container's. */
 	hooks_unpin();
-	return r;
+	return rc;
 }
 
 /* A session keyring of the container's own, so that keys of the caller's
  * session are not reachable from inside (unless --no-new-keyring). */
-static int step_session_keyring(struct container_ctx *c, struct error *err)
+static int step_session_keyring(const struct ctx_decided *d, struct error *err)
 {
 	_cleanup_free_ char *name = NULL;
 
-	if (c->opts->no_new_keyring)
+	if (d->opts->no_new_keyring)
 		return 0;
-	name = xasprintf("_ses.%s", c->id);
+	name = xasprintf("_ses.%s", d->id);
 	if (syscall(SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, name) < 0 && errno != ENOSYS)
 		return error_sys(err, "join a new session keyring");
 	return 0;
 }
 
-static int step_egress_filter(struct container_ctx *c, struct error *err)
+static int step_egress_filter(const struct ctx_decided *d, struct error *err)
 {
-	if (!c->decision.egress_filter)
+	if (!d->decision.egress_filter)
 		return 0;
-	return netfilter_install_egress(&c->policy, c->decision.inbound_only, c->id, err);
+	return netfilter_install_egress(&d->policy, d->decision.inbound_only, d->id, err);
 }
 
 /* No network: whatever a prestart/createRuntime/createContainer hook put
  * in the namespace goes (Docker configures its bridge network that way). */
-static int step_only_loopback(struct container_ctx *c, struct error *err)
+static int step_only_loopback(const struct ctx_decided *d, struct error *err)
 {
-	if (!c->decision.only_loopback)
+	if (!d->decision.only_loopback)
 		return 0;
 	return netfilter_only_loopback(err);
 }
 
-static int step_egress_names(struct container_ctx *c, struct error *err)
+static int step_egress_names(const struct ctx_decided *d, const struct ctx_handles *h,
+			     struct error *err)
 {
-	if (!c->decision.egress_proxy)
+	if (!d->decision.egress_proxy)
 		return 0;
-	return egress_net_setup(&c->policy, c->id, c->sync_child, err);
+	return egress_net_setup(&d->policy, d->id, h->sync_child, err);
 }
 
-static int step_hostname(struct container_ctx *c, struct error *err)
+static int step_hostname(const struct ctx_decided *d, struct error *err)
 {
-	const char *h = c->spec->hostname, *d = c->spec->domainname;
+	const char *host = d->spec.hostname, *domain = d->spec.domainname;
 
-	if (h && sethostname(h, strlen(h)) < 0)
-		return error_sys(err, "set hostname %s", h);
+	if (host && sethostname(host, strlen(host)) < 0)
+		return error_sys(err, "set hostname %s", host);
 	/* kernel.domainname in linux.sysctl wins over the field, as in runc
 	 * (which writes the sysctls after the names). */
-	if (str_map_get(&c->spec->linux.sysctl, "kernel.domainname"))
-		d = NULL;
-	if (d && setdomainname(d, strlen(d)) < 0)
-		return error_sys(err, "set domainname %s", d);
+	if (str_map_get(&d->spec.linux.sysctl, "kernel.domainname"))
+		domain = NULL;
+	if (domain && setdomainname(domain, strlen(domain)) < 0)
+		return error_sys(err, "set domainname %s", domain);
 	return 0;
 }
 
-static int step_ready(struct container_ctx *c, struct error *err)
+static int step_ready(struct ctx_handles *h, struct error *err)
 {
 	if (prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
-	if (sync_send(c->sync_child, SYNC_READY, NULL, err) < 0)
+	if (sync_send(h->sync_child, SYNC_READY, NULL, err) < 0)
 		return -1;
-	close(c->sync_child);
-	c->sync_child = -1;
+	close(h->sync_child);
+	h->sync_child = -1;
 	return 0;
 }
 
 /* Block until `start` writes to exec.fifo (opened O_RDWR by the parent, so
  * that neither side's open ever blocks). */
-static int step_wait_start(struct container_ctx *c, struct error *err)
+static int step_wait_start(struct ctx_handles *h, struct error *err)
 {
 	char b;
 	ssize_t n;
 
 	do
-		n = read(c->fifo_fd, &b, 1);
+		n = read(h->fifo_fd, &b, 1);
 	while (n < 0 && errno == EINTR);
 	if (n != 1)
 		return error_sys(err, "wait for start on exec.fifo");
-	close(c->fifo_fd);
-	c->fifo_fd = -1;
+	close(h->fifo_fd);
+	h->fifo_fd = -1;
 	return 0;
 }
 
-static int step_start_container_hooks(struct container_ctx *c, struct error *err)
+static int step_start_container_hooks(const struct ctx_decided *d, const struct ctx_record *r,
+				      struct error *err)
 {
-	if (!c->spec->hooks[HOOK_START_CONTAINER].len)
+	if (!d->spec.hooks[HOOK_START_CONTAINER].len)
 		return 0;
-	container_side_state_json(c, STATUS_CREATED);
 	hooks_set_cwd(NULL); /* the bundle is not in the container's view */
-	return hooks_run(&c->spec->hooks[HOOK_START_CONTAINER],
-			 HOOK_START_CONTAINER, c->state_json, err);
+	return run_container_side_hooks(d, r, HOOK_START_CONTAINER, STATUS_CREATED, err);
 }
 
 /*
@@ -216,132 +213,140 @@ static int step_start_container_hooks(struct container_ctx *c, struct error *err
  * chdir + getcwd when openat2 is refused.  On an error: write (exec.done,
  * the log, stderr), exit_group.
  */
-static int step_seccomp_before_creds(struct container_ctx *c, struct error *err)
+static int step_seccomp_before_creds(const struct ctx_decided *d, struct ctx_handles *h,
+				     struct ctx_init *i, struct error *err)
 {
 	int listener = -1;
 
-	if (c->locked_down)
+	if (i->locked_down)
 		return 0;
-	if (process_open_cwd(c, err) < 0)
+	if (process_open_cwd(d, i, err) < 0)
 		return -1;
-	if (c->spec->process.no_new_privileges)
+	if (d->spec.process.no_new_privileges)
 		return 0;
-	if (process_prepare_fds(c, err) < 0)
+	if (process_prepare_fds(d, h, i, err) < 0)
 		return -1;
-	return process_load_seccomp(c, &listener, err);
+	return process_load_seccomp(d, i, &listener, err);
 }
 
-/* After the last mount and hook, before the container's code: a Landlock
- * domain of the container's own (landlock.h).  The listener path (locked
- * down before READY) enters it there. */
-static int step_landlock(struct container_ctx *c, struct error *err)
+static int step_credentials(const struct ctx_decided *d, struct ctx_init *i,
+			    struct error *err)
 {
-	return landlock_enter(c, err);
-}
-
-static int step_credentials(struct container_ctx *c, struct error *err)
-{
-	if (c->locked_down)
+	if (i->locked_down)
 		return 0;
-	return process_apply_credentials(c, err);
+	return process_apply_credentials(d, i, err);
 }
 
 /*
  * A seccomp notify listener must reach listenerPath while the runtime is
  * still there to send it, so such a container is locked down (credentials,
  * then the filter) before READY, as runc does, and the fd goes to the
- * parent.  Without a listener, the filter waits for the last step.
+ * parent.  Without a listener, the filter waits for the last step.  (No
+ * filter is loaded before this step: has_seccomp is still the decision.)
  */
-static int step_seccomp_listener(struct container_ctx *c, struct error *err)
+static int step_seccomp_listener(const struct ctx_decided *d, struct ctx_handles *h,
+				 struct ctx_init *i, struct error *err)
 {
 	int listener = -1;
 
-	if (!c->has_seccomp || !c->seccomp.needs_listener)
+	if (!d->has_seccomp || !d->seccomp.needs_listener)
 		return 0;
-	if (c->spec->hooks[HOOK_START_CONTAINER].len)
+	if (d->spec.hooks[HOOK_START_CONTAINER].len)
 		return error_set(err, "linux.seccomp: a notify listener together with startContainer hooks is not supported");
-	if (landlock_enter(c, err) < 0 || process_open_cwd(c, err) < 0)
+	if (landlock_enter(d, h, err) < 0 || process_open_cwd(d, i, err) < 0)
 		return -1;
-	if (!c->spec->process.no_new_privileges &&
-	    process_load_seccomp(c, &listener, err) < 0)
+	if (!d->spec.process.no_new_privileges &&
+	    process_load_seccomp(d, i, &listener, err) < 0)
 		return -1;
-	if (process_apply_credentials(c, err) < 0)
+	if (process_apply_credentials(d, i, err) < 0)
 		return -1;
-	if (c->spec->process.no_new_privileges &&
-	    process_load_seccomp(c, &listener, err) < 0)
+	if (d->spec.process.no_new_privileges &&
+	    process_load_seccomp(d, i, &listener, err) < 0)
 		return -1;
-	c->locked_down = true;
+	i->locked_down = true;
 	if (listener < 0)
 		return error_set(err, "linux.seccomp: the filter gave no notify listener");
-	if (sync_send_fd(c->sync_child, SYNC_SECCOMP_FD, listener, err) < 0)
+	if (sync_send_fd(h->sync_child, SYNC_SECCOMP_FD, listener, err) < 0)
 		return -1;
 	close(listener);
-	return sync_expect(c->sync_child, SYNC_GO, err);
+	return sync_expect(h->sync_child, SYNC_GO, err);
 }
 
-static int step_session(struct container_ctx *c, struct error *err)
+static int step_session(const struct ctx_decided *d, struct error *err)
 {
 	/* Its own session, even without a terminal: no TIOCSTI into the
 	 * caller's terminal (CVE-2017-5226). */
-	if (!c->spec->process.terminal && !WEAK_SETSID && setsid() < 0)
+	if (!d->spec.process.terminal && !WEAK_SETSID && setsid() < 0)
 		return error_sys(err, "setsid");
 	return 0;
 }
 
-static const struct child_step setup_steps[] = {
-	{ "wait for the runtime", step_wait_go },
-	{ "cgroup", step_cgroup },
-	{ "join namespaces", ns_child_join },
-	{ "enter new namespaces", ns_child_after_go },
-	{ "loopback", ns_loopback_up },
-	{ "egress filter", step_egress_filter },
-	{ "session keyring", step_session_keyring },
-	{ "mounts", rootfs_prepare_mounts },
-	{ "prestart and createRuntime hooks", step_runtime_hooks },
-	{ "createContainer hooks", step_create_container_hooks },
-	{ "network policy", step_only_loopback },
-	{ "egress by name", step_egress_names },
-	{ "sysctl", sysctl_apply },
-	{ "process attributes", process_setup_early },
-	{ "root filesystem", rootfs_finalize },
-	{ "hostname", step_hostname },
-	{ "session", step_session },
-	{ "terminal", terminal_setup_child },
-	{ "executable", process_resolve_exec },
-	{ "home directory", process_resolve_home },
-	{ "seccomp notify listener", step_seccomp_listener },
-	{ "ready", step_ready },
-};
+/* Until READY, in this order.  Each step is given the parts it reads
+ * (const) and writes: d what was decided, r what the lifecycle recorded,
+ * h the handles (this process's copies), i the init's own. */
+static int setup_steps(const struct ctx_decided *d, const struct ctx_record *r,
+		       struct ctx_handles *h, struct ctx_init *i, struct error *err)
+{
+	if (step_wait_go(d, h, i, err) < 0 ||
+	    step_cgroup(h, err) < 0 ||
+	    ns_child_join(d, h, err) < 0 ||	   /* the joined namespaces */
+	    ns_child_after_go(d, h, i, err) < 0 || /* the new ones made now */
+	    ns_loopback_up(d, err) < 0 ||
+	    step_egress_filter(d, err) < 0 ||
+	    step_session_keyring(d, err) < 0 ||
+	    rootfs_prepare_mounts(d, r, h, i, err) < 0 ||
+	    step_runtime_hooks(d, h, err) < 0 || /* prestart, createRuntime */
+	    step_create_container_hooks(d, r, err) < 0 ||
+	    step_only_loopback(d, err) < 0 || /* the network policy */
+	    step_egress_names(d, h, err) < 0 ||
+	    sysctl_apply(d, h, err) < 0 ||
+	    process_setup_early(d, h, err) < 0 || /* the process's attributes */
+	    rootfs_finalize(d, h, i, err) < 0 ||  /* masks, pivot_root */
+	    step_hostname(d, err) < 0 ||
+	    step_session(d, err) < 0 ||
+	    terminal_setup_child(d, h, err) < 0 ||
+	    process_resolve_exec(d, i, err) < 0 ||
+	    process_resolve_home(d, i, err) < 0 ||
+	    step_seccomp_listener(d, h, i, err) < 0 ||
+	    step_ready(h, err) < 0)
+		return -1;
+	return 0;
+}
 
-static const struct child_step start_steps[] = {
-	{ "wait for start", step_wait_start },
-	{ "startContainer hooks", step_start_container_hooks },
-	{ "landlock", step_landlock },
-	{ "seccomp", step_seccomp_before_creds },
-	{ "credentials", step_credentials },
-};
+/* After `start`, in this order, up to process_exec. */
+static int start_steps(const struct ctx_decided *d, const struct ctx_record *r,
+		       struct ctx_handles *h, struct ctx_init *i, struct error *err)
+{
+	if (step_wait_start(h, err) < 0 ||
+	    step_start_container_hooks(d, r, err) < 0 ||
+	    /* After the last mount and hook, before the container's code: a
+	     * Landlock domain of the container's own (landlock.h).  The
+	     * listener path (locked down before READY) entered it there. */
+	    landlock_enter(d, h, err) < 0 ||
+	    step_seccomp_before_creds(d, h, i, err) < 0 ||
+	    step_credentials(d, i, err) < 0)
+		return -1;
+	return 0;
+}
 
-void child_main(struct container_ctx *c)
+void child_main(const struct ctx_decided *d, const struct ctx_record *r,
+		struct ctx_handles *h, struct ctx_init *i)
 {
 	struct error err;
 
 	error_clear(&err);
-	for (size_t i = 0; i < sizeof(setup_steps) / sizeof(setup_steps[0]); i++) {
-		if (setup_steps[i].run(c, &err) < 0) {
-			struct error ignored;
-			if (c->sync_child >= 0)
-				sync_send(c->sync_child, SYNC_ERROR, &err, &ignored);
-			_exit(1);
-		}
+	if (setup_steps(d, r, h, i, &err) < 0) {
+		struct error ignored;
+		if (h->sync_child >= 0)
+			sync_send(h->sync_child, SYNC_ERROR, &err, &ignored);
+		_exit(1);
 	}
-	for (size_t i = 0; i < sizeof(start_steps) / sizeof(start_steps[0]); i++) {
-		if (start_steps[i].run(c, &err) < 0) {
-			process_report_start_failure(c, &err);
-			log_error("%s", err.msg);
-			if (log_get_fd() != STDERR_FILENO)
-				dprintf(STDERR_FILENO, "agentsbx: %s\n", err.msg);
-			_exit(127);
-		}
+	if (start_steps(d, r, h, i, &err) < 0) {
+		process_report_start_failure(h, &err);
+		log_error("%s", err.msg);
+		if (log_get_fd() != STDERR_FILENO)
+			dprintf(STDERR_FILENO, "agentsbx: %s\n", err.msg);
+		_exit(127);
 	}
-	process_exec(c);
+	process_exec(d, h, i);
 }

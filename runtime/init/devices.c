@@ -144,7 +144,7 @@ static int open_made_node(int dirfd, const char *base, const struct oci_device *
 
 /* mknod a node in its parent directory inside the container's /dev, then
  * mode and owner on the node's own fd. */
-static int mknod_device(struct container_ctx *c, const struct oci_device *d,
+static int mknod_device(const struct ctx_handles *h, const struct oci_device *d,
 			mode_t perm, struct error *err)
 {
 	const char *base;
@@ -153,7 +153,7 @@ static int mknod_device(struct container_ctx *c, const struct oci_device *d,
 	mode_t type = device_type_mode(d->type);
 	dev_t dev = d->type == 'p' ? 0 : makedev(d->major, d->minor);
 
-	if (open_device_parent(c->rootfs_fd, d->path, &dirfd, &base, err) < 0)
+	if (open_device_parent(h->rootfs_fd, d->path, &dirfd, &base, err) < 0)
 		return -1;
 	if (mknodat(dirfd, base, type | perm, dev) < 0) {
 		if (errno != EEXIST)
@@ -169,7 +169,7 @@ static int mknod_device(struct container_ctx *c, const struct oci_device *d,
 	/* chmod through the fd (the runtime's procfs): fchmod() refuses an
 	 * O_PATH fd, and fchmodat() on the name would follow a symlink. */
 	snprintf(fdp, sizeof(fdp), "self/fd/%d", node);
-	if (fchmodat(c->host_proc_fd, fdp, perm, 0) < 0)
+	if (fchmodat(h->host_proc_fd, fdp, perm, 0) < 0)
 		return error_sys(err, "chmod %s", d->path);
 	if ((d->uid.set || d->gid.set) &&
 	    fchownat(node, "", d->uid.set ? (uid_t)d->uid.v : (uid_t)-1,
@@ -228,15 +228,15 @@ static int bind_device(int rootfd, const struct oci_device *d,
 	return 0;
 }
 
-static int create_device(struct container_ctx *c, const struct oci_device *d,
-			 mode_t default_perm, struct error *err)
+static int create_device(const struct ctx_decided *dec, const struct ctx_handles *h,
+			 const struct oci_device *d, mode_t default_perm, struct error *err)
 {
 	mode_t perm = d->file_mode.set ? (mode_t)(d->file_mode.v & 07777) : default_perm;
 
 	/* No mknod in a user namespace, made or joined: the host's node. */
-	if (c->new_userns || spec_find_namespace(c->spec, NS_USER))
-		return bind_device(c->rootfs_fd, d, err);
-	return mknod_device(c, d, perm, err);
+	if (dec->new_userns || spec_find_namespace(&dec->spec, NS_USER))
+		return bind_device(h->rootfs_fd, d, err);
+	return mknod_device(h, d, perm, err);
 }
 
 static bool spec_has_device(const struct oci_spec *spec, const char *path)
@@ -248,11 +248,11 @@ static bool spec_has_device(const struct oci_spec *spec, const char *path)
 }
 
 /* A bind mount of the host's /dev replaces all of this, as in runc. */
-static bool dev_is_bind_mounted(const struct container_ctx *c)
+static bool dev_is_bind_mounted(const struct mount_plan *mounts)
 {
-	for (size_t i = 0; i < c->mounts.len; i++)
-		if (c->mounts.items[i].kind == MOUNT_KIND_BIND &&
-		    !strcmp(c->mounts.items[i].spec->destination, "/dev"))
+	for (size_t i = 0; i < mounts->len; i++)
+		if (mounts->items[i].kind == MOUNT_KIND_BIND &&
+		    !strcmp(mounts->items[i].spec->destination, "/dev"))
 			return true;
 	return false;
 }
@@ -278,25 +278,26 @@ static int create_links(int rootfd, bool has_pts, struct error *err)
 	return 0;
 }
 
-int devices_setup(struct container_ctx *c, struct error *err)
+int devices_setup(const struct ctx_decided *d, const struct ctx_handles *h,
+		  struct error *err)
 {
-	const struct oci_spec *spec = c->spec;
+	const struct oci_spec *spec = &d->spec;
 	bool has_pts = false;
 
-	for (size_t i = 0; i < c->mounts.len; i++)
-		if (!strcmp(c->mounts.items[i].spec->destination, "/dev/pts"))
+	for (size_t i = 0; i < d->mounts.len; i++)
+		if (!strcmp(d->mounts.items[i].spec->destination, "/dev/pts"))
 			has_pts = true;
-	if (dev_is_bind_mounted(c))
+	if (dev_is_bind_mounted(&d->mounts))
 		return 0;
 	for (size_t i = 0; i < spec->linux.n_devices; i++) {
-		if (create_device(c, &spec->linux.devices[i], 0600, err) < 0)
+		if (create_device(d, h, &spec->linux.devices[i], 0600, err) < 0)
 			return error_prefix(err, "linux.devices[%zu]", i);
 	}
 	for (size_t i = 0; i < sizeof(default_devices) / sizeof(default_devices[0]); i++) {
 		if (spec_has_device(spec, default_devices[i].path))
 			continue;
-		if (create_device(c, &default_devices[i], 0666, err) < 0)
+		if (create_device(d, h, &default_devices[i], 0666, err) < 0)
 			return -1;
 	}
-	return create_links(c->rootfs_fd, has_pts, err);
+	return create_links(h->rootfs_fd, has_pts, err);
 }

@@ -38,31 +38,31 @@ struct ll_ruleset_attr {
 };
 
 /* The policy asks for isolation, and nothing the spec grants needs mount. */
-static bool wanted(const struct container_ctx *c)
+static bool wanted(const struct ctx_decided *d)
 {
-	if (!c->policy_loaded || c->policy.mode != POLICY_ENFORCE)
+	if (!d->policy_loaded || d->policy.mode != POLICY_ENFORCE)
 		return false;
 	/* No process.capabilities: every capability. */
-	if (c->caps.set && !(c->caps.bounding & (1ULL << CAP_SYS_ADMIN)))
+	if (d->caps.set && !(d->caps.bounding & (1ULL << CAP_SYS_ADMIN)))
 		return true;
 	log_warn("policy: CAP_SYS_ADMIN is granted (the policy's capabilities allow it): no Landlock domain for %s, which would refuse it mount; the container's code of the same uid can open /proc/PID/mem and /proc/PID/fd of exec'd processes once they run",
-		 c->is_exec ? "the exec'd process" : "the container");
+		 d->is_exec ? "the exec'd process" : "the container");
 	return false;
 }
 
-int landlock_prepare(struct container_ctx *c, struct error *err)
+int landlock_prepare(const struct ctx_decided *d, struct ctx_handles *h, struct error *err)
 {
 	struct ll_ruleset_attr attr = { .handled_access_fs = LL_ACCESS_FS_MAKE_BLOCK };
 	long abi;
 	int fd;
 
-	if (!wanted(c) || WEAK_EXEC_LANDLOCK)
+	if (!wanted(d) || WEAK_EXEC_LANDLOCK)
 		return 0;
 	abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
 	if (abi < 0 && (errno == ENOSYS || errno == EOPNOTSUPP)) {
 		log_warn("Landlock is not available on this kernel (%s): %s processes are not walled off; the container's code of the same uid can open /proc/PID/mem, /proc/PID/fd and environ of exec'd processes once they run (the runtime phase stays non-dumpable)",
 			 errno == ENOSYS ? "not built in" : "disabled at boot (lsm=)",
-			 c->is_exec ? "exec'd" : "the container's");
+			 d->is_exec ? "exec'd" : "the container's");
 		return 0;
 	}
 	if (abi < 0)
@@ -70,17 +70,17 @@ int landlock_prepare(struct container_ctx *c, struct error *err)
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
 	if (fd < 0)
 		return error_sys(err, "landlock_create_ruleset");
-	c->landlock_fd = fd; /* O_CLOEXEC, as every Landlock fd */
+	h->landlock_fd = fd; /* O_CLOEXEC, as every Landlock fd */
 	return 0;
 }
 
-int landlock_enter(struct container_ctx *c, struct error *err)
+int landlock_enter(const struct ctx_decided *d, struct ctx_handles *h, struct error *err)
 {
-	int fd = c->landlock_fd;
+	int fd = h->landlock_fd;
 
 	if (fd < 0)
 		return 0;
-	c->landlock_fd = -1;
+	h->landlock_fd = -1;
 	/* Allowed with no_new_privs or CAP_SYS_ADMIN in the current user
 	 * namespace: both callers still hold the latter. */
 	if (syscall(SYS_landlock_restrict_self, fd, 0) < 0) {
@@ -88,7 +88,7 @@ int landlock_enter(struct container_ctx *c, struct error *err)
 		close(fd);
 		errno = e;
 		return error_sys(err, "landlock_restrict_self: a Landlock domain of its own for the %s",
-				 c->is_exec ? "exec'd process" : "container init");
+				 d->is_exec ? "exec'd process" : "container init");
 	}
 	close(fd);
 	return 0;

@@ -27,16 +27,17 @@
 
 #include "../../lib/error.h"
 
-struct container_ctx;
+struct ctx_decided;
+struct ctx_handles;
 
-/* In the parent, before clone(): c->landlock_fd gets a ruleset when the
+/* In the parent, before clone(): h->landlock_fd gets a ruleset when the
  * process should have a domain (enforce, no CAP_SYS_ADMIN asked for), or
  * stays -1 (with a warning naming the lost protection when the kernel has
  * no Landlock). */
-int landlock_prepare(struct container_ctx *c, struct error *err);
+int landlock_prepare(const struct ctx_decided *d, struct ctx_handles *h, struct error *err);
 
-/* In the child: enter a new domain from c->landlock_fd (no-op if -1), and
+/* In the child: enter a new domain from h->landlock_fd (no-op if -1), and
  * close the ruleset. */
-int landlock_enter(struct container_ctx *c, struct error *err);
+int landlock_enter(const struct ctx_decided *d, struct ctx_handles *h, struct error *err);
 
 #endif

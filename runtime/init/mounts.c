@@ -240,7 +240,6 @@ static int prepare_entry(const struct oci_mount *m, size_t idx,
 			 struct error *err)
 {
 	e->spec = m;
-	e->tree = -1;
 	e->kind = kind_from_type(m->type);
 	if (parse_options(m, idx, e, err) < 0)
 		return -1;
@@ -412,18 +411,18 @@ static int weak_check_by_name(const struct mount_entry *e, size_t idx,
  * under it reaches the host's mount namespace.  A bind's own propagation
  * option (rshared...) is set after it is attached (rootfs.c): a peer
  * group of the container's own. */
-static int set_tree_propagation(const struct mount_entry *e, unsigned long rootfs_prop,
+static int set_tree_propagation(const struct mount_entry *e, int tree, unsigned long rootfs_prop,
 				struct error *err)
 {
 	if (!(rootfs_prop & MS_REC) && WEAK_BIND_PROPAGATION)
 		return 0;
-	return mounts_setattr(e->tree, true, 0, 0, (rootfs_prop & MS_SLAVE) ? MS_SLAVE : MS_PRIVATE,
+	return mounts_setattr(tree, true, 0, 0, (rootfs_prop & MS_SLAVE) ? MS_SLAVE : MS_PRIVATE,
 			      e->spec->destination, err);
 }
 
 /* The mount's own maps, or the container's (validate.c made sure there is
  * a user namespace then). */
-static int apply_idmap(const struct mount_entry *e, size_t idx,
+static int apply_idmap(const struct mount_entry *e, int tree, size_t idx,
 		       const struct oci_spec *spec, struct error *err)
 {
 	const struct oci_mount *m = e->spec;
@@ -435,32 +434,33 @@ static int apply_idmap(const struct mount_entry *e, size_t idx,
 			      own ? m->gid_mappings : spec->linux.gid_mappings,
 			      own ? m->n_gid_mappings : spec->linux.n_gid_mappings,
 			      &userns, err) < 0 ||
-	    idmap_apply(e->tree, userns, e->idmap_recursive, e->source, err) < 0)
+	    idmap_apply(tree, userns, e->idmap_recursive, e->source, err) < 0)
 		return error_prefix(err, "mounts[%zu]", idx);
 	return 0;
 }
 
 /* The judged source cloned (open_tree): the tree the child attaches. */
-static int clone_bind_tree(struct mount_entry *e, size_t idx, int fd, unsigned long rootfs_prop,
-			   const struct oci_spec *spec, struct error *err)
+static int clone_bind_tree(const struct mount_entry *e, int *tree, size_t idx, int fd,
+			   unsigned long rootfs_prop, const struct oci_spec *spec,
+			   struct error *err)
 {
-	e->tree = (int)open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
-	if (e->tree < 0)
+	*tree = (int)open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | (e->recursive ? AT_RECURSIVE : 0));
+	if (*tree < 0)
 		return error_sys(err, "mounts[%zu]: clone bind mount source %s", idx, e->source);
-	if (e->idmap && apply_idmap(e, idx, spec, err) < 0)
+	if (e->idmap && apply_idmap(e, *tree, idx, spec, err) < 0)
 		return -1;
 	/* Plain flags (ro, nosuid, ...) apply to the top mount, r* options to
 	 * every mount below it, as runc and crun do. */
-	if (set_tree_propagation(e, rootfs_prop, err) < 0 ||
-	    mounts_setattr(e->tree, false, ms_flags_to_attr(e->flags), 0, 0,
+	if (set_tree_propagation(e, *tree, rootfs_prop, err) < 0 ||
+	    mounts_setattr(*tree, false, ms_flags_to_attr(e->flags), 0, 0,
 			   e->spec->destination, err) < 0 ||
-	    mounts_setattr(e->tree, true, e->attr_set, e->attr_clr, 0,
+	    mounts_setattr(*tree, true, e->attr_set, e->attr_clr, 0,
 			   e->spec->destination, err) < 0)
 		return error_prefix(err, "mounts[%zu]", idx);
 	return 0;
 }
 
-static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long rootfs_prop,
+static int open_bind_source(struct mount_entry *e, int *tree, size_t idx, unsigned long rootfs_prop,
 			    const struct oci_spec *spec, const struct mount_policy *pol,
 			    struct error *err)
 {
@@ -493,7 +493,7 @@ static int open_bind_source(struct mount_entry *e, size_t idx, unsigned long roo
 		      judge_prefixes(e, idx, &o, pol, err) < 0 ||
 		      judge_writable(e, idx, fd, pol, err) < 0))
 		goto out;
-	r = clone_bind_tree(e, idx, fd, rootfs_prop, spec, err);
+	r = clone_bind_tree(e, tree, idx, fd, rootfs_prop, spec, err);
 out:
 	judged_close(&o);
 	return r;
@@ -511,15 +511,20 @@ static int check_proc_dest(const struct mount_entry *e, size_t idx, struct error
 
 int mounts_prepare(const struct oci_spec *spec, const char *bundle,
 		   const struct mount_policy *pol, struct mount_plan *plan,
-		   struct error *err)
+		   struct mount_trees *trees, struct error *err)
 {
 	memset(plan, 0, sizeof(*plan));
+	memset(trees, 0, sizeof(*trees));
 	plan->rootfs_propagation =
 		rootfs_propagation_flags(spec->linux.rootfs_propagation);
 	if (!plan->rootfs_propagation)
 		return error_set(err, "linux.rootfsPropagation: unknown value \"%s\"",
 				 spec->linux.rootfs_propagation);
 	plan->items = xcalloc(spec->n_mounts, sizeof(*plan->items));
+	trees->fd = xcalloc(spec->n_mounts, sizeof(*trees->fd));
+	trees->len = spec->n_mounts;
+	for (size_t i = 0; i < trees->len; i++)
+		trees->fd[i] = -1;
 	for (size_t i = 0; i < spec->n_mounts; i++) {
 		struct mount_entry *e = &plan->items[i];
 
@@ -527,20 +532,21 @@ int mounts_prepare(const struct oci_spec *spec, const char *bundle,
 		e->no_sysfs_target = pol != NULL;
 		if (prepare_entry(&spec->mounts[i], i, bundle, e, err) < 0 ||
 		    check_proc_dest(e, i, err) < 0 ||
-		    (e->kind == MOUNT_KIND_BIND && open_bind_source(e, i, plan->rootfs_propagation, spec, pol, err) < 0)) {
-			mounts_free(plan);
+		    (e->kind == MOUNT_KIND_BIND &&
+		     open_bind_source(e, &trees->fd[i], i, plan->rootfs_propagation, spec, pol, err) < 0)) {
+			mounts_free(plan, trees);
 			return error_prefix(err, "config.json");
 		}
 	}
 	return 0;
 }
 
-void mounts_close_trees(struct mount_plan *plan)
+void mounts_close_trees(struct mount_trees *trees)
 {
-	for (size_t i = 0; i < plan->len; i++)
-		if (plan->items[i].tree >= 0) {
-			close(plan->items[i].tree);
-			plan->items[i].tree = -1;
+	for (size_t i = 0; i < trees->len; i++)
+		if (trees->fd[i] >= 0) {
+			close(trees->fd[i]);
+			trees->fd[i] = -1;
 		}
 }
 
@@ -565,9 +571,11 @@ int mounts_setattr(int fd, bool recursive, uint64_t set, uint64_t clr,
 	return 0;
 }
 
-void mounts_free(struct mount_plan *plan)
+void mounts_free(struct mount_plan *plan, struct mount_trees *trees)
 {
-	mounts_close_trees(plan);
+	mounts_close_trees(trees);
+	free(trees->fd);
+	memset(trees, 0, sizeof(*trees));
 	for (size_t i = 0; i < plan->len; i++) {
 		free(plan->items[i].source);
 		free(plan->items[i].data);

@@ -25,9 +25,6 @@ struct mount_entry {
 	const struct oci_mount *spec;
 	enum mount_kind kind;
 	char *source;		   /* binds: absolute host path, lexically clean */
-	int tree;		   /* binds: the detached clone of the judged source
-				  * (open_tree in the parent), attached by the
-				  * child with move_mount; -1 once closed */
 	bool source_is_dir;	   /* binds: what the judged source is */
 	bool relative;		   /* binds: config.json gave a relative source */
 	bool no_sysfs_target;	   /* a policy in force: nothing onto a sysfs */
@@ -47,6 +44,15 @@ struct mount_plan {
 	unsigned long rootfs_propagation; /* MS_* for / (| MS_REC) */
 };
 
+/* The binds' detached clones of the judged sources (open_tree in the
+ * parent), fd[i] for the plan's items[i], -1 for an entry that is no bind
+ * or once closed: attached by the child with move_mount.  Host handles,
+ * kept apart from the plan, which is data read by everyone. */
+struct mount_trees {
+	int *fd;
+	size_t len;
+};
+
 /* What the policy in force (enforce) asks of the mounts; NULL: none. */
 struct mount_policy {
 	const char *source;		       /* the policy's name, for errors */
@@ -62,11 +68,12 @@ struct mount_policy {
  * under /proc but runc's list. */
 int mounts_prepare(const struct oci_spec *spec, const char *bundle,
 		   const struct mount_policy *pol, struct mount_plan *plan,
-		   struct error *err);
+		   struct mount_trees *trees, struct error *err);
 /* Close the detached trees (the parent after the clone, the child once
  * they are attached). */
-void mounts_close_trees(struct mount_plan *plan);
-void mounts_free(struct mount_plan *plan);
+void mounts_close_trees(struct mount_trees *trees);
+/* The plan and its trees (closed) freed. */
+void mounts_free(struct mount_plan *plan, struct mount_trees *trees);
 /* mount_setattr(fd, "", AT_EMPTY_PATH [| AT_RECURSIVE]); nothing to do is 0. */
 int mounts_setattr(int fd, bool recursive, uint64_t set, uint64_t clr,
 		   uint64_t propagation, const char *what, struct error *err);

@@ -10,7 +10,7 @@
  *    moved it into its cgroup, so that the cgroup is the namespace's root;
  *  - joining a user namespace: the child enters it first and unshares the
  *    other new namespaces after, so that they are owned by it;
- *  - a path is opened once, in the parent, and judged (ns_judge.c); the
+ *  - a path is opened once, in the parent, and judged (policy/ns_owner.c); the
  *    join is a setns() on that fd.
  */
 #include <errno.h>
@@ -60,39 +60,39 @@ static const enum ns_type join_order[] = {
 	NS_MOUNT,
 };
 
-int ns_prepare(struct container_ctx *c, struct error *err)
+int ns_prepare(struct ctx_decided *d, struct error *err)
 {
-	const struct oci_namespace *user = spec_find_namespace(c->spec, NS_USER);
+	const struct oci_namespace *user = spec_find_namespace(&d->spec, NS_USER);
 	unsigned long flags = 0;
 
 	/* No mount namespace: the host's, chrooted (rootfs.c), as runc. */
-	for (size_t i = 0; i < c->spec->linux.n_namespaces; i++) {
-		const struct oci_namespace *ns = &c->spec->linux.namespaces[i];
+	for (size_t i = 0; i < d->spec.linux.n_namespaces; i++) {
+		const struct oci_namespace *ns = &d->spec.linux.namespaces[i];
 		if (ns->path || ns->type == NS_TIME || ns->type == NS_CGROUP)
 			continue;
 		flags |= (unsigned long)ns_flags[ns->type];
 	}
-	if (spec_find_namespace(c->spec, NS_CGROUP) &&
-	    !spec_find_namespace(c->spec, NS_CGROUP)->path)
-		c->unshare_after_go |= CLONE_NEWCGROUP;
-	c->new_userns = user && !user->path;
+	if (spec_find_namespace(&d->spec, NS_CGROUP) &&
+	    !spec_find_namespace(&d->spec, NS_CGROUP)->path)
+		d->unshare_after_go |= CLONE_NEWCGROUP;
+	d->new_userns = user && !user->path;
 	if (user && user->path) {
 		/* Created by the child once it is in the joined user ns, so
 		 * that they are owned by it; a new pid namespace then takes a
 		 * fork (ns_fork_init). */
-		c->unshare_after_go |= flags;
+		d->unshare_after_go |= flags;
 		flags = 0;
 	}
-	c->clone_flags = flags;
+	d->clone_flags = flags;
 	return 0;
 }
 
-/* Join the namespace judged in the parent (ns_judge.c): the fd opened
- * once from linux.namespaces[].path, never the path again. */
-static int join_ns(struct container_ctx *c, const struct oci_namespace *ns,
+/* Join the namespace judged in the parent (policy/ns_owner.c): the fd
+ * opened once from linux.namespaces[].path, never the path again. */
+static int join_ns(const struct ctx_handles *h, const struct oci_namespace *ns,
 		   struct error *err)
 {
-	int fd = c->ns_fd[ns->type];
+	int fd = h->ns_fd[ns->type];
 
 	if (fd < 0)
 		return error_set(err, "join %s namespace %s: not opened", ns_type_name(ns->type),
@@ -122,41 +122,42 @@ static int write_time_offsets(const struct oci_linux *l, struct error *err)
 /* Our own pid and time namespaces for children, to go back to after the
  * clone: what this process forks later (poststart and poststop hooks in
  * `run`) belongs to the runtime namespace. */
-static int save_for_children(struct container_ctx *c, struct error *err)
+static int save_for_children(struct ctx_handles *h, struct error *err)
 {
-	c->own_pidns_fd = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
-	if (c->own_pidns_fd < 0)
+	h->own_pidns_fd = open("/proc/self/ns/pid_for_children", O_RDONLY | O_CLOEXEC);
+	if (h->own_pidns_fd < 0)
 		return error_sys(err, "open /proc/self/ns/pid_for_children");
-	c->own_timens_fd = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
-	if (c->own_timens_fd < 0 && errno != ENOENT)
+	h->own_timens_fd = open("/proc/self/ns/time_for_children", O_RDONLY | O_CLOEXEC);
+	if (h->own_timens_fd < 0 && errno != ENOENT)
 		return error_sys(err, "open /proc/self/ns/time_for_children");
 	return 0;
 }
 
-void ns_restore_after_clone(struct container_ctx *c)
+void ns_restore_after_clone(const struct ctx_handles *h)
 {
-	if (c->own_pidns_fd >= 0 && setns(c->own_pidns_fd, CLONE_NEWPID) < 0)
+	if (h->own_pidns_fd >= 0 && setns(h->own_pidns_fd, CLONE_NEWPID) < 0)
 		log_warn("return to the runtime's pid namespace: %s", strerror(errno));
-	if (c->own_timens_fd >= 0 && setns(c->own_timens_fd, CLONE_NEWTIME) < 0)
+	if (h->own_timens_fd >= 0 && setns(h->own_timens_fd, CLONE_NEWTIME) < 0)
 		log_warn("return to the runtime's time namespace: %s", strerror(errno));
 }
 
-int ns_join_before_clone(struct container_ctx *c, struct error *err)
+int ns_join_before_clone(const struct ctx_decided *d, struct ctx_handles *h,
+			 struct error *err)
 {
-	const struct oci_namespace *pid = spec_find_namespace(c->spec, NS_PID);
-	const struct oci_namespace *time = spec_find_namespace(c->spec, NS_TIME);
+	const struct oci_namespace *pid = spec_find_namespace(&d->spec, NS_PID);
+	const struct oci_namespace *time = spec_find_namespace(&d->spec, NS_TIME);
 
-	if (((pid && pid->path) || time) && save_for_children(c, err) < 0)
+	if (((pid && pid->path) || time) && save_for_children(h, err) < 0)
 		return -1;
-	if (pid && pid->path && join_ns(c, pid, err) < 0)
+	if (pid && pid->path && join_ns(h, pid, err) < 0)
 		return -1;
 	if (!time)
 		return 0;
 	if (time->path)
-		return join_ns(c, time, err);
+		return join_ns(h, time, err);
 	if (unshare(CLONE_NEWTIME) < 0)
 		return error_sys(err, "create time namespace");
-	return write_time_offsets(&c->spec->linux, err);
+	return write_time_offsets(&d->spec.linux, err);
 }
 
 #ifndef SYS_clone3
@@ -214,48 +215,50 @@ int ns_clone(unsigned long flags, pid_t *pid, struct error *err)
 	return 0;
 }
 
-int ns_write_id_maps(struct container_ctx *c, struct error *err)
+int ns_write_id_maps(const struct ctx_decided *d, const struct ctx_handles *h,
+		     const struct ctx_record *r, struct error *err)
 {
-	const struct oci_linux *l = &c->spec->linux;
+	const struct oci_linux *l = &d->spec.linux;
 
-	if (!c->new_userns)
+	if (!d->new_userns)
 		return 0;
 	if (rootless_caller())
-		return rootless_write_id_maps(c, err);
-	if (ns_write_id_map(c->host_proc_fd, c->pid, "gid_map", l->gid_mappings,
+		return rootless_write_id_maps(d, h, r, err);
+	if (ns_write_id_map(h->host_proc_fd, r->pid, "gid_map", l->gid_mappings,
 			    l->n_gid_mappings, err) < 0)
 		return -1;
-	return ns_write_id_map(c->host_proc_fd, c->pid, "uid_map", l->uid_mappings,
+	return ns_write_id_map(h->host_proc_fd, r->pid, "uid_map", l->uid_mappings,
 			       l->n_uid_mappings, err);
 }
 
-int ns_child_join(struct container_ctx *c, struct error *err)
+int ns_child_join(const struct ctx_decided *d, struct ctx_handles *h, struct error *err)
 {
 	for (size_t i = 0; i < sizeof(join_order) / sizeof(join_order[0]); i++) {
-		const struct oci_namespace *ns = spec_find_namespace(c->spec, join_order[i]);
+		const struct oci_namespace *ns = spec_find_namespace(&d->spec, join_order[i]);
 		if (!ns || !ns->path)
 			continue;
-		if (join_ns(c, ns, err) < 0)
+		if (join_ns(h, ns, err) < 0)
 			return -1;
 	}
 	/* Nothing more to join: no handle on a namespace stays in the init. */
-	ns_close_joined(c);
+	ns_close_joined(h);
 	return 0;
 }
 
-int ns_child_after_go(struct container_ctx *c, struct error *err)
+int ns_child_after_go(const struct ctx_decided *d, const struct ctx_handles *h,
+		      struct ctx_init *i, struct error *err)
 {
-	if (c->new_userns || (spec_find_namespace(c->spec, NS_USER))) {
+	if (d->new_userns || (spec_find_namespace(&d->spec, NS_USER))) {
 		/* Root of the user namespace, now that the maps exist. */
 		if (setresgid(0, 0, 0) < 0)
 			return error_sys(err, "setresgid(0) in user namespace");
 		if (setresuid(0, 0, 0) < 0)
 			return error_sys(err, "setresuid(0) in user namespace");
 	}
-	if (c->unshare_after_go && unshare((int)c->unshare_after_go) < 0)
-		return error_sys(err, "unshare namespaces 0x%lx", c->unshare_after_go);
-	if (c->unshare_after_go & CLONE_NEWPID)
-		return ns_fork_init(c, err);
+	if (d->unshare_after_go && unshare((int)d->unshare_after_go) < 0)
+		return error_sys(err, "unshare namespaces 0x%lx", d->unshare_after_go);
+	if (d->unshare_after_go & CLONE_NEWPID)
+		return ns_fork_init(h, i, err);
 	return 0;
 }
 
@@ -282,12 +285,12 @@ int ns_fork_into_pid_namespace(int sync_fd, struct error *err)
 	return 0;
 }
 
-int ns_fork_init(struct container_ctx *c, struct error *err)
+int ns_fork_init(const struct ctx_handles *h, struct ctx_init *i, struct error *err)
 {
 	char self[32];
 	ssize_t n;
 
-	if (ns_fork_into_pid_namespace(c->sync_child, err) < 0)
+	if (ns_fork_into_pid_namespace(h->sync_child, err) < 0)
 		return -1;
 	/* The host's procfs is still mounted here: its "self" is our host
 	 * pid, which the state and the hooks show. */
@@ -295,14 +298,14 @@ int ns_fork_init(struct container_ctx *c, struct error *err)
 	if (n <= 0)
 		return error_sys(err, "readlink /proc/self");
 	self[n] = '\0';
-	c->pid = (pid_t)strtol(self, NULL, 10);
+	i->host_pid = (pid_t)strtol(self, NULL, 10);
 	return 0;
 }
 
 /* A new network namespace has only lo, and it is down: bring it up. */
-int ns_loopback_up(struct container_ctx *c, struct error *err)
+int ns_loopback_up(const struct ctx_decided *d, struct error *err)
 {
-	const struct oci_namespace *net = spec_find_namespace(c->spec, NS_NETWORK);
+	const struct oci_namespace *net = spec_find_namespace(&d->spec, NS_NETWORK);
 	struct ifreq ifr = { 0 };
 	_cleanup_close_ int fd = -1;
 

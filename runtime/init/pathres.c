@@ -299,16 +299,16 @@ int path_mkfile_in_root(int rootfd, const char *path, mode_t mode, int *out,
 /* The rootfs create judged, as an fd of the container's mount namespace.
  * In a joined mount namespace the path names that namespace's own rootfs,
  * which create could not open: nothing to compare it with. */
-int rootfs_open_judged(const struct container_ctx *c, int *out, struct stat *st,
-		       struct error *err)
+int rootfs_open_judged(const struct ctx_decided *d, const struct ctx_handles *h, int *out,
+		       struct stat *st, struct error *err)
 {
-	if (spec_find_namespace(c->spec, NS_MOUNT)->path) {
-		_cleanup_close_ int fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (spec_find_namespace(&d->spec, NS_MOUNT)->path) {
+		_cleanup_close_ int fd = open(d->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
 
 		if (fd < 0 || (st && fstat(fd, st) < 0))
-			return error_sys(err, "open rootfs %s", c->rootfs);
+			return error_sys(err, "open rootfs %s", d->rootfs);
 		*out = take_fd(fd);
 		return 0;
 	}
-	return judge_reopen_same("rootfs", c->rootfs, c->rootfs_fd, out, st, err);
+	return judge_reopen_same("rootfs", d->rootfs, h->rootfs_fd, out, st, err);
 }

@@ -194,13 +194,14 @@ int process_cpu_affinity(const char *list, const char *field, struct error *err)
 }
 
 /* Before pivot_root: the runtime's procfs is still reachable and trusted. */
-int process_setup_early(struct container_ctx *c, struct error *err)
+int process_setup_early(const struct ctx_decided *d, const struct ctx_handles *h,
+			struct error *err)
 {
-	const struct oci_process *p = &c->spec->process;
+	const struct oci_process *p = &d->spec.process;
 
-	if (process_set_rlimits(p, err) < 0 || mempolicy_apply(c->spec, err) < 0 ||
-	    set_oom_score_adj(p, c->host_proc_fd, err) < 0 ||
-	    set_personality(&c->spec->linux.personality, err) < 0 ||
+	if (process_set_rlimits(p, err) < 0 || mempolicy_apply(&d->spec, err) < 0 ||
+	    set_oom_score_adj(p, h->host_proc_fd, err) < 0 ||
+	    set_personality(&d->spec.linux.personality, err) < 0 ||
 	    set_io_priority(&p->io_priority, err) < 0 ||
 	    set_scheduler(&p->scheduler, err) < 0)
 		return -1;
@@ -209,9 +210,9 @@ int process_setup_early(struct container_ctx *c, struct error *err)
 
 /* An exec'd process: its own scheduler and I/O priority, as runc's setns
  * init sets them (its rlimits: process_set_rlimits). */
-int process_setup_exec(struct container_ctx *c, struct error *err)
+int process_setup_exec(const struct ctx_decided *d, struct error *err)
 {
-	const struct oci_process *p = &c->spec->process;
+	const struct oci_process *p = &d->spec.process;
 
 	if (set_io_priority(&p->io_priority, err) < 0 ||
 	    set_scheduler(&p->scheduler, err) < 0)
@@ -261,9 +262,9 @@ static const char *exec_errno_text(int e)
 }
 
 /* After pivot_root: "/" is the container's, so a plain lookup is inside. */
-int process_resolve_exec(struct container_ctx *c, struct error *err)
+int process_resolve_exec(const struct ctx_decided *d, struct ctx_init *i, struct error *err)
 {
-	const struct oci_process *p = &c->spec->process;
+	const struct oci_process *p = &d->spec.process;
 	const char *arg0 = p->args.items[0];
 	const char *path;
 	_cleanup_free_ char *copy = NULL;
@@ -271,7 +272,7 @@ int process_resolve_exec(struct container_ctx *c, struct error *err)
 
 	/* Here, before any seccomp filter: whether the trampoline may be
 	 * reached through /proc when execveat is refused (trampoline.h). */
-	c->proc_fallback_ok = trampoline_proc_fallback_ok();
+	i->proc_fallback_ok = trampoline_proc_fallback_ok();
 	if (strchr(arg0, '/')) {
 		int e = check_executable(arg0);
 		if (e) {
@@ -279,7 +280,7 @@ int process_resolve_exec(struct container_ctx *c, struct error *err)
 			err->code = e;
 			return -1;
 		}
-		c->exec_path = xstrdup(arg0);
+		i->exec_path = xstrdup(arg0);
 		return 0;
 	}
 	path = env_get(&p->env, "PATH");
@@ -287,7 +288,7 @@ int process_resolve_exec(struct container_ctx *c, struct error *err)
 	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
 		_cleanup_free_ char *cand = xasprintf("%s/%s", *dir ? dir : ".", arg0);
 		if (check_executable(cand) == 0) {
-			c->exec_path = take_ptr(cand);
+			i->exec_path = take_ptr(cand);
 			return 0;
 		}
 	}
@@ -331,17 +332,17 @@ static int set_user(const struct oci_user *u, struct error *err)
  * not list), entered after the user change (fchdir checks search permission
  * on it as the container's user, as runc's chdir after setuid does).
  */
-int process_open_cwd(struct container_ctx *c, struct error *err)
+int process_open_cwd(const struct ctx_decided *d, struct ctx_init *i, struct error *err)
 {
 	_cleanup_close_ int root = -1;
 	int fd = -1;
 
-	if (c->cwd_open || WEAK_CWD_IN_ROOT)
+	if (i->cwd_open || WEAK_CWD_IN_ROOT)
 		return 0;
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return error_sys(err, "open /");
-	if (path_open_in_root(root, c->spec->process.cwd, O_PATH | O_DIRECTORY,
+	if (path_open_in_root(root, d->spec.process.cwd, O_PATH | O_DIRECTORY,
 			      false, &fd, err) < 0) {
 		/* A directory on the way only the container's user may
 		 * search (runc retries its chdir after setuid too): looked
@@ -352,8 +353,8 @@ int process_open_cwd(struct container_ctx *c, struct error *err)
 		}
 		return error_prefix(err, "process.cwd");
 	}
-	c->cwd_fd = fd;
-	c->cwd_open = true;
+	i->cwd_fd = fd;
+	i->cwd_open = true;
 	return 0;
 }
 
@@ -376,7 +377,7 @@ static int chdir_checked(const char *cwd, struct error *err)
 	return 0;
 }
 
-static int change_cwd(struct container_ctx *c, const char *cwd, struct error *err)
+static int change_cwd(struct ctx_init *i, const char *cwd, struct error *err)
 {
 	_cleanup_close_ int root = -1, dir = -1;
 
@@ -385,12 +386,12 @@ static int change_cwd(struct container_ctx *c, const char *cwd, struct error *er
 			return error_sys(err, "chdir to cwd %s", cwd);
 		return 0;
 	}
-	if (c->cwd_open) {
-		int r = fchdir(c->cwd_fd);
+	if (i->cwd_open) {
+		int r = fchdir(i->cwd_fd);
 		int e = errno;
 
-		close(c->cwd_fd);
-		c->cwd_open = false;
+		close(i->cwd_fd);
+		i->cwd_open = false;
 		errno = e;
 		if (r < 0)
 			return error_sys(err, "chdir to cwd %s", cwd);
@@ -411,26 +412,27 @@ static int change_cwd(struct container_ctx *c, const char *cwd, struct error *er
 	return 0;
 }
 
-int process_apply_credentials(struct container_ctx *c, struct error *err)
+int process_apply_credentials(const struct ctx_decided *d, struct ctx_init *i,
+			      struct error *err)
 {
-	const struct oci_process *p = &c->spec->process;
+	const struct oci_process *p = &d->spec.process;
 
-	if (caps_drop_bounding(&c->caps, err) < 0 || set_user(&p->user, err) < 0 ||
-	    caps_apply(&c->caps, err) < 0)
+	if (caps_drop_bounding(&d->caps, err) < 0 || set_user(&p->user, err) < 0 ||
+	    caps_apply(&d->caps, err) < 0)
 		return -1;
 	umask(p->user.umask.set ? (mode_t)p->user.umask.v : 0022);
-	if (change_cwd(c, p->cwd, err) < 0) {
+	if (change_cwd(i, p->cwd, err) < 0) {
 		/* An image's root-only WORKDIR (/root is 0700): say why. */
-		if (err->code == EACCES && c->policy_loaded &&
-		    c->policy.mode == POLICY_ENFORCE && c->decision.identity) {
+		if (err->code == EACCES && d->policy_loaded &&
+		    d->policy.mode == POLICY_ENFORCE && d->decision.identity) {
 			char was[ERROR_MSG_MAX];
 			snprintf(was, sizeof(was), "%s", err->msg);
 			error_set(err, "%s: the policy runs the process as uid %u, the container's own, not host root (policy field \"identities\"; null, with \"uid\": null, keeps root)",
 				  was, p->user.uid);
 			err->code = EACCES;
-		} else if (err->code == EACCES && c->policy_loaded &&
-			   c->policy.mode == POLICY_ENFORCE && c->policy.uid.set &&
-			   p->user.uid == c->policy.uid.v) {
+		} else if (err->code == EACCES && d->policy_loaded &&
+			   d->policy.mode == POLICY_ENFORCE && d->policy.uid.set &&
+			   p->user.uid == d->policy.uid.v) {
 			char was[ERROR_MSG_MAX];
 			snprintf(was, sizeof(was), "%s", err->msg);
 			error_set(err, "%s: the policy runs the process as uid %u, not host root (policy field \"uid\"; null keeps root)",
@@ -447,21 +449,24 @@ int process_apply_credentials(struct container_ctx *c, struct error *err)
 /* ---- seccomp ---------------------------------------------------------------- */
 
 /* The spec's filter, then the policy's agent profile on top of it: the
- * kernel runs both and the stricter answer wins.  Each is loaded once. */
-int process_load_seccomp(struct container_ctx *c, int *listener, struct error *err)
+ * kernel runs both and the stricter answer wins.  Each is loaded once
+ * (i->seccomp_loaded, i->agent_seccomp_loaded). */
+int process_load_seccomp(const struct ctx_decided *d, struct ctx_init *i, int *listener,
+			 struct error *err)
 {
 	int fd = -1, none = -1;
 
-	if (c->has_seccomp) {
-		if (seccomp_prog_load(&c->seccomp, &fd, err) < 0)
+	if (d->has_seccomp && !i->seccomp_loaded) {
+		if (seccomp_prog_load(&d->seccomp, &fd, err) < 0)
 			return -1;
-		c->has_seccomp = false;
+		i->seccomp_loaded = true;
 	}
-	for (unsigned i = 0; c->has_agent_seccomp && i < POLICY_AGENT_FILTERS; i++)
-		if (c->agent_seccomp[i].len &&
-		    seccomp_prog_load(&c->agent_seccomp[i], &none, err) < 0)
-			return error_prefix(err, "policy: the agent seccomp profile");
-	c->has_agent_seccomp = false;
+	if (d->has_agent_seccomp && !i->agent_seccomp_loaded)
+		for (unsigned k = 0; k < POLICY_AGENT_FILTERS; k++)
+			if (d->agent_seccomp[k].len &&
+			    seccomp_prog_load(&d->agent_seccomp[k], &none, err) < 0)
+				return error_prefix(err, "policy: the agent seccomp profile");
+	i->agent_seccomp_loaded = true;
 	if (listener)
 		*listener = fd;
 	else if (fd >= 0)
@@ -500,13 +505,13 @@ static char *home_in_passwd(char *text, uid_t uid)
  * sane size: the image is hostile, and a FIFO, a device or a huge file
  * there is a clear error, not a hang.
  */
-int process_resolve_home(struct container_ctx *c, struct error *err)
+int process_resolve_home(const struct ctx_decided *d, struct ctx_init *i, struct error *err)
 {
 	_cleanup_close_ int root = -1, fd = -1;
 	_cleanup_free_ char *text = NULL;
 	struct stat st;
 
-	if (env_get(&c->spec->process.env, "HOME"))
+	if (env_get(&d->spec.process.env, "HOME"))
 		return 0;
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
@@ -516,7 +521,7 @@ int process_resolve_home(struct container_ctx *c, struct error *err)
 		if (err->code != ENOENT)
 			return error_prefix(err, "HOME: the container's /etc/passwd");
 		error_clear(err);
-		c->home = xstrdup("/");
+		i->home = xstrdup("/");
 		return 0;
 	}
 	if (fstat(fd, &st) < 0)
@@ -528,24 +533,24 @@ int process_resolve_home(struct container_ctx *c, struct error *err)
 				 (long long)st.st_size, PASSWD_MAX);
 	if (read_all_fd(fd, PASSWD_MAX, &text, NULL, err) < 0)
 		return error_prefix(err, "HOME: read the container's /etc/passwd");
-	c->home = home_in_passwd(text, c->spec->process.user.uid);
+	i->home = home_in_passwd(text, d->spec.process.user.uid);
 	return 0;
 }
 
 /* The environment: the spec's, plus HOME when the spec has none, plus
  * LISTEN_FDS/LISTEN_PID for socket activation passed through. */
-static char **build_env(const struct container_ctx *c)
+static char **build_env(const struct ctx_decided *d, const struct ctx_init *i)
 {
-	const struct oci_process *p = &c->spec->process;
+	const struct oci_process *p = &d->spec.process;
 	char **env = xcalloc(p->env.len + 4, sizeof(char *));
 	size_t n = 0;
 
-	for (size_t i = 0; i < p->env.len; i++)
-		env[n++] = p->env.items[i];
+	for (size_t k = 0; k < p->env.len; k++)
+		env[n++] = p->env.items[k];
 	if (!env_get(&p->env, "HOME"))
-		env[n++] = xasprintf("HOME=%s", c->home ? c->home : "/");
-	if (c->listen_fds > 0) {
-		env[n++] = xasprintf("LISTEN_FDS=%d", c->listen_fds);
+		env[n++] = xasprintf("HOME=%s", i->home ? i->home : "/");
+	if (d->listen_fds > 0) {
+		env[n++] = xasprintf("LISTEN_FDS=%d", d->listen_fds);
 		env[n++] = "LISTEN_PID=1";
 	}
 	env[n] = NULL;
@@ -569,16 +574,16 @@ static int pass_fds(unsigned int first, struct error *err)
 }
 
 /* `start` waits on exec.done: tell it why the process will not run. */
-void process_report_start_failure(struct container_ctx *c, const struct error *err)
+void process_report_start_failure(const struct ctx_handles *h, const struct error *err)
 {
-	if (c->done_fd >= 0 && write_all(c->done_fd, err->msg, strlen(err->msg)) < 0) {
+	if (h->done_fd >= 0 && write_all(h->done_fd, err->msg, strlen(err->msg)) < 0) {
 		/* start then sees the init exit without a reason */
 	}
 }
 
-__attribute__((noreturn)) static void exec_fail(struct container_ctx *c, struct error *err)
+__attribute__((noreturn)) static void exec_fail(const struct ctx_handles *h, struct error *err)
 {
-	process_report_start_failure(c, err);
+	process_report_start_failure(h, err);
 	dprintf(STDERR_FILENO, "agentsbx: %s\n", err->msg);
 	_exit(127);
 }
@@ -655,69 +660,70 @@ static int cmp_int(const void *a, const void *b)
  * not yet entered, the sync socket (exec), the log.  Done before the spec's
  * seccomp filter when that comes first (close_range may not be in it).
  */
-int process_prepare_fds(struct container_ctx *c, struct error *err)
+int process_prepare_fds(const struct ctx_decided *d, struct ctx_handles *h,
+			struct ctx_init *i, struct error *err)
 {
-	unsigned int first = 3 + (unsigned int)c->opts->preserve_fds +
-			     (unsigned int)c->listen_fds;
+	unsigned int first = 3 + (unsigned int)d->opts->preserve_fds +
+			     (unsigned int)d->listen_fds;
 	int log_fd = log_get_fd(), keep[5];
 	size_t n = 0;
 	unsigned int from = first;
 
-	if (c->fds_ready)
+	if (i->fds_ready)
 		return 0;
 	if (log_fd == STDERR_FILENO || !(fcntl(log_fd, F_GETFD) & FD_CLOEXEC))
 		log_fd = -1;
-	if (move_above(&c->trampoline_fd, first, "exec trampoline", err) < 0 ||
-	    move_above(&c->done_fd, first, "exec.done", err) < 0 ||
-	    move_above(&c->sync_child, first, "sync socket", err) < 0 ||
-	    (c->cwd_open && move_above(&c->cwd_fd, first, "cwd", err) < 0) ||
+	if (move_above(&h->trampoline_fd, first, "exec trampoline", err) < 0 ||
+	    move_above(&h->done_fd, first, "exec.done", err) < 0 ||
+	    move_above(&h->sync_child, first, "sync socket", err) < 0 ||
+	    (i->cwd_open && move_above(&i->cwd_fd, first, "cwd", err) < 0) ||
 	    move_above(&log_fd, first, "log", err) < 0)
 		return -1;
 	if (log_fd >= 0 && log_fd != log_get_fd())
 		log_redirect(log_fd);
 	if (pass_fds(first, err) < 0)
 		return -1;
-	keep[n++] = c->trampoline_fd;
-	if (c->done_fd >= 0)
-		keep[n++] = c->done_fd;
-	if (c->sync_child >= 0)
-		keep[n++] = c->sync_child;
-	if (c->cwd_open)
-		keep[n++] = c->cwd_fd;
+	keep[n++] = h->trampoline_fd;
+	if (h->done_fd >= 0)
+		keep[n++] = h->done_fd;
+	if (h->sync_child >= 0)
+		keep[n++] = h->sync_child;
+	if (i->cwd_open)
+		keep[n++] = i->cwd_fd;
 	if (log_fd >= 0)
 		keep[n++] = log_fd;
 	qsort(keep, n, sizeof(keep[0]), cmp_int);
-	for (size_t i = 0; i <= n; i++) {
-		unsigned int to = i < n ? (unsigned int)keep[i] : ~0U;
+	for (size_t k = 0; k <= n; k++) {
+		unsigned int to = k < n ? (unsigned int)keep[k] : ~0U;
 
-		if (to > from && close_fds(from, to - 1 + (i == n)) < 0)
+		if (to > from && close_fds(from, to - 1 + (k == n)) < 0)
 			return error_sys(err, "close file descriptors %u-%u", from, to);
-		if (i < n)
+		if (k < n)
 			from = to + 1;
 	}
-	c->fds_ready = true;
+	i->fds_ready = true;
 	return 0;
 }
 
-void process_exec(struct container_ctx *c)
+void process_exec(const struct ctx_decided *d, struct ctx_handles *h, struct ctx_init *i)
 {
-	const struct oci_process *p = &c->spec->process;
+	const struct oci_process *p = &d->spec.process;
 	char **argv = xcalloc(p->args.len + 1, sizeof(char *));
-	char **envp = build_env(c);
+	char **envp = build_env(d, i);
 	struct error err;
 
-	for (size_t i = 0; i < p->args.len; i++)
-		argv[i] = p->args.items[i];
-	if (process_prepare_fds(c, &err) < 0)
-		exec_fail(c, &err);
+	for (size_t k = 0; k < p->args.len; k++)
+		argv[k] = p->args.items[k];
+	if (process_prepare_fds(d, h, i, &err) < 0)
+		exec_fail(h, &err);
 	signals_reset_for_exec();
-	if (process_load_seccomp(c, NULL, &err) < 0)
-		exec_fail(c, &err);
+	if (process_load_seccomp(d, i, NULL, &err) < 0)
+		exec_fail(h, &err);
 	if (WEAK_DUMPABLE) {
-		execve(c->exec_path, argv, envp);
-		error_sys(&err, "exec %s", c->exec_path);
-		exec_fail(c, &err);
+		execve(i->exec_path, argv, envp);
+		error_sys(&err, "exec %s", i->exec_path);
+		exec_fail(h, &err);
 	}
-	trampoline_exec(c->trampoline_fd, c->exec_path, argv, envp, c->proc_fallback_ok, &err);
-	exec_fail(c, &err);
+	trampoline_exec(h->trampoline_fd, i->exec_path, argv, envp, i->proc_fallback_ok, &err);
+	exec_fail(h, &err);
 }

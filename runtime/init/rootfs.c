@@ -147,12 +147,11 @@ static int reattach_in_spec_order(int rootfd, int dst, const struct mount_entry 
 
 /* The tree the parent cloned from the judged source (mounts.c), attached
  * as it is: no lookup of the source by name here. */
-static int mount_bind(int rootfd, const struct mount_entry *e,
+static int mount_bind(int rootfd, const struct mount_entry *e, int tree,
 		      struct error *err)
 {
 	_cleanup_close_ int dst = -1, weak_tree = -1, top = -1;
 	const char *dest = e->spec->destination;
-	int tree = e->tree;
 
 	if (open_target(rootfd, dest, e->source_is_dir, false, &dst, err) < 0)
 		return -1;
@@ -198,17 +197,17 @@ static int mount_fresh(int rootfd, const struct mount_entry *e, bool strict,
 			      e->propagation & ~MS_REC, dest, err);
 }
 
-static int mount_entry(struct container_ctx *c, int rootfd,
-		       const struct mount_entry *e, struct error *err)
+static int mount_entry(const struct ctx_decided *d, const struct ctx_record *r, int rootfd,
+		       const struct mount_entry *e, int tree, struct error *err)
 {
 	switch (e->kind) {
 	case MOUNT_KIND_BIND:
-		return mount_bind(rootfd, e, err);
+		return mount_bind(rootfd, e, tree, err);
 	case MOUNT_KIND_PROC:
 	case MOUNT_KIND_SYSFS:
 		return mount_fresh(rootfd, e, true, err);
 	case MOUNT_KIND_CGROUP:
-		return rootfs_mount_cgroup(c, rootfd, e, err);
+		return rootfs_mount_cgroup(d, r, rootfd, e, err);
 	case MOUNT_KIND_FS:
 		return mount_fresh(rootfd, e, false, err);
 	}
@@ -239,17 +238,17 @@ static int set_root_propagation(unsigned long prop, struct error *err)
  * the rootfs, as runc runs it.  Nothing is mounted there: a mount would be
  * the host's (and outlive the container), and pivot_root would replace
  * the host's root. */
-static bool in_host_mount_ns(const struct container_ctx *c)
+static bool in_host_mount_ns(const struct ctx_decided *d)
 {
-	return !spec_find_namespace(c->spec, NS_MOUNT) || c->ns_host[NS_MOUNT];
+	return !spec_find_namespace(&d->spec, NS_MOUNT) || d->ns_host[NS_MOUNT];
 }
 
-static int check_host_mount_ns(struct container_ctx *c, struct error *err)
+static int check_host_mount_ns(const struct ctx_decided *d, struct error *err)
 {
-	const struct oci_linux *l = &c->spec->linux;
-	const char *what = c->mounts.len ? "mounts" : l->masked_paths.len ? "linux.maskedPaths" :
+	const struct oci_linux *l = &d->spec.linux;
+	const char *what = d->mounts.len ? "mounts" : l->masked_paths.len ? "linux.maskedPaths" :
 					      l->readonly_paths.len	  ? "linux.readonlyPaths" :
-					      c->spec->root.readonly	  ? "root.readonly" :
+					      d->spec.root.readonly	  ? "root.readonly" :
 									    NULL;
 
 	if (what)
@@ -258,14 +257,15 @@ static int check_host_mount_ns(struct container_ctx *c, struct error *err)
 	return 0;
 }
 
-static int make_cwd(struct container_ctx *c, struct error *err)
+static int make_cwd(const struct ctx_decided *d, const struct ctx_handles *h,
+		    const struct ctx_init *i, struct error *err)
 {
 	_cleanup_close_ int cwd = -1;
 
 	/* A missing cwd is created, as runc does; inside the rootfs only. */
-	if (path_mkdir_in_root(c->rootfs_fd, c->spec->process.cwd, 0755, &cwd, err) < 0)
+	if (path_mkdir_in_root(h->rootfs_fd, d->spec.process.cwd, 0755, &cwd, err) < 0)
 		return error_prefix(err, "process.cwd");
-	return writable_layer_own_cwd(c, cwd, err);
+	return writable_layer_own_cwd(d, h, i, cwd, err);
 }
 
 /* The rootfs made a mount point for pivot_root: the policy's writable
@@ -273,54 +273,57 @@ static int make_cwd(struct container_ctx *c, struct error *err)
  * will not build (an image on a filesystem overlayfs cannot stack on, a
  * kernel without tmpfs user xattrs in a user namespace) leaves the root
  * read-only, which is what the policy asks for without one, and says so. */
-static int mount_rootfs(struct container_ctx *c, struct error *err)
+static int mount_rootfs(const struct ctx_decided *d, const struct ctx_handles *h,
+			struct ctx_init *i, struct error *err)
 {
 	_cleanup_close_ int old = -1;
 	char p[FD_PATH_MAX];
 
-	if (c->decision.writable_layer) {
+	if (d->decision.writable_layer) {
 		struct error lerr = { 0 };
 		bool attached;
 
-		if (writable_layer_mount(c, &attached, &lerr) == 0)
+		if (writable_layer_mount(d, h, &attached, &lerr) == 0)
 			return 0;
 		if (attached) {
 			*err = lerr;
 			return -1;
 		}
-		writable_layer_fell_back(c, &lerr);
+		writable_layer_fell_back(d, i, &lerr);
 	}
-	if (rootfs_open_judged(c, &old, NULL, err) < 0)
+	if (rootfs_open_judged(d, h, &old, NULL, err) < 0)
 		return -1;
 	if (mount(fd_path(old, p), fd_path(old, p), NULL, MS_BIND | MS_REC, NULL) < 0)
-		return error_sys(err, "bind mount rootfs %s", c->rootfs);
+		return error_sys(err, "bind mount rootfs %s", d->rootfs);
 	return 0;
 }
 
-int rootfs_prepare_mounts(struct container_ctx *c, struct error *err)
+int rootfs_prepare_mounts(const struct ctx_decided *d, const struct ctx_record *r,
+			  struct ctx_handles *h, struct ctx_init *i, struct error *err)
 {
-	if (in_host_mount_ns(c))
-		return check_host_mount_ns(c, err) < 0 ? -1 : make_cwd(c, err);
-	if (set_root_propagation(c->mounts.rootfs_propagation, err) < 0)
+	if (in_host_mount_ns(d))
+		return check_host_mount_ns(d, err) < 0 ? -1 : make_cwd(d, h, i, err);
+	if (set_root_propagation(d->mounts.rootfs_propagation, err) < 0)
 		return -1;
-	if (mount_rootfs(c, err) < 0)
+	if (mount_rootfs(d, h, i, err) < 0)
 		return -1;
-	close(c->rootfs_fd);
-	c->rootfs_fd = open(c->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (c->rootfs_fd < 0)
-		return error_sys(err, "reopen rootfs %s", c->rootfs);
+	close(h->rootfs_fd);
+	h->rootfs_fd = open(d->rootfs, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (h->rootfs_fd < 0)
+		return error_sys(err, "reopen rootfs %s", d->rootfs);
 	/* A shared rootfs is made shared after pivot_root, which refuses a
 	 * shared new root (rootfs_finalize). */
 
-	for (size_t i = 0; i < c->mounts.len; i++) {
-		if (mount_entry(c, c->rootfs_fd, &c->mounts.items[i], err) < 0)
-			return error_prefix(err, "mounts[%zu]", i);
+	for (size_t k = 0; k < d->mounts.len; k++) {
+		if (mount_entry(d, r, h->rootfs_fd, &d->mounts.items[k], h->mount_trees.fd[k],
+				err) < 0)
+			return error_prefix(err, "mounts[%zu]", k);
 	}
 	/* The detached trees are attached: no host handle left behind. */
-	mounts_close_trees(&c->mounts);
-	if (devices_setup(c, err) < 0)
+	mounts_close_trees(&h->mount_trees);
+	if (devices_setup(d, h, err) < 0)
 		return -1;
-	return make_cwd(c, err);
+	return make_cwd(d, h, i, err);
 }
 
 /* ---- masked and read-only paths ------------------------------------------ */
@@ -397,20 +400,21 @@ static int readonly_path(int rootfd, const char *path, struct error *err)
 	return 0;
 }
 
-static int apply_masks(struct container_ctx *c, struct error *err)
+static int apply_masks(const struct ctx_decided *d, const struct ctx_handles *h,
+		       struct error *err)
 {
-	const struct oci_linux *l = &c->spec->linux;
+	const struct oci_linux *l = &d->spec.linux;
 	_cleanup_close_ int nullfd = -1;
 
 	for (size_t i = 0; i < l->readonly_paths.len; i++)
-		if (readonly_path(c->rootfs_fd, l->readonly_paths.items[i], err) < 0)
+		if (readonly_path(h->rootfs_fd, l->readonly_paths.items[i], err) < 0)
 			return -1;
 	if (!l->masked_paths.len)
 		return 0;
 	if (open_dev_null(&nullfd, err) < 0)
 		return -1;
 	for (size_t i = 0; i < l->masked_paths.len; i++)
-		if (mask_path(c->rootfs_fd, nullfd, l->masked_paths.items[i], err) < 0)
+		if (mask_path(h->rootfs_fd, nullfd, l->masked_paths.items[i], err) < 0)
 			return -1;
 	return 0;
 }
@@ -460,29 +464,31 @@ static int do_move_root(int rootfd, struct error *err)
 	return 0;
 }
 
-int rootfs_finalize(struct container_ctx *c, struct error *err)
+int rootfs_finalize(const struct ctx_decided *d, struct ctx_handles *h,
+		    const struct ctx_init *i, struct error *err)
 {
 	_cleanup_close_ int root = -1;
 
-	if (in_host_mount_ns(c)) {
-		if (do_chroot(c->rootfs_fd, err) < 0)
+	if (in_host_mount_ns(d)) {
+		if (do_chroot(h->rootfs_fd, err) < 0)
 			return -1;
-		close(c->host_proc_fd);
-		c->host_proc_fd = -1;
+		close(h->host_proc_fd);
+		h->host_proc_fd = -1;
 		return 0;
 	}
-	if (apply_masks(c, err) < 0)
+	if (apply_masks(d, h, err) < 0)
 		return -1;
-	if (c->opts->no_pivot ? do_move_root(c->rootfs_fd, err) < 0 : do_pivot_root(c->rootfs_fd, err) < 0)
+	if (d->opts->no_pivot ? do_move_root(h->rootfs_fd, err) < 0 : do_pivot_root(h->rootfs_fd, err) < 0)
 		return -1;
 	/* The runtime's procfs is not needed past here; keep no handle to
 	 * the host's mount tree inside the container. */
-	close(c->host_proc_fd);
-	c->host_proc_fd = -1;
-	if ((c->mounts.rootfs_propagation & MS_SHARED) &&
-	    mount(NULL, "/", NULL, c->mounts.rootfs_propagation, NULL) < 0)
+	close(h->host_proc_fd);
+	h->host_proc_fd = -1;
+	if ((d->mounts.rootfs_propagation & MS_SHARED) &&
+	    mount(NULL, "/", NULL, d->mounts.rootfs_propagation, NULL) < 0)
 		return error_sys(err, "set propagation of the container's /");
-	if (!c->spec->root.readonly)
+	/* A writable layer that could not be built leaves the root read-only. */
+	if (!d->spec.root.readonly && !i->writable_layer_lost)
 		return 0;
 	root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)

@@ -30,15 +30,15 @@
 
 #define HOST_CGROUP_ROOT "/sys/fs/cgroup"
 
-static uint64_t cgroup_mount_attr(const struct container_ctx *c,
-				  const struct mount_entry *e)
+/* own_ns: the container has its own cgroup namespace (unshare_after_go). */
+static uint64_t cgroup_mount_attr(bool own_ns, const struct mount_entry *e)
 {
 	uint64_t attr = ms_flags_to_attr(e->flags) | MOUNT_ATTR_NOSUID |
 			MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC;
 
 	/* Read-only unless the spec says rw *and* the container has its own
 	 * cgroup namespace (CVE-2023-25809). */
-	if (!(e->flags & MS_RDONLY) && !(c->unshare_after_go & CLONE_NEWCGROUP))
+	if (!(e->flags & MS_RDONLY) && !own_ns)
 		attr |= MOUNT_ATTR_RDONLY;
 	if (WEAK_CGROUP_RO)
 		attr &= ~(uint64_t)MOUNT_ATTR_RDONLY;
@@ -64,20 +64,20 @@ static int bind_dir_fd(const char *host_dir, int dstfd, uint64_t attr,
 	return 0;
 }
 
-static int mount_v2(struct container_ctx *c, int dstfd,
+static int mount_v2(bool own_ns, const char *cgroup_path, int dstfd,
 		    const struct mount_entry *e, struct error *err)
 {
 	_cleanup_free_ char *host = NULL;
 	char p[FD_PATH_MAX];
 
-	if (c->unshare_after_go & CLONE_NEWCGROUP) {
+	if (own_ns) {
 		if (mount("cgroup2", fd_path(dstfd, p), "cgroup2",
 			  e->flags | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 			return error_sys(err, "mount cgroup2 on %s", e->spec->destination);
 		return 0;
 	}
-	host = xasprintf(HOST_CGROUP_ROOT "%s", c->cgroup_path);
-	return bind_dir_fd(host, dstfd, cgroup_mount_attr(c, e), err);
+	host = xasprintf(HOST_CGROUP_ROOT "%s", cgroup_path);
+	return bind_dir_fd(host, dstfd, cgroup_mount_attr(own_ns, e), err);
 }
 
 static bool is_cgroup_fs(int dirfd, const char *name)
@@ -91,14 +91,14 @@ static bool is_cgroup_fs(int dirfd, const char *name)
 }
 
 /* One controller (or the unified side) of a v1/hybrid host. */
-static int mount_v1_controller(struct container_ctx *c, int tmpfd,
+static int mount_v1_controller(const char *cgroup_path, int tmpfd,
 			       const char *name, uint64_t attr, struct error *err)
 {
 	_cleanup_free_ char *host = NULL;
 	_cleanup_close_ int dst = -1;
 	struct stat st;
 
-	host = xasprintf(HOST_CGROUP_ROOT "/%s%s", name, c->cgroup_path);
+	host = xasprintf(HOST_CGROUP_ROOT "/%s%s", name, cgroup_path);
 	if (stat(host, &st) < 0) {
 		log_debug("cgroup mount: %s has no %s: skipped", name, host);
 		return 0;
@@ -111,11 +111,11 @@ static int mount_v1_controller(struct container_ctx *c, int tmpfd,
 	return bind_dir_fd(host, dst, attr, err);
 }
 
-static int mount_v1(struct container_ctx *c, int rootfd, int dstfd,
+static int mount_v1(bool own_ns, const char *cgroup_path, int rootfd, int dstfd,
 		    const struct mount_entry *e, struct error *err)
 {
 	_cleanup_close_ int hostfd = -1, tmpfd = -1, top = -1;
-	uint64_t attr = cgroup_mount_attr(c, e);
+	uint64_t attr = cgroup_mount_attr(own_ns, e);
 	struct mount_attr ro = { .attr_set = MOUNT_ATTR_RDONLY };
 	char p[FD_PATH_MAX];
 	struct dirent *de;
@@ -154,7 +154,7 @@ static int mount_v1(struct container_ctx *c, int rootfd, int dstfd,
 		}
 		if (!is_cgroup_fs(hostfd, de->d_name))
 			continue;
-		if (mount_v1_controller(c, tmpfd, de->d_name, attr, err) < 0) {
+		if (mount_v1_controller(cgroup_path, tmpfd, de->d_name, attr, err) < 0) {
 			closedir(d);
 			return -1;
 		}
@@ -182,10 +182,11 @@ static int mount_no_cgroup(int dstfd, const struct mount_entry *e, struct error 
 	return 0;
 }
 
-int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,
+int rootfs_mount_cgroup(const struct ctx_decided *d, const struct ctx_record *r, int rootfd,
 			const struct mount_entry *e, struct error *err)
 {
 	_cleanup_close_ int dst = -1;
+	bool own_ns = d->unshare_after_go & CLONE_NEWCGROUP;
 	enum cgroup_mode mode;
 
 	if (cgroup_detect_mode(&mode, err) < 0)
@@ -196,9 +197,9 @@ int rootfs_mount_cgroup(struct container_ctx *c, int rootfd,
 	if (path_open_in_root(rootfd, e->spec->destination, O_PATH | O_DIRECTORY,
 			      true, &dst, err) < 0)
 		return error_prefix(err, "cgroup mount target");
-	if (!c->cgroup_path)
+	if (!r->cgroup_path)
 		return mount_no_cgroup(dst, e, err);
 	if (mode == CGROUP_MODE_V2)
-		return mount_v2(c, dst, e, err);
-	return mount_v1(c, rootfd, dst, e, err);
+		return mount_v2(own_ns, r->cgroup_path, dst, e, err);
+	return mount_v1(own_ns, r->cgroup_path, rootfd, dst, e, err);
 }

@@ -77,24 +77,26 @@ static int run_helper(const char *helper, pid_t pid, const struct oci_id_mapping
 	return r;
 }
 
-int rootless_write_id_maps(struct container_ctx *c, struct error *err)
+int rootless_write_id_maps(const struct ctx_decided *d, const struct ctx_handles *h,
+			   const struct ctx_record *r, struct error *err)
 {
-	const struct oci_linux *l = &c->spec->linux;
-	_cleanup_free_ char *setgroups = xasprintf("%d/setgroups", c->pid);
+	const struct oci_linux *l = &d->spec.linux;
+	pid_t pid = r->pid;
+	_cleanup_free_ char *setgroups = xasprintf("%d/setgroups", pid);
 
 	if (!l->n_uid_mappings || !l->n_gid_mappings)
 		return error_set(err, "rootless: linux.uidMappings and linux.gidMappings are required (agentsbx spec --rootless writes them)");
 	if (only_own(l->gid_mappings, l->n_gid_mappings, getegid())) {
-		if (write_file_at(c->host_proc_fd, setgroups, "deny", err) < 0 ||
-		    ns_write_id_map(c->host_proc_fd, c->pid, "gid_map", l->gid_mappings, 1, err) < 0)
+		if (write_file_at(h->host_proc_fd, setgroups, "deny", err) < 0 ||
+		    ns_write_id_map(h->host_proc_fd, pid, "gid_map", l->gid_mappings, 1, err) < 0)
 			return error_prefix(err, "rootless: write the gid map");
-	} else if (run_helper(NEWGIDMAP, c->pid, l->gid_mappings, l->n_gid_mappings, err) < 0) {
+	} else if (run_helper(NEWGIDMAP, pid, l->gid_mappings, l->n_gid_mappings, err) < 0) {
 		return -1;
 	}
 	if (only_own(l->uid_mappings, l->n_uid_mappings, geteuid())) {
-		if (ns_write_id_map(c->host_proc_fd, c->pid, "uid_map", l->uid_mappings, 1, err) < 0)
+		if (ns_write_id_map(h->host_proc_fd, pid, "uid_map", l->uid_mappings, 1, err) < 0)
 			return error_prefix(err, "rootless: write the uid map");
 		return 0;
 	}
-	return run_helper(NEWUIDMAP, c->pid, l->uid_mappings, l->n_uid_mappings, err);
+	return run_helper(NEWUIDMAP, pid, l->uid_mappings, l->n_uid_mappings, err);
 }

@@ -69,12 +69,12 @@ static int write_sysctl(int procfd, const char *key, const char *value,
 	return 0;
 }
 
-int sysctl_apply(struct container_ctx *c, struct error *err)
+int sysctl_apply(const struct ctx_decided *d, const struct ctx_handles *h, struct error *err)
 {
-	const struct str_map *m = &c->spec->linux.sysctl;
+	const struct str_map *m = &d->spec.linux.sysctl;
 
 	for (size_t i = 0; i < m->len; i++)
-		if (write_sysctl(c->host_proc_fd, m->keys[i], m->values[i], err) < 0)
+		if (write_sysctl(h->host_proc_fd, m->keys[i], m->values[i], err) < 0)
 			return -1;
 	return 0;
 }
@@ -89,18 +89,18 @@ static const char *joined_path(const struct oci_spec *spec, enum ns_type t)
 /* "A namespace is present" is not enough: a path may name the host's, and
  * the write would change the host (runc refuses net sysctls in the host's
  * network namespace).  Judged on the fds ns_open_joined() opened. */
-int sysctl_check_host_namespaces(const struct container_ctx *c, struct error *err)
+int sysctl_check_host_namespaces(const struct ctx_decided *d, struct error *err)
 {
-	const struct oci_spec *s = c->spec;
+	const struct oci_spec *s = &d->spec;
 	const struct str_map *m = &s->linux.sysctl;
 	enum ns_type ns;
 
 	for (size_t i = 0; i < m->len; i++)
-		if (spec_sysctl_namespace(m->keys[i], &ns) && c->ns_host[ns])
+		if (spec_sysctl_namespace(m->keys[i], &ns) && d->ns_host[ns])
 			return error_set(err, "linux.sysctl[%s]: linux.namespaces[%s].path %s is the host's %s namespace: setting it would change the host's",
 					 m->keys[i], ns_type_name(ns), joined_path(s, ns),
 					 ns_type_name(ns));
-	if ((s->hostname || s->domainname) && c->ns_host[NS_UTS])
+	if ((s->hostname || s->domainname) && d->ns_host[NS_UTS])
 		return error_set(err, "%s: linux.namespaces[uts].path %s is the host's uts namespace: setting it would change the host's",
 				 s->hostname ? "hostname" : "domainname", joined_path(s, NS_UTS));
 	return 0;

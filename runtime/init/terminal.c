@@ -143,17 +143,18 @@ int terminal_setup(int console_sock, const struct oci_console_size *size,
 	return 0;
 }
 
-int terminal_setup_child(struct container_ctx *c, struct error *err)
+int terminal_setup_child(const struct ctx_decided *d, struct ctx_handles *h,
+			 struct error *err)
 {
-	if (!c->spec->process.terminal)
+	if (!d->spec.process.terminal)
 		return 0;
-	if (c->console_sock < 0)
+	if (h->console_sock < 0)
 		return error_set(err, "process.terminal is set but there is no console socket");
-	if (terminal_setup(c->console_sock, &c->spec->process.console_size,
-			   !c->is_exec, err) < 0)
+	if (terminal_setup(h->console_sock, &d->spec.process.console_size,
+			   !d->is_exec, err) < 0)
 		return -1;
-	close(c->console_sock);
-	c->console_sock = -1;
+	close(h->console_sock);
+	h->console_sock = -1;
 	return 0;
 }
 

@@ -7,13 +7,15 @@
 
 #include "../../lib/error.h"
 
-struct container_ctx;
+struct ctx_decided;
+struct ctx_handles;
 struct oci_console_size;
 
 /* Child: with process.terminal, open a pty in the container's devpts, make
  * its peer the controlling terminal and stdio, and send the master over
- * the console socket (SCM_RIGHTS). */
-int terminal_setup_child(struct container_ctx *c, struct error *err);
+ * the console socket (SCM_RIGHTS), which it closes. */
+int terminal_setup_child(const struct ctx_decided *d, struct ctx_handles *h,
+			 struct error *err);
 
 /* Same, for a process that only joins the container (exec): the pty comes
  * from the container's /dev/ptmx, which must already be the cwd's root. */

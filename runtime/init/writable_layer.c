@@ -143,19 +143,20 @@ static int make_overlay(int lower, int upper, int work, bool userxattr, const ch
 	return 0;
 }
 
-int writable_layer_mount(struct container_ctx *c, bool *attached, struct error *err)
+int writable_layer_mount(const struct ctx_decided *d, const struct ctx_handles *h,
+			 bool *attached, struct error *err)
 {
 	_cleanup_close_ int lower = -1, tmpfs = -1, upper = -1, work = -1, ovl = -1;
-	bool userxattr = c->new_userns || (c->ns_fd[NS_USER] >= 0 && !c->ns_host[NS_USER]);
-	const char *path = c->rootfs;
+	bool userxattr = d->new_userns || (h->ns_fd[NS_USER] >= 0 && !d->ns_host[NS_USER]);
+	const char *path = d->rootfs;
 	char p[FD_PATH_MAX];
 	struct stat st;
 	int r;
 
 	*attached = false;
-	if (rootfs_open_judged(c, &lower, &st, err) < 0)
+	if (rootfs_open_judged(d, h, &lower, &st, err) < 0)
 		return -1;
-	if (make_upper(c->decision.writable_layer, &st, path, &tmpfs, &upper, &work, err) < 0)
+	if (make_upper(d->decision.writable_layer, &st, path, &tmpfs, &upper, &work, err) < 0)
 		return -1;
 	/* Attached on the rootfs directory for as long as the overlay takes
 	 * to build; lower still is the directory under it, opened before. */
@@ -180,15 +181,17 @@ int writable_layer_mount(struct container_ctx *c, bool *attached, struct error *
  * bind mount, a volume, is the host's and is left as it is), and only
  * with no_new_privs: the uid could then rearrange the directory (even /),
  * and no setuid binary may turn that into root. */
-int writable_layer_own_cwd(struct container_ctx *c, int cwd, struct error *err)
+int writable_layer_own_cwd(const struct ctx_decided *d, const struct ctx_handles *h,
+			   const struct ctx_init *i, int cwd, struct error *err)
 {
-	const struct oci_user *u = &c->spec->process.user;
-	const char *path = c->spec->process.cwd;
+	const struct oci_user *u = &d->spec.process.user;
+	const char *path = d->spec.process.cwd;
 	struct statx root, dir;
 
-	if (!c->decision.writable_layer || !u->uid || !c->spec->process.no_new_privileges)
+	if (!d->decision.writable_layer || i->writable_layer_lost || !u->uid ||
+	    !d->spec.process.no_new_privileges)
 		return 0;
-	if (statx(c->rootfs_fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &root) < 0)
+	if (statx(h->rootfs_fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &root) < 0)
 		return error_sys(err, "writable layer: stat the container's root");
 	if (statx(cwd, "", AT_EMPTY_PATH, STATX_MNT_ID | STATX_UID, &dir) < 0)
 		return error_sys(err, "writable layer: stat process.cwd %s", path);
@@ -206,16 +209,17 @@ int writable_layer_own_cwd(struct container_ctx *c, int cwd, struct error *err)
  * cannot stack on, a tmpfs without the user xattrs overlayfs needs in a
  * user namespace): the root is read-only, what the policy gives without a
  * layer; said in the runtime's log and in the audit log. */
-void writable_layer_fell_back(struct container_ctx *c, const struct error *why)
+void writable_layer_fell_back(const struct ctx_decided *d, struct ctx_init *i,
+			      const struct error *why)
 {
 	struct policy_changes ch = { 0 };
 	_cleanup_free_ char *to = xasprintf("true (no writable layer: %s)", why->msg);
 
 	log_warn("%s: the root is read-only instead (policy writableLayer)", why->msg);
 	policy_change_add(&ch, "rootfs", "root.readonly", "a writable layer", to);
-	audit_log_changes(&c->policy, &(struct audit_subject){ c->id, "create", c->spec }, &ch,
+	audit_log_changes(&d->policy, &(struct audit_subject){ d->id, "create", &d->spec }, &ch,
 			  "applied", true);
 	policy_changes_free(&ch);
-	c->decision.writable_layer = 0;
-	c->spec->root.readonly = true;
+	/* The init's own record: the decision stays as the parent made it. */
+	i->writable_layer_lost = true;
 }

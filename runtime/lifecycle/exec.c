@@ -202,9 +202,11 @@ static int load_exec_process(const struct exec_opts *o, struct oci_spec *spec,
 
 /* ---- the child ------------------------------------------------------------- */
 
+/* The exec'd process's clone: the context (its parts handed out in
+ * exec_child_setup) and the container it joins. */
 struct exec_child {
 	struct container_ctx *c;
-	struct container_handle *h;
+	struct container_handle *ct;
 	int pidfd;	  /* the init's */
 	int ns_flags;	  /* namespaces to join */
 	int own_pidns;	  /* ours, to return to after the clone */
@@ -217,23 +219,23 @@ struct exec_child {
  * so that until the execve only the caller's fds, the trampoline, the sync
  * socket and the console socket are there to reach.  (The cwd-in-root weak
  * build keeps them: its CVE-2024-21626 test needs a host directory fd.) */
-static void drop_host_fds(struct exec_child *x)
+static void drop_host_fds(struct exec_child *x, struct ctx_handles *h)
 {
-	fd_close(&x->c->sync_parent);
-	fd_close(&x->c->console_peer); /* our end of the pty pair */
+	fd_close(&h->sync_parent);
+	fd_close(&h->console_peer); /* our end of the pty pair */
 	if (WEAK_CWD_IN_ROOT)
 		return;
-	fd_close(&x->h->rootfd);
-	fd_close(&x->h->dirfd);
-	fd_close(&x->c->root_fd);
+	fd_close(&x->ct->rootfd);
+	fd_close(&x->ct->dirfd);
+	fd_close(&h->root_fd);
 	fd_close(&x->own_pidns);
 }
 
 /* The parent's side: the process the child forked is the exec'd one. */
-static int take_forked_process(struct container_ctx *c, pid_t *pid, struct error *err)
+static int take_forked_process(const struct ctx_handles *h, pid_t *pid, struct error *err)
 {
 	long long inner;
-	int r = sync_expect_value(c->sync_parent, SYNC_INIT_PID, &inner, err);
+	int r = sync_expect_value(h->sync_parent, SYNC_INIT_PID, &inner, err);
 
 	while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
 		;
@@ -243,119 +245,125 @@ static int take_forked_process(struct container_ctx *c, pid_t *pid, struct error
 	return 0;
 }
 
-static int exec_child_setup(struct exec_child *x, struct error *err)
+static int exec_child_setup(struct exec_child *x, const struct ctx_decided *d,
+			    struct ctx_handles *h, struct ctx_init *i, struct error *err)
 {
-	struct container_ctx *c = x->c;
-
-	drop_host_fds(x);
+	drop_host_fds(x, h);
 	/* Into the container's cgroup first (cgroup.h), before the fork of
 	 * fork_inside: what it forks stays where it was forked. */
-	if (cgroup_place_self(&c->cg_birth, err) < 0)
+	if (cgroup_place_self(&h->cg_birth, err) < 0)
 		return -1;
-	if (c->restore_sigmask)
-		sigprocmask(SIG_SETMASK, &c->saved_sigmask, NULL);
+	if (d->restore_sigmask)
+		sigprocmask(SIG_SETMASK, &d->saved_sigmask, NULL);
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
 	if (x->ns_flags && setns(x->pidfd, x->ns_flags | (x->fork_inside ? CLONE_NEWPID : 0)) < 0)
-		return error_sys(err, "join the namespaces of container %s", c->id);
+		return error_sys(err, "join the namespaces of container %s", d->id);
 	close(x->pidfd);
 	/* Rootless: the runtime could not join the pid namespace (no
 	 * capability over the user namespace that owns it); this child, in
 	 * that user namespace now, joined it for children and forks. */
-	if (x->fork_inside && ns_fork_into_pid_namespace(c->sync_child, err) < 0)
+	if (x->fork_inside && ns_fork_into_pid_namespace(h->sync_child, err) < 0)
 		return -1;
 	/* Inside, and still the runtime's image: non-dumpable since before the
 	 * clone, and now in a Landlock domain of its own, which its execve
 	 * keeps (landlock.h).  The container's processes, all in the init's
 	 * domain, could not reach it between the setns and here either: a
 	 * landlocked process cannot ptrace one without a domain. */
-	if (landlock_enter(c, err) < 0)
+	if (landlock_enter(d, h, err) < 0)
 		return -1;
-	if (sync_expect(c->sync_child, SYNC_GO, err) < 0)
+	if (sync_expect(h->sync_child, SYNC_GO, err) < 0)
 		return -1;
 	/* In the container's cgroup by now: execCPUAffinity.final. */
-	if (process_cpu_affinity(c->spec->process.exec_cpu_affinity.final, "final", err) < 0 ||
-	    rootfs_enter_init_root(x->h->st.pid, x->ns_flags & CLONE_NEWNS, err) < 0)
+	if (process_cpu_affinity(d->spec.process.exec_cpu_affinity.final, "final", err) < 0 ||
+	    rootfs_enter_init_root(x->ct->st.pid, x->ns_flags & CLONE_NEWNS, err) < 0)
 		return -1;
 	if (chdir("/") < 0)
 		return error_sys(err, "chdir to the container's /");
-	if (process_set_rlimits(&c->spec->process, err) < 0 ||
-	    mempolicy_apply(c->spec, err) < 0 || process_setup_exec(c, err) < 0 ||
-	    terminal_setup_child(c, err) < 0 || process_resolve_exec(c, err) < 0 ||
-	    process_resolve_home(c, err) < 0)
+	if (process_set_rlimits(&d->spec.process, err) < 0 ||
+	    mempolicy_apply(&d->spec, err) < 0 || process_setup_exec(d, err) < 0 ||
+	    terminal_setup_child(d, h, err) < 0 || process_resolve_exec(d, i, err) < 0 ||
+	    process_resolve_home(d, i, err) < 0)
 		return -1;
-	if (!c->spec->process.terminal && setsid() < 0)
+	if (!d->spec.process.terminal && setsid() < 0)
 		return error_sys(err, "setsid");
 	/* Before a filter written for runc (no openat2, no close_range):
 	 * the cwd resolved and the fds closed.  After it: what child.c's
 	 * step_seccomp_before_creds lists, plus prctl(PR_SET_PDEATHSIG),
 	 * sendto and close of the sync socket. */
-	if (process_open_cwd(c, err) < 0)
+	if (process_open_cwd(d, i, err) < 0)
 		return -1;
-	if (!c->spec->process.no_new_privileges &&
-	    (process_prepare_fds(c, err) < 0 || process_load_seccomp(c, NULL, err) < 0))
+	if (!d->spec.process.no_new_privileges &&
+	    (process_prepare_fds(d, h, i, err) < 0 || process_load_seccomp(d, i, NULL, err) < 0))
 		return -1;
-	if (process_apply_credentials(c, err) < 0)
+	if (process_apply_credentials(d, i, err) < 0)
 		return -1;
 	if (prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
-	return sync_send(c->sync_child, SYNC_READY, NULL, err);
+	return sync_send(h->sync_child, SYNC_READY, NULL, err);
 }
 
+/* As the init (child_main), the clone writes its own part and its copies
+ * of the handles, never what was decided. */
 __attribute__((noreturn)) static void exec_child_main(struct exec_child *x)
 {
+	const struct ctx_decided *d = &x->c->decided;
+	struct ctx_handles *h = &x->c->handles;
+	struct ctx_init *i = &x->c->init;
 	struct error err, ignored;
 
 	error_clear(&err);
-	if (exec_child_setup(x, &err) < 0) {
-		sync_send(x->c->sync_child, SYNC_ERROR, &err, &ignored);
+	if (exec_child_setup(x, d, h, i, &err) < 0) {
+		sync_send(h->sync_child, SYNC_ERROR, &err, &ignored);
 		_exit(1);
 	}
-	close(x->c->sync_child);
-	x->c->sync_child = -1;
-	process_exec(x->c);
+	close(h->sync_child);
+	h->sync_child = -1;
+	process_exec(d, h, i);
 }
 
 /* ---- the parent ------------------------------------------------------------- */
 
-static int prepare_exec(struct container_ctx *c, const struct container_handle *h,
-			const struct exec_opts *o, struct error *err)
+static int prepare_exec(struct ctx_decided *d, struct ctx_handles *h,
+			const struct container_handle *ct, const struct exec_opts *o,
+			struct error *err)
 {
-	c->spec = xcalloc(1, sizeof(*c->spec));
-	if (state_load_spec(h->dirfd, c->spec, err) < 0)
+	if (state_load_spec(ct->dirfd, &d->spec, err) < 0)
 		return error_prefix(err, "load the container's config.json");
-	if (load_exec_process(o, c->spec, err) < 0)
+	if (load_exec_process(o, &d->spec, err) < 0)
 		return -1;
 	/* The policy in force applies to every process, exec'd ones too;
 	 * relative bind sources are judged as at create, from its bundle. */
-	if (h->st.bundle)
-		policy_resolve_bind_sources(c->spec, h->st.bundle);
-	c->exec_bundle = h->st.bundle;
-	if (ctx_open_root(c, err) < 0 || policy_enforce(c, err) < 0 ||
-	    identity_apply_exec(c, h->dirfd, err) < 0)
+	if (ct->st.bundle)
+		policy_resolve_bind_sources(&d->spec, ct->st.bundle);
+	d->exec_bundle = ct->st.bundle;
+	if (ctx_open_root(d, h, err) < 0 || policy_enforce(d, h, err) < 0 ||
+	    identity_apply_exec(d, ct->dirfd, err) < 0)
 		return -1;
-	if (caps_prepare(&c->spec->process.capabilities, c->spec->process.has_capabilities,
-			 &c->caps, err) < 0 ||
-	    trampoline_memfd(&c->trampoline_fd, err) < 0 ||
-	    landlock_prepare(c, err) < 0 ||
-	    ctx_prepare_seccomp(c, err) < 0 || ctx_prepare_terminal(c, err) < 0)
+	if (caps_prepare(&d->spec.process.capabilities, d->spec.process.has_capabilities,
+			 &d->caps, err) < 0 ||
+	    trampoline_memfd(&h->trampoline_fd, err) < 0 ||
+	    landlock_prepare(d, h, err) < 0 ||
+	    ctx_prepare_seccomp(d, err) < 0 || ctx_prepare_terminal(d, h, err) < 0)
 		return -1;
 	return 0;
 }
 
-static int spawn_exec(struct container_ctx *c, struct container_handle *h,
+static int spawn_exec(struct container_ctx *c, struct container_handle *ct,
 		      pid_t *out, struct error *err)
 {
-	struct exec_child x = { .c = c, .h = h, .pidfd = -1, .own_pidns = -1 };
+	const struct ctx_decided *d = &c->decided;
+	struct ctx_handles *h = &c->handles;
+	struct exec_child x = { .c = c, .ct = ct, .pidfd = -1, .own_pidns = -1 };
 	_cleanup_close_ int pidns = -1;
 	bool born_in = false;
 	int pair[2];
 	pid_t pid;
 
-	if (init_namespaces(h->st.pid, &x.ns_flags, err) < 0)
+	if (init_namespaces(ct->st.pid, &x.ns_flags, err) < 0)
 		return -1;
-	x.pidfd = (int)syscall(SYS_pidfd_open, h->st.pid, 0);
-	if (x.pidfd < 0 || !proc_is_same(h->st.pid, h->st.start_time))
+	x.pidfd = (int)syscall(SYS_pidfd_open, ct->st.pid, 0);
+	if (x.pidfd < 0 || !proc_is_same(ct->st.pid, ct->st.start_time))
 		return error_set(err, "container not running");
 	/* The pid namespace applies to children: join it here, so that the
 	 * one clone below lands in it (and go back to ours after); rootless,
@@ -365,21 +373,21 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 	if (pidns < 0)
 		return error_sys(err, "open /proc/self/ns/pid_for_children");
 	if (!x.fork_inside && setns(x.pidfd, CLONE_NEWPID) < 0 && errno != EINVAL)
-		return error_sys(err, "join the pid namespace of container %s", c->id);
+		return error_sys(err, "join the pid namespace of container %s", d->id);
 	if (sync_pair(pair, err) < 0)
 		return -1;
-	c->sync_parent = pair[0];
-	c->sync_child = pair[1];
+	h->sync_parent = pair[0];
+	h->sync_child = pair[1];
 	/* Nothing inside may open our /proc/<pid>/exe (CVE-2019-5736). */
 	if (!WEAK_DUMPABLE && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
 	/* execCPUAffinity.initial: ours, and the clone's until its cgroup. */
-	if (process_cpu_affinity(c->spec->process.exec_cpu_affinity.initial, "initial", err) < 0)
+	if (process_cpu_affinity(d->spec.process.exec_cpu_affinity.initial, "initial", err) < 0)
 		return -1;
-	if (h->st.cgroup_path &&
-	    cgroup_open_birth(h->st.cgroup_path, h->st.cgroup_manager, &c->cg_birth, err) < 0)
+	if (ct->st.cgroup_path &&
+	    cgroup_open_birth(ct->st.cgroup_path, ct->st.cgroup_manager, &h->cg_birth, err) < 0)
 		return -1;
-	if (ns_clone_into(0, cgroup_birth_clone_fd(&c->cg_birth), &pid, &born_in, err) < 0)
+	if (ns_clone_into(0, cgroup_birth_clone_fd(&h->cg_birth), &pid, &born_in, err) < 0)
 		return -1;
 	if (pid == 0) {
 		x.own_pidns = pidns;
@@ -392,20 +400,20 @@ static int spawn_exec(struct container_ctx *c, struct container_handle *h,
 	if (setns(pidns, CLONE_NEWPID) < 0)
 		log_warn("return to the runtime's pid namespace: %s", strerror(errno));
 	close(x.pidfd);
-	close(c->sync_child);
-	c->sync_child = -1;
-	if (c->console_sock >= 0) {
-		close(c->console_sock);
-		c->console_sock = -1;
+	close(h->sync_child);
+	h->sync_child = -1;
+	if (h->console_sock >= 0) {
+		close(h->console_sock);
+		h->console_sock = -1;
 	}
-	if (x.fork_inside && take_forked_process(c, &pid, err) < 0)
+	if (x.fork_inside && take_forked_process(h, &pid, err) < 0)
 		return -1;
 	*out = pid;
-	if (h->st.cgroup_path &&
-	    cgroup_after_clone(&c->cg_birth, pid, born_in, err) < 0)
+	if (ct->st.cgroup_path &&
+	    cgroup_after_clone(&h->cg_birth, pid, born_in, err) < 0)
 		goto fail;
-	if (sync_send(c->sync_parent, SYNC_GO, NULL, err) < 0 ||
-	    sync_expect(c->sync_parent, SYNC_READY, err) < 0)
+	if (sync_send(h->sync_parent, SYNC_GO, NULL, err) < 0 ||
+	    sync_expect(h->sync_parent, SYNC_READY, err) < 0)
 		goto fail;
 	return 0;
 fail:
@@ -414,14 +422,14 @@ fail:
 	return -1;
 }
 
-static int wait_exec(struct container_ctx *c, pid_t pid, int *exit_status,
+static int wait_exec(const struct ctx_handles *h, pid_t pid, int *exit_status,
 		     struct error *err)
 {
 	int status = 0;
 
-	if (c->console_peer >= 0) {
+	if (h->console_peer >= 0) {
 		_cleanup_close_ int master = -1;
-		if (terminal_recv_master(c->console_peer, &master, err) < 0)
+		if (terminal_recv_master(h->console_peer, &master, err) < 0)
 			return -1;
 		if (terminal_proxy(master, pid, &status, err) < 0)
 			return -1;
@@ -435,34 +443,35 @@ static int wait_exec(struct container_ctx *c, pid_t pid, int *exit_status,
 int container_exec(const struct global_opts *g, const struct exec_opts *o,
 		   int *exit_status, struct error *err)
 {
-	struct container_handle h;
+	struct container_handle ct;
 	struct container_ctx c;
 	struct create_opts copts = { .id = o->id, .preserve_fds = o->preserve_fds, .detach = o->detach, .console_socket = o->console_socket };
 	pid_t pid = -1;
 	int r = -1;
 
 	*exit_status = 0;
-	if (handle_open(g, o->id, false, &h, err) < 0)
+	if (handle_open(g, o->id, false, &ct, err) < 0)
 		return -1;
-	ctx_init(&c, g, &copts);
-	c.is_exec = true;
-	c.foreground = !o->detach;
-	block_forwarded_signals(&c.saved_sigmask);
-	c.restore_sigmask = true;
-	if (h.st.status != STATUS_RUNNING) {
-		error_set(err, "cannot exec in a container that is %s", status_name(h.st.status));
+	container_ctx_init(&c, g, &copts);
+	c.decided.is_exec = true;
+	c.decided.foreground = !o->detach;
+	block_forwarded_signals(&c.decided.saved_sigmask);
+	c.decided.restore_sigmask = true;
+	if (ct.st.status != STATUS_RUNNING) {
+		error_set(err, "cannot exec in a container that is %s", status_name(ct.st.status));
 		goto out;
 	}
-	if (prepare_exec(&c, &h, o, err) < 0 || spawn_exec(&c, &h, &pid, err) < 0)
+	if (prepare_exec(&c.decided, &c.handles, &ct, o, err) < 0 ||
+	    spawn_exec(&c, &ct, &pid, err) < 0)
 		goto out;
 	/* The lock is not held while the process runs. */
-	handle_close(&h);
+	handle_close(&ct);
 	if (o->pid_file && write_pid_file(o->pid_file, pid, err) < 0)
 		goto out;
-	r = o->detach ? 0 : wait_exec(&c, pid, exit_status, err);
+	r = o->detach ? 0 : wait_exec(&c.handles, pid, exit_status, err);
 out:
-	handle_close(&h);
-	sigprocmask(SIG_SETMASK, &c.saved_sigmask, NULL);
-	ctx_release(&c);
+	handle_close(&ct);
+	sigprocmask(SIG_SETMASK, &c.decided.saved_sigmask, NULL);
+	container_ctx_release(&c);
 	return r;
 }

@@ -332,14 +332,15 @@ out:
 	return r;
 }
 
-int container_start_ctx(struct container_ctx *c, struct error *err)
+int container_start_ctx(const struct ctx_decided *d, const struct ctx_handles *h,
+			const struct ctx_record *r, struct error *err)
 {
-	struct container_handle h = { .rootfd = -1, .dirfd = c->state_dir_fd };
+	struct container_handle ct = { .rootfd = -1, .dirfd = h->state_dir_fd };
 
 	/* create's lock is still held on its state directory; the state and
 	 * the spec are the ones create wrote */
-	ctx_state(c, STATUS_CREATED, &h.st);
-	return start_created(c->g, &h, c->spec, err);
+	ctx_state(d, r, STATUS_CREATED, &ct.st);
+	return start_created(d->g, &ct, &d->spec, err);
 }
 
 int container_state(const struct global_opts *g, const char *id,

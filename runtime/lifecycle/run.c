@@ -46,19 +46,19 @@ struct run_known {
 	ino_t dir_ino;
 };
 
-static void known_from_ctx(const struct container_ctx *c, struct run_known *k)
+static void known_from_ctx(const struct ctx_decided *d, const struct ctx_handles *h,
+			   const struct ctx_record *r, struct run_known *k)
 {
 	struct stat st;
 
 	memset(k, 0, sizeof(*k));
-	k->poststop = c->spec->hooks[HOOK_POSTSTOP].len > 0 ||
-		      fstat(c->state_dir_fd, &st) < 0;
+	k->poststop = d->spec.hooks[HOOK_POSTSTOP].len > 0 || fstat(h->state_dir_fd, &st) < 0;
 	if (!k->poststop) {
 		k->dir_dev = st.st_dev;
 		k->dir_ino = st.st_ino;
 	}
-	k->cgroup_path = c->cgroup_path ? xstrdup(c->cgroup_path) : NULL;
-	k->manager = c->cgroup_manager;
+	k->cgroup_path = r->cgroup_path ? xstrdup(r->cgroup_path) : NULL;
+	k->manager = r->cgroup_manager;
 }
 
 /*
@@ -103,30 +103,30 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 	/* Block before clone: a signal that arrives early is queued for the
 	 * signalfd, not lost or fatal.  The child unblocks in child_main. */
 	block_forwarded_signals(&old);
-	ctx_init(&c, g, o);
-	c.foreground = !o->detach;
-	c.saved_sigmask = old;
-	c.restore_sigmask = true;
+	container_ctx_init(&c, g, o);
+	c.decided.foreground = !o->detach;
+	c.decided.saved_sigmask = old;
+	c.decided.restore_sigmask = true;
 	r = create_container(&c, err);
 	if (r < 0) {
-		ctx_release(&c);
+		container_ctx_release(&c);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
 	/* The container exists from here: a failure removes it. */
-	if (c.console_peer >= 0 &&
-	    terminal_recv_master(c.console_peer, &master, err) < 0) {
-		ctx_release(&c);
+	if (c.handles.console_peer >= 0 &&
+	    terminal_recv_master(c.handles.console_peer, &master, err) < 0) {
+		container_ctx_release(&c);
 		delete_after_run(g, o->id);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
-	pid_t pid = c.pid;
+	pid_t pid = c.record.pid;
 	struct run_known known;
 
-	known_from_ctx(&c, &known);
-	r = container_start_ctx(&c, err);
-	ctx_release(&c);
+	known_from_ctx(&c.decided, &c.handles, &c.record, &known);
+	r = container_start_ctx(&c.decided, &c.handles, &c.record, err);
+	container_ctx_release(&c);
 	if (r < 0) {
 		free(known.cgroup_path);
 		delete_after_run(g, o->id);

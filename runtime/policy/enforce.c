@@ -32,20 +32,20 @@ static void log_changes(const struct policy_changes *ch, bool audit)
 }
 
 /* A refusal is a decision too: one line, the error as its "from". */
-void policy_audit_refusal(struct container_ctx *c, const struct error *err)
+void policy_audit_refusal(const struct ctx_decided *d, const struct error *err)
 {
 	struct policy_changes ch = { 0 };
-	struct audit_subject subj = { c->id, c->is_exec ? "exec" : "create", c->spec };
+	struct audit_subject subj = { d->id, d->is_exec ? "exec" : "create", &d->spec };
 
 	policy_change_add(&ch, "refusal", "config.json", err->msg, "(refused: nothing created)");
-	audit_log_changes(&c->policy, &subj, &ch, "refused", c->policy.mode == POLICY_ENFORCE);
+	audit_log_changes(&d->policy, &subj, &ch, "refused", d->policy.mode == POLICY_ENFORCE);
 	policy_changes_free(&ch);
 }
 
 /* linux.namespaces[network].path is the host's (docker --network host),
  * judged on the opened namespace.  Not there or not a namespace: false,
  * and the later steps say why. */
-static bool host_netns_asked(struct container_ctx *c, const struct oci_spec *s)
+static bool host_netns_asked(const struct ctx_handles *h, const struct oci_spec *s)
 {
 	const struct oci_namespace *ns = spec_find_namespace(s, NS_NETWORK);
 	_cleanup_close_ int fd = -1, proc = -1;
@@ -54,7 +54,7 @@ static bool host_netns_asked(struct container_ctx *c, const struct oci_spec *s)
 
 	if (!ns || !ns->path)
 		return false;
-	proc = c->host_proc_fd >= 0 ? fcntl(c->host_proc_fd, F_DUPFD_CLOEXEC, 0) :
+	proc = h->host_proc_fd >= 0 ? fcntl(h->host_proc_fd, F_DUPFD_CLOEXEC, 0) :
 				      open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (proc < 0 || ns_open_file(ns->path, NS_NETWORK, &fd, &ignored) < 0 ||
 	    ns_fd_is_host(fd, proc, NS_NETWORK, &host, &ignored) < 0)
@@ -68,16 +68,16 @@ static bool host_netns_asked(struct container_ctx *c, const struct oci_spec *s)
  * with clamp, tightened below like any default.  Audit: logged as what
  * enforce would refuse.  Every one goes to the audit log.
  */
-static int check_requests(struct container_ctx *c, const struct oci_spec *s,
-			  struct error *err)
+static int check_requests(const struct ctx_decided *d, const struct ctx_handles *h,
+			  const struct oci_spec *s, struct error *err)
 {
 	struct policy_requests r;
-	struct audit_subject subj = { c->id, c->is_exec ? "exec" : "create", s };
-	bool audit = c->policy.mode == POLICY_AUDIT;
-	bool refuse = c->policy.on_request == ON_REQUEST_REFUSE;
+	struct audit_subject subj = { d->id, d->is_exec ? "exec" : "create", s };
+	bool audit = d->policy.mode == POLICY_AUDIT;
+	bool refuse = d->policy.on_request == ON_REQUEST_REFUSE;
 	int rc = 0;
 
-	policy_requests(&c->policy, s, c->id, host_netns_asked(c, s), &r);
+	policy_requests(&d->policy, s, d->id, host_netns_asked(h, s), &r);
 	if (!r.len)
 		return 0;
 	if (!refuse) {
@@ -90,9 +90,9 @@ static int check_requests(struct container_ctx *c, const struct oci_spec *s,
 			refuse = true;
 		}
 	}
-	audit_log_requests(&c->policy, &subj, &r, refuse ? "refused" : "clamped", !audit);
+	audit_log_requests(&d->policy, &subj, &r, refuse ? "refused" : "clamped", !audit);
 	if (refuse) {
-		rc = policy_requests_refuse(&c->policy, &r, err);
+		rc = policy_requests_refuse(&d->policy, &r, err);
 		if (audit) {
 			log_warn("policy (audit, not applied): would refuse: %s", err->msg);
 			rc = 0;
@@ -107,44 +107,45 @@ static int check_requests(struct container_ctx *c, const struct oci_spec *s,
 }
 
 /* Audit: the same transformation on a fresh parse, logged, then dropped. */
-static int audit_spec(struct container_ctx *c, struct error *err)
+static int audit_spec(const struct ctx_decided *d, const struct ctx_handles *h,
+		      struct error *err)
 {
 	struct oci_spec copy;
 	struct policy_changes ch = { 0 };
-	struct policy_decision d = { 0 };
+	struct policy_decision decision = { 0 };
 	int r;
 
-	if (!c->config_json)
+	if (!d->config_json)
 		return 0; /* exec: the container's own create was audited */
-	if (spec_parse(c->config_json, c->config_len, &copy, err) < 0)
+	if (spec_parse(d->config_json, d->config_len, &copy, err) < 0)
 		return -1;
-	if (c->bundle)
-		policy_resolve_bind_sources(&copy, c->bundle);
-	if (check_requests(c, &copy, err) < 0) {
+	if (d->bundle)
+		policy_resolve_bind_sources(&copy, d->bundle);
+	if (check_requests(d, h, &copy, err) < 0) {
 		spec_free(&copy);
 		return -1;
 	}
-	r = policy_apply(&c->policy, &copy, &ch, &d, err);
-	policy_decision_free(&d);
+	r = policy_apply(&d->policy, &copy, &ch, &decision, err);
+	policy_decision_free(&decision);
 	if (r == 0) {
 		log_changes(&ch, true);
-		audit_log_changes(&c->policy, &(struct audit_subject){ c->id, "create", &copy },
+		audit_log_changes(&d->policy, &(struct audit_subject){ d->id, "create", &copy },
 				  &ch, "applied", false);
 	} else {
 		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
-		policy_audit_refusal(c, err);
+		policy_audit_refusal(d, err);
 	}
-	hooks_guard_container(c->id, c->bundle);
-	if (hooks_judge_all(&c->policy, &copy, false, err) < 0) {
+	hooks_guard_container(d->id, d->bundle);
+	if (hooks_judge_all(&d->policy, &copy, false, err) < 0) {
 		log_warn("policy (audit, not applied): would refuse: %s", err->msg);
-		policy_audit_refusal(c, err);
+		policy_audit_refusal(d, err);
 	}
 	policy_changes_free(&ch);
 	spec_free(&copy);
 	return 0;
 }
 
-static int prepare_agent_filter(struct container_ctx *c, unsigned i,
+static int prepare_agent_filter(struct ctx_decided *d, unsigned i,
 				const char *cache, struct error *err)
 {
 	struct oci_seccomp sc;
@@ -152,7 +153,7 @@ static int prepare_agent_filter(struct container_ctx *c, unsigned i,
 
 	if (policy_agent_seccomp(i, &sc, err) < 0)
 		return error_prefix(err, "policy: the agent seccomp profile");
-	r = seccomp_prepare(&sc, cache, &c->agent_seccomp[i], err);
+	r = seccomp_prepare(&sc, cache, &d->agent_seccomp[i], err);
 	/* The parsed profile is only needed to compile (or find) the BPF. */
 	{
 		struct oci_spec holder = { 0 };
@@ -164,12 +165,12 @@ static int prepare_agent_filter(struct container_ctx *c, unsigned i,
 	return 0;
 }
 
-static int prepare_agent_seccomp(struct container_ctx *c, struct error *err)
+static int prepare_agent_seccomp(struct ctx_decided *d, struct error *err)
 {
 	for (unsigned i = 0; i < POLICY_AGENT_FILTERS; i++)
-		if (prepare_agent_filter(c, i, c->seccomp_cache, err) < 0)
+		if (prepare_agent_filter(d, i, d->seccomp_cache, err) < 0)
 			return -1;
-	c->has_agent_seccomp = true;
+	d->has_agent_seccomp = true;
 	return 0;
 }
 
@@ -195,8 +196,8 @@ static const bool host_ns_refused[NS_TYPE_MAX] = {
  * on its lo, nor the namespace of a container under another --root (a
  * tenant of another engine: its processes, its shared memory, its
  * hostname — found by the floor's oracle for pid, ipc and uts). */
-static int judge_shared_ns(struct container_ctx *c, const struct oci_namespace *ns,
-			   struct error *err)
+static int judge_shared_ns(const struct ctx_decided *d, const struct ctx_handles *h,
+			   const struct oci_namespace *ns, struct error *err)
 {
 	const char *name = ns_type_name(ns->type);
 	bool found;
@@ -204,20 +205,20 @@ static int judge_shared_ns(struct container_ctx *c, const struct oci_namespace *
 
 	if (WEAK_NS_HOST)
 		return 0;
-	if (ns_of_container(c, ns->type, c->ns_fd[ns->type], &found, err) < 0)
+	if (ns_of_container(d, h, ns->type, h->ns_fd[ns->type], &found, err) < 0)
 		return -1;
 	if (found)
 		return 0;
-	if (ns_in_use(c, ns->type, c->ns_fd[ns->type], &user, err) < 0)
+	if (ns_in_use(h, ns->type, h->ns_fd[ns->type], &user, err) < 0)
 		return -1;
 	if (user)
 		return error_set(err, "policy: linux.namespaces[%s].path %s is neither the %s namespace of a running container under --root %s nor an empty one (process %d is in it): refused by the policy (%s); no policy field allows it",
-				 name, ns->path, name, c->g->root, (int)user, c->policy.source);
+				 name, ns->path, name, d->g->root, (int)user, d->policy.source);
 	return 0;
 }
 
-static int judge_namespace(struct container_ctx *c, const struct oci_namespace *ns,
-			   struct error *err)
+static int judge_namespace(const struct ctx_decided *d, const struct ctx_handles *h,
+			   const struct oci_namespace *ns, struct error *err)
 {
 	bool found;
 
@@ -226,23 +227,23 @@ static int judge_namespace(struct container_ctx *c, const struct oci_namespace *
 	 * rules would be installed on the host itself.  (Which network a
 	 * container may have is the network rule's, in policy_apply.) */
 	if (ns->type == NS_NETWORK) {
-		if (c->decision.refuse_host_netns && c->ns_host[NS_NETWORK])
-			return policy_refuse_host_ns(&c->policy, NS_NETWORK, ns->path, err);
-		return judge_shared_ns(c, ns, err);
+		if (d->decision.refuse_host_netns && d->ns_host[NS_NETWORK])
+			return policy_refuse_host_ns(&d->policy, NS_NETWORK, ns->path, err);
+		return judge_shared_ns(d, h, ns, err);
 	}
 	if (WEAK_NS_HOST)
 		return 0;
-	if (host_ns_refused[ns->type] && c->ns_host[ns->type])
-		return policy_refuse_host_ns(&c->policy, ns->type, ns->path, err);
+	if (host_ns_refused[ns->type] && d->ns_host[ns->type])
+		return policy_refuse_host_ns(&d->policy, ns->type, ns->path, err);
 	if (ns->type != NS_MOUNT)
-		return judge_shared_ns(c, ns, err);
+		return judge_shared_ns(d, h, ns, err);
 	/* pivot_root in a joined mount namespace replaces the root of every
 	 * process in it: only another container's (under this --root). */
-	if (ns_of_container(c, NS_MOUNT, c->ns_fd[NS_MOUNT], &found, err) < 0)
+	if (ns_of_container(d, h, NS_MOUNT, h->ns_fd[NS_MOUNT], &found, err) < 0)
 		return -1;
 	if (!found)
 		return error_set(err, "policy: linux.namespaces[mount].path %s is not the mount namespace of a running container under --root %s: refused by the policy (%s); no policy field allows it",
-				 ns->path, c->g->root, c->policy.source);
+				 ns->path, d->g->root, d->policy.source);
 	return 0;
 }
 
@@ -291,7 +292,8 @@ static int is_ancestor(const struct stat *anc, int fd, bool *yes, struct error *
  * or the bundle: the container would see (and, with a writable root,
  * change) them.  The bundle itself may be the rootfs (runtime-tools'
  * "root": {"path": "."}): the container then sees its own bundle. */
-static int judge_rootfs(struct container_ctx *c, struct error *err)
+static int judge_rootfs(const struct ctx_decided *d, const struct ctx_handles *h,
+			struct error *err)
 {
 	struct judged bundle;
 	struct stat rootfs, host_root;
@@ -299,22 +301,22 @@ static int judge_rootfs(struct container_ctx *c, struct error *err)
 
 	if (WEAK_ROOTFS_HOST)
 		return 0;
-	if (fstat(c->rootfs_fd, &rootfs) < 0)
-		return error_sys(err, "stat rootfs %s", c->rootfs);
+	if (fstat(h->rootfs_fd, &rootfs) < 0)
+		return error_sys(err, "stat rootfs %s", d->rootfs);
 	if (stat("/", &host_root) < 0)
 		return error_sys(err, "stat /");
 	/* PID 1's root too, for a runtime that itself runs in a chroot. */
 	if (same_dir(&rootfs, &host_root) ||
-	    (fstatat(c->host_proc_fd, "1/root", &host_root, 0) == 0 &&
+	    (fstatat(h->host_proc_fd, "1/root", &host_root, 0) == 0 &&
 	     same_dir(&rootfs, &host_root)))
 		return error_set(err, "policy: root.path %s is the host's root directory: refused by the policy (%s); no policy field allows it",
-				 c->rootfs, c->policy.source);
-	if (is_ancestor(&rootfs, c->root_fd, &above, err) < 0)
+				 d->rootfs, d->policy.source);
+	if (is_ancestor(&rootfs, h->root_fd, &above, err) < 0)
 		return -1;
 	if (above)
 		return error_set(err, "policy: root.path %s contains the runtime's state directory (--root %s): refused by the policy (%s); no policy field allows it",
-				 c->rootfs, c->g->root, c->policy.source);
-	if (judge_open("the bundle", c->bundle, JUDGE_SYMLINKS, &bundle, err) < 0)
+				 d->rootfs, d->g->root, d->policy.source);
+	if (judge_open("the bundle", d->bundle, JUDGE_SYMLINKS, &bundle, err) < 0)
 		return -1;
 	if (same_dir(&rootfs, &bundle.st))
 		above = false;
@@ -323,14 +325,14 @@ static int judge_rootfs(struct container_ctx *c, struct error *err)
 		return -1;
 	}
 	allowed = WEAK_ROOTFS_ANYWHERE ||
-		  policy_rootfs_allowed(&c->policy, bundle.where, c->rootfs);
+		  policy_rootfs_allowed(&d->policy, bundle.where, d->rootfs);
 	judged_close(&bundle);
 	if (above)
 		return error_set(err, "policy: root.path %s contains the bundle %s: refused by the policy (%s); no policy field allows it",
-				 c->rootfs, c->bundle, c->policy.source);
+				 d->rootfs, d->bundle, d->policy.source);
 	if (!allowed)
 		return error_set(err, "policy: root.path %s is a host directory, not an image the engine unpacked for this container (inside its bundle %s, or one layer of its engine's graph driver): refused by the policy (%s); a directory under the policy's rootfsPrefixes would be allowed",
-				 c->rootfs, c->bundle, c->policy.source);
+				 d->rootfs, d->bundle, d->policy.source);
 	return 0;
 }
 
@@ -338,9 +340,10 @@ static int judge_rootfs(struct container_ctx *c, struct error *err)
  * hands it the container's seccomp fd, so under enforce it must be a unix
  * socket under the operator's seccompListeners, located by the judge;
  * the socket judged is the one connected to (create.c, notify.c). */
-static int judge_seccomp_listener(struct container_ctx *c, struct error *err)
+static int judge_seccomp_listener(const struct ctx_decided *d, struct ctx_handles *h,
+				  struct error *err)
 {
-	const char *path = c->spec->linux.seccomp.listener_path;
+	const char *path = d->spec.linux.seccomp.listener_path;
 	struct judged o;
 
 	if (!path)
@@ -350,45 +353,47 @@ static int judge_seccomp_listener(struct container_ctx *c, struct error *err)
 	if (judge_require_type("linux.seccomp.listenerPath", &o, JUDGE_TYPE_SOCK, NULL, err) < 0)
 		goto fail;
 	if (!WEAK_SECCOMP_LISTENER &&
-	    !policy_bind_allowed(&c->policy.seccomp_listeners, o.where)) {
+	    !policy_bind_allowed(&d->policy.seccomp_listeners, o.where)) {
 		error_set(err, "policy: linux.seccomp.listenerPath %s (%s) is not a seccomp agent the operator named: the runtime would connect to it as root and hand it the container's seccomp fd; refused by the policy (%s): an entry in the policy's seccompListeners would allow it",
-			  path, o.where, c->policy.source);
+			  path, o.where, d->policy.source);
 		goto fail;
 	}
-	c->listener_fd = o.fd;
+	h->listener_fd = o.fd;
 	return 0;
 fail:
 	judged_close(&o);
 	return -1;
 }
 
-static int judge_objects(struct container_ctx *c, struct error *err)
+static int judge_objects(const struct ctx_decided *d, struct ctx_handles *h,
+			 struct error *err)
 {
-	for (size_t i = 0; i < c->spec->linux.n_namespaces; i++) {
-		const struct oci_namespace *ns = &c->spec->linux.namespaces[i];
-		if (ns->path && judge_namespace(c, ns, err) < 0)
+	for (size_t i = 0; i < d->spec.linux.n_namespaces; i++) {
+		const struct oci_namespace *ns = &d->spec.linux.namespaces[i];
+		if (ns->path && judge_namespace(d, h, ns, err) < 0)
 			return -1;
 	}
-	return judge_rootfs(c, err) < 0 ? -1 : judge_seccomp_listener(c, err);
+	return judge_rootfs(d, h, err) < 0 ? -1 : judge_seccomp_listener(d, h, err);
 }
 
-int policy_judge_objects(struct container_ctx *c, struct error *err)
+int policy_judge_objects(const struct ctx_decided *d, struct ctx_handles *h,
+			 struct error *err)
 {
 	struct error would;
 
-	switch (c->policy.mode) {
+	switch (d->policy.mode) {
 	case POLICY_OFF:
 		return 0;
 	case POLICY_AUDIT:
-		if (judge_objects(c, &would) < 0) {
+		if (judge_objects(d, h, &would) < 0) {
 			log_warn("policy (audit, not applied): would refuse: %s", would.msg);
-			policy_audit_refusal(c, &would);
+			policy_audit_refusal(d, &would);
 		}
 		return 0;
 	case POLICY_ENFORCE:
 		break;
 	}
-	return judge_objects(c, err); /* a refusal: logged by create */
+	return judge_objects(d, h, err); /* a refusal: logged by create */
 }
 
 /*
@@ -399,38 +404,38 @@ int policy_judge_objects(struct container_ctx *c, struct error *err)
  * loopback: measured 142 MiB held under a 32 MiB kernelTCP with 1,500
  * connections).  cgroup v2 counts them in memory.max.
  */
-static void warn_unbounded_tcp_memory(struct container_ctx *c)
+static void warn_unbounded_tcp_memory(const struct ctx_decided *d)
 {
 	struct policy_changes ch = { 0 };
 	enum cgroup_mode mode;
 	struct error ignored;
 
-	if (!c->config_json || !c->spec->linux.resources.memory.limit.set ||
+	if (!d->config_json || !d->spec.linux.resources.memory.limit.set ||
 	    cgroup_detect_mode(&mode, &ignored) < 0 || mode == CGROUP_MODE_V2)
 		return;
 	policy_change_add(&ch, "limits", "linux.resources.memory.kernelTCP", "cgroup v1",
 			  "not a bound: TCP socket memory is charged apart from limits.memory and only pressured at kernelTCP (a cgroup v2 host bounds it)");
-	audit_log_changes(&c->policy, &(struct audit_subject){ c->id, "create", c->spec }, &ch,
+	audit_log_changes(&d->policy, &(struct audit_subject){ d->id, "create", &d->spec }, &ch,
 			  "warning", false);
 	log_info("policy: cgroup v1: TCP socket memory of container %s is not bounded by limits.memory (only pressured at kernelTCP); a cgroup v2 host bounds it",
-		 c->id);
+		 d->id);
 	policy_changes_free(&ch);
 }
 
-int policy_enforce(struct container_ctx *c, struct error *err)
+int policy_enforce(struct ctx_decided *d, const struct ctx_handles *h, struct error *err)
 {
 	struct policy_changes ch = { 0 };
 
-	if (policy_load(c->g->policy_path, &c->policy, err) < 0)
+	if (policy_load(d->g->policy_path, &d->policy, err) < 0)
 		return -1;
-	c->policy_loaded = true;
-	if (c->opts && c->opts->no_writable_layer)
-		c->policy.writable_layer = 0;
-	switch (c->policy.mode) {
+	d->policy_loaded = true;
+	if (d->opts && d->opts->no_writable_layer)
+		d->policy.writable_layer = 0;
+	switch (d->policy.mode) {
 	case POLICY_OFF:
 		return 0;
 	case POLICY_AUDIT:
-		return audit_spec(c, err);
+		return audit_spec(d, h, err);
 	case POLICY_ENFORCE:
 		break;
 	}
@@ -438,53 +443,54 @@ int policy_enforce(struct container_ctx *c, struct error *err)
 	 * resolved as the caller: the container init
 	 * writes there too (a writable layer the kernel would not build),
 	 * as uid 0 of its own user namespace when rootless. */
-	if (!c->policy.audit_log) {
-		const char *log = audit_log_path(&c->policy);
-		c->policy.audit_log_caller = xstrdup(log ? log : "");
+	if (!d->policy.audit_log) {
+		const char *log = audit_log_path(&d->policy);
+		d->policy.audit_log_caller = xstrdup(log ? log : "");
 	}
-	if (c->bundle)
-		policy_resolve_bind_sources(c->spec, c->bundle);
+	if (d->bundle)
+		policy_resolve_bind_sources(&d->spec, d->bundle);
 	/* The front door's own workspace joins this container's bindPrefixes. */
-	if (c->own_bind_prefix)
-		policy_strv_add(&c->policy.bind_prefixes, c->own_bind_prefix);
-	if (policy_add_engine_dirs(c, err) < 0 || check_requests(c, c->spec, err) < 0)
+	if (d->own_bind_prefix)
+		policy_strv_add(&d->policy.bind_prefixes, d->own_bind_prefix);
+	if (policy_add_engine_dirs(d, h, err) < 0 || check_requests(d, h, &d->spec, err) < 0)
 		return -1;
-	if (policy_apply(&c->policy, c->spec, &ch, &c->decision, err) < 0) {
-		policy_audit_refusal(c, err);
+	if (policy_apply(&d->policy, &d->spec, &ch, &d->decision, err) < 0) {
+		policy_audit_refusal(d, err);
 		return -1;
 	}
-	audit_log_changes(&c->policy, &(struct audit_subject){ c->id, c->is_exec ? "exec" : "create", c->spec },
+	audit_log_changes(&d->policy, &(struct audit_subject){ d->id, d->is_exec ? "exec" : "create", &d->spec },
 			  &ch, "applied", true);
-	warn_unbounded_tcp_memory(c);
+	warn_unbounded_tcp_memory(d);
 	/* create: every hook judged (and its file kept open) now. */
-	hooks_guard_set(&c->policy);
-	hooks_guard_container(c->id, c->bundle);
-	if (c->config_json && hooks_pin(c->spec, err) < 0) {
-		policy_audit_refusal(c, err);
+	hooks_guard_set(&d->policy);
+	hooks_guard_container(d->id, d->bundle);
+	if (d->config_json && hooks_pin(&d->spec, err) < 0) {
+		policy_audit_refusal(d, err);
 		return -1;
 	}
 	log_changes(&ch, false);
 	policy_changes_free(&ch);
 	/* What the policy made must still be a valid spec. */
-	if (spec_validate(c->spec, err) < 0)
-		return error_prefix(err, "after the policy (%s)", c->policy.source);
-	if (c->decision.stack_agent_seccomp)
-		return prepare_agent_seccomp(c, err);
+	if (spec_validate(&d->spec, err) < 0)
+		return error_prefix(err, "after the policy (%s)", d->policy.source);
+	if (d->decision.stack_agent_seccomp)
+		return prepare_agent_seccomp(d, err);
 	return 0;
 }
 
-int policy_judge_cgroup(struct container_ctx *c, struct error *err)
+int policy_judge_cgroup(const struct ctx_decided *d, const struct ctx_record *r,
+			struct error *err)
 {
 	_cleanup_free_ char *which = NULL;
 	pid_t pid;
 
-	if (!c->policy_loaded || c->policy.mode != POLICY_ENFORCE ||
-	    c->cgroup_manager != CGROUP_MANAGER_FS || !c->cgroup_path)
+	if (!d->policy_loaded || d->policy.mode != POLICY_ENFORCE ||
+	    r->cgroup_manager != CGROUP_MANAGER_FS || !r->cgroup_path)
 		return 0;
-	if (cgroup_ancestor_with_processes(c->cgroup_path, &which, &pid, err) < 0)
+	if (cgroup_ancestor_with_processes(r->cgroup_path, &which, &pid, err) < 0)
 		return -1;
 	if (which)
 		return error_set(err, "policy: linux.cgroupsPath %s is inside cgroup %s, which holds processes itself (process %d: another container's or a host service's): the container would be charged to its limits; refused by the policy (%s); no policy field allows it",
-				 c->cgroup_path, which, (int)pid, c->policy.source);
+				 r->cgroup_path, which, (int)pid, d->policy.source);
 	return 0;
 }

@@ -23,13 +23,13 @@
 #define CRI_SANDBOX_UID "io.kubernetes.cri.sandbox-uid"
 
 /* A container state dir named id under --root. */
-static bool container_known(struct container_ctx *c, const char *id)
+static bool container_known(const struct ctx_handles *h, const char *id)
 {
 	struct stat st;
 
 	if (!*id || strchr(id, '/') || id[0] == '.')
 		return false;
-	return fstatat(c->root_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+	return fstatat(h->root_fd, id, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
 }
 
 static void move_into(struct str_array *add, struct str_array *to, const char *field)
@@ -47,24 +47,25 @@ static void move_into(struct str_array *add, struct str_array *to, const char *f
 /* A CRI container of a known pod: the kubelet's directory of that pod
  * (its volumes, etc-hosts, termination logs), by the pod uid containerd
  * wrote beside the sandbox id; a container of no known pod gets none. */
-static void add_pod_dir(struct container_ctx *c, const char *bundle, const char *sid,
+static void add_pod_dir(const struct ctx_decided *d, const char *bundle, const char *sid,
 			struct str_array *add)
 {
-	const char *uid = str_map_get(&c->spec->annotations, CRI_SANDBOX_UID);
+	const char *uid = str_map_get(&d->spec.annotations, CRI_SANDBOX_UID);
 	_cleanup_free_ char *dir = NULL;
 
 	if (!sid || !uid)
 		return;
-	dir = policy_engine_pod_dir(bundle, c->id, uid);
+	dir = policy_engine_pod_dir(bundle, d->id, uid);
 	if (dir)
 		policy_strv_add(add, dir);
 }
 
-int policy_add_engine_dirs(struct container_ctx *c, struct error *err)
+int policy_add_engine_dirs(struct ctx_decided *d, const struct ctx_handles *h,
+			   struct error *err)
 {
-	const char *path = c->bundle ? c->bundle : c->exec_bundle;
+	const char *path = d->bundle ? d->bundle : d->exec_bundle;
 	_cleanup_close_ int bundle = -1;
-	const char *sid = str_map_get(&c->spec->annotations, CRI_SANDBOX_ID);
+	const char *sid = str_map_get(&d->spec.annotations, CRI_SANDBOX_ID);
 	struct str_array add = { 0 };
 	char work[PATH_MAX];
 	ssize_t n;
@@ -78,17 +79,17 @@ int policy_add_engine_dirs(struct container_ctx *c, struct error *err)
 	if (n < 0 && errno != ENOENT && errno != EINVAL && errno != ENOTDIR)
 		return error_sys(err, "read the link %s/work", path);
 	work[n < 0 ? 0 : n] = '\0';
-	if (sid && strcmp(sid, c->id) && !container_known(c, sid)) {
+	if (sid && strcmp(sid, d->id) && !container_known(h, sid)) {
 		log_info("policy: annotation %s=%s names no container under --root %s: its directories are not bind sources",
-			 CRI_SANDBOX_ID, sid, c->g->root);
+			 CRI_SANDBOX_ID, sid, d->g->root);
 		sid = NULL;
 	}
-	policy_engine_bind_prefixes(path, n > 0 ? work : NULL, c->id, sid, &add);
-	add_pod_dir(c, path, sid, &add);
-	move_into(&add, &c->policy.bind_prefixes, "bindPrefixes");
-	policy_engine_volume_dirs(path, n > 0 ? work : NULL, c->id, &add);
-	move_into(&add, &c->policy.bind_volume_dirs, "bindVolumeDirs");
-	policy_engine_layer_dirs(path, n > 0 ? work : NULL, c->id, &add);
-	move_into(&add, &c->policy.engine_layer_dirs, "the engine's layer directories");
+	policy_engine_bind_prefixes(path, n > 0 ? work : NULL, d->id, sid, &add);
+	add_pod_dir(d, path, sid, &add);
+	move_into(&add, &d->policy.bind_prefixes, "bindPrefixes");
+	policy_engine_volume_dirs(path, n > 0 ? work : NULL, d->id, &add);
+	move_into(&add, &d->policy.bind_volume_dirs, "bindVolumeDirs");
+	policy_engine_layer_dirs(path, n > 0 ? work : NULL, d->id, &add);
+	move_into(&add, &d->policy.engine_layer_dirs, "the engine's layer directories");
 	return 0;
 }

@@ -358,65 +358,65 @@ static void give_back(int dir_fd, const char *what)
 /* ---- create, exec, delete ---------------------------------------------------- */
 
 /* The state directory's absolute path (a holder names it). */
-static char *state_dir_path(const struct container_ctx *c)
+static char *state_dir_path(const struct ctx_decided *d)
 {
 	char cwd[PATH_MAX];
 
-	if (c->g->root[0] == '/')
-		return xasprintf("%s/%s", c->g->root, c->id);
+	if (d->g->root[0] == '/')
+		return xasprintf("%s/%s", d->g->root, d->id);
 	if (!getcwd(cwd, sizeof(cwd)))
 		return NULL;
-	return xasprintf("%s/%s/%s", cwd, c->g->root, c->id);
+	return xasprintf("%s/%s/%s", cwd, d->g->root, d->id);
 }
 
 /* Whose identity this container shares: the front door's directory
  * (create_opts.identity_dir: a session's), else, for a CRI container, its
  * pod's sandbox when that is a container under the same --root. */
-static int share_from(const struct container_ctx *c)
+static int share_from(const struct ctx_decided *d, const struct ctx_handles *h)
 {
-	const char *sid = str_map_get(&c->spec->annotations, CRI_SANDBOX_ID);
+	const char *sid = str_map_get(&d->spec.annotations, CRI_SANDBOX_ID);
 
-	if (c->opts && c->opts->identity_dir)
-		return open(c->opts->identity_dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (!sid || !*sid || !strcmp(sid, c->id) || strchr(sid, '/') || sid[0] == '.')
+	if (d->opts && d->opts->identity_dir)
+		return open(d->opts->identity_dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (!sid || !*sid || !strcmp(sid, d->id) || strchr(sid, '/') || sid[0] == '.')
 		return -1;
-	return openat(c->root_fd, sid, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	return openat(h->root_fd, sid, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 }
 
-int identity_take(struct container_ctx *c, struct error *err)
+int identity_take(struct ctx_decided *d, const struct ctx_handles *h, struct error *err)
 {
 	_cleanup_free_ char *path = NULL;
 	_cleanup_close_ int share = -1;
-	struct holder h;
+	struct holder holder;
 	uint32_t uid;
 
-	if (!c->decision.identity)
+	if (!d->decision.identity)
 		return 0;
-	path = state_dir_path(c);
+	path = state_dir_path(d);
 	if (!path)
-		return error_sys(err, "identity: the state directory of %s", c->id);
-	if (holder_open(c->state_dir_fd, path, &h, err) < 0)
+		return error_sys(err, "identity: the state directory of %s", d->id);
+	if (holder_open(h->state_dir_fd, path, &holder, err) < 0)
 		return -1;
-	share = share_from(c);
-	if (hold(&c->policy, &h, share, &uid, err) < 0)
+	share = share_from(d, h);
+	if (hold(&d->policy, &holder, share, &uid, err) < 0)
 		return -1;
-	c->spec->process.user.uid = uid;
-	c->spec->process.user.gid = uid;
-	log_info("policy: identity: container %s runs as uid and gid %" PRIu32, c->id, uid);
+	d->spec.process.user.uid = uid;
+	d->spec.process.user.gid = uid;
+	log_info("policy: identity: container %s runs as uid and gid %" PRIu32, d->id, uid);
 	return 0;
 }
 
-int identity_apply_exec(struct container_ctx *c, int state_dir_fd, struct error *err)
+int identity_apply_exec(struct ctx_decided *d, int state_dir_fd, struct error *err)
 {
 	uint32_t uid;
 
-	if (!c->decision.identity)
+	if (!d->decision.identity)
 		return 0;
 	if (identity_of(state_dir_fd, &uid, err) < 0)
 		return error_prefix(err, "policy: identities: container %s was created without an identity of its own, its processes' uid is not known (policy field \"identities\")",
-				    c->id);
-	c->spec->process.user.uid = uid;
-	c->spec->process.user.gid = uid;
+				    d->id);
+	d->spec.process.user.uid = uid;
+	d->spec.process.user.gid = uid;
 	return 0;
 }
 

@@ -232,28 +232,29 @@ int netfilter_install_egress_redirect(const unsigned *ports, size_t n, const cha
 
 #define EGRESS_NETNS_FILE "egress-netns"
 
-int netfilter_note_joined_netns(struct container_ctx *c, struct error *err)
+int netfilter_note_joined_netns(const struct ctx_decided *d, const struct ctx_handles *h,
+				struct error *err)
 {
-	const struct oci_namespace *net = spec_find_namespace(c->spec, NS_NETWORK);
+	const struct oci_namespace *net = spec_find_namespace(&d->spec, NS_NETWORK);
 	_cleanup_close_ int out = -1;
 	_cleanup_free_ char *rec = NULL;
 	struct stat st;
 
 	/* Here, before the init is spawned, because the init installs the
 	 * rules and must not dlopen (nft_run). */
-	if ((c->decision.egress_filter || c->decision.egress_proxy) && nft_load(err) < 0)
+	if ((d->decision.egress_filter || d->decision.egress_proxy) && nft_load(err) < 0)
 		return -1;
-	if (!c->decision.egress_filter || !net || !net->path)
+	if (!d->decision.egress_filter || !net || !net->path)
 		return 0;
 	/* The namespace the judge opened (ns_open_joined), not the path again. */
-	if (c->ns_fd[NS_NETWORK] < 0 || fstat(c->ns_fd[NS_NETWORK], &st) < 0)
+	if (h->ns_fd[NS_NETWORK] < 0 || fstat(h->ns_fd[NS_NETWORK], &st) < 0)
 		return error_sys(err, "policy: stat network namespace %s", net->path);
 	rec = xasprintf("%llu %llu\n%s", (unsigned long long)st.st_dev,
 			(unsigned long long)st.st_ino, net->path);
-	out = openat(c->state_dir_fd, EGRESS_NETNS_FILE,
+	out = openat(h->state_dir_fd, EGRESS_NETNS_FILE,
 		     O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (out < 0 || write_all(out, rec, strlen(rec)) < 0)
-		return error_sys(err, "policy: note the joined network namespace of %s", c->id);
+		return error_sys(err, "policy: note the joined network namespace of %s", d->id);
 	return 0;
 }
 
@@ -277,17 +278,18 @@ static int read_noted(int state_dir_fd, struct noted_netns *n, struct error *err
 	return 1;
 }
 
-int netfilter_check_joined_netns(struct container_ctx *c, struct error *err)
+int netfilter_check_joined_netns(const struct ctx_handles *h, const struct ctx_record *rec,
+				 struct error *err)
 {
 	struct noted_netns n = { 0 };
 	char path[64];
 	struct stat st;
-	int r = read_noted(c->state_dir_fd, &n, err);
+	int r = read_noted(h->state_dir_fd, &n, err);
 
 	if (r <= 0)
 		return r;
-	snprintf(path, sizeof(path), "%d/ns/net", c->pid);
-	if (fstatat(c->host_proc_fd, path, &st, 0) < 0)
+	snprintf(path, sizeof(path), "%d/ns/net", rec->pid);
+	if (fstatat(h->host_proc_fd, path, &st, 0) < 0)
 		r = error_sys(err, "policy: stat /proc/%s", path);
 	else if (st.st_dev != n.dev || st.st_ino != n.ino)
 		r = error_set(err, "policy: the container joined another network namespace than %s (changed during create)",

@@ -57,34 +57,34 @@ int ns_fd_is_host(int fd, int proc_fd, enum ns_type t, bool *host,
 	return judge_ns_is_host(fd, proc_fd, ns_kinds[t].file, host, err);
 }
 
-int ns_open_joined(struct container_ctx *c, struct error *err)
+int ns_open_joined(struct ctx_decided *d, struct ctx_handles *h, struct error *err)
 {
-	for (size_t i = 0; i < c->spec->linux.n_namespaces; i++) {
-		const struct oci_namespace *ns = &c->spec->linux.namespaces[i];
+	for (size_t i = 0; i < d->spec.linux.n_namespaces; i++) {
+		const struct oci_namespace *ns = &d->spec.linux.namespaces[i];
 
-		if (!ns->path || c->ns_fd[ns->type] >= 0)
+		if (!ns->path || h->ns_fd[ns->type] >= 0)
 			continue;
-		if (ns_open_file(ns->path, ns->type, &c->ns_fd[ns->type], err) < 0 ||
-		    ns_fd_is_host(c->ns_fd[ns->type], c->host_proc_fd, ns->type,
-				  &c->ns_host[ns->type], err) < 0)
+		if (ns_open_file(ns->path, ns->type, &h->ns_fd[ns->type], err) < 0 ||
+		    ns_fd_is_host(h->ns_fd[ns->type], h->host_proc_fd, ns->type,
+				  &d->ns_host[ns->type], err) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-void ns_close_joined(struct container_ctx *c)
+void ns_close_joined(struct ctx_handles *h)
 {
 	for (int t = 0; t < NS_TYPE_MAX; t++) {
-		if (c->ns_fd[t] >= 0)
-			close(c->ns_fd[t]);
-		c->ns_fd[t] = -1;
+		if (h->ns_fd[t] >= 0)
+			close(h->ns_fd[t]);
+		h->ns_fd[t] = -1;
 	}
 }
 
 /* The init of container id (under --root) is alive, and want is its
  * namespace of type t.  The start time is compared after the stat, so that
  * a pid reused in between cannot pass. */
-static bool init_ns_is(struct container_ctx *c, const char *id, enum ns_type t,
+static bool init_ns_is(const struct ctx_handles *h, const char *id, enum ns_type t,
 		       const struct stat *want)
 {
 	_cleanup_close_ int dfd = -1;
@@ -94,41 +94,42 @@ static bool init_ns_is(struct container_ctx *c, const char *id, enum ns_type t,
 	char path[64];
 	bool same = false;
 
-	dfd = openat(c->root_fd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	dfd = openat(h->root_fd, id, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (dfd < 0 || state_read(dfd, &st, &ignored) < 0)
 		return false;
 	if (st.pid > 0) {
 		snprintf(path, sizeof(path), "%d/ns/%s", st.pid, ns_kinds[t].file);
-		same = fstatat(c->host_proc_fd, path, &ns, 0) == 0 &&
+		same = fstatat(h->host_proc_fd, path, &ns, 0) == 0 &&
 		       same_object(&ns, want) && proc_is_same(st.pid, st.start_time);
 	}
 	state_free(&st);
 	return same;
 }
 
-int ns_of_container(struct container_ctx *c, enum ns_type t, int fd, bool *found,
-		    struct error *err)
+int ns_of_container(const struct ctx_decided *d, const struct ctx_handles *h,
+		    enum ns_type t, int fd, bool *found, struct error *err)
 {
 	_cleanup_close_ int dfd = -1;
 	struct stat want;
 	struct dirent *de;
-	DIR *d;
+	DIR *dir;
 
 	*found = false;
 	if (fstat(fd, &want) < 0)
 		return error_sys(err, "stat %s namespace fd", ns_type_name(t));
-	dfd = openat(c->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || !(d = fdopendir(dfd)))
-		return error_sys(err, "read the state root %s", c->g->root);
-	dfd = -1; /* owned by d */
-	while (!*found && (de = readdir(d)))
-		if (de->d_name[0] != '.' && strcmp(de->d_name, c->id))
-			*found = init_ns_is(c, de->d_name, t, &want);
-	closedir(d);
+	dfd = openat(h->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || !(dir = fdopendir(dfd)))
+		return error_sys(err, "read the state root %s", d->g->root);
+	dfd = -1; /* owned by dir */
+	while (!*found && (de = readdir(dir)))
+		if (de->d_name[0] != '.' && strcmp(de->d_name, d->id))
+			*found = init_ns_is(h, de->d_name, t, &want);
+	closedir(dir);
 	return 0;
 }
 
-int ns_in_use(struct container_ctx *c, enum ns_type t, int fd, pid_t *user, struct error *err)
+int ns_in_use(const struct ctx_handles *h, enum ns_type t, int fd, pid_t *user,
+	      struct error *err)
 {
 	_cleanup_close_ int dfd = -1;
 	struct stat want, ns;
@@ -139,7 +140,7 @@ int ns_in_use(struct container_ctx *c, enum ns_type t, int fd, pid_t *user, stru
 	*user = 0;
 	if (fstat(fd, &want) < 0)
 		return error_sys(err, "stat %s namespace fd", ns_type_name(t));
-	dfd = openat(c->host_proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	dfd = openat(h->host_proc_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || !(d = fdopendir(dfd)))
 		return error_sys(err, "read /proc");
 	dfd = -1; /* owned by d */
@@ -151,7 +152,7 @@ int ns_in_use(struct container_ctx *c, enum ns_type t, int fd, pid_t *user, stru
 			continue;
 		snprintf(path, sizeof(path), "%ld/ns/%s", pid, ns_kinds[t].file);
 		/* A process gone in between is not in it. */
-		if (fstatat(c->host_proc_fd, path, &ns, 0) == 0 && same_object(&ns, &want))
+		if (fstatat(h->host_proc_fd, path, &ns, 0) == 0 && same_object(&ns, &want))
 			*user = (pid_t)pid;
 	}
 	closedir(d);

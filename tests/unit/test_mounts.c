@@ -97,6 +97,7 @@ static int prepare_one(const char *mount_json, bool pol_on, bool writable, struc
 				    .refuse_writable_dir_binds = !writable };
 	struct oci_spec s;
 	struct mount_plan plan;
+	struct mount_trees trees;
 	int rc;
 
 	for (char *c = json; *c; c++)
@@ -104,19 +105,19 @@ static int prepare_one(const char *mount_json, bool pol_on, bool writable, struc
 			*c = '"';
 	assert_int_equal(spec_parse(json, strlen(json), &s, err), 0);
 	free(json);
-	rc = mounts_prepare(&s, bundle, pol_on ? &pol : NULL, &plan, err);
+	rc = mounts_prepare(&s, bundle, pol_on ? &pol : NULL, &plan, &trees, err);
 	if (rc == 0) {
 		/* A bind has its detached tree, closed by mounts_close_trees. */
 		if (plan.items[0].kind == MOUNT_KIND_BIND) {
 			struct stat st;
-			assert_true(plan.items[0].tree >= 0);
-			assert_int_equal(fstat(plan.items[0].tree, &st), 0);
+			assert_true(trees.fd[0] >= 0);
+			assert_int_equal(fstat(trees.fd[0], &st), 0);
 			if (is_dir)
 				*is_dir = plan.items[0].source_is_dir;
 		}
-		mounts_close_trees(&plan);
-		assert_int_equal(plan.items[0].tree, -1);
-		mounts_free(&plan);
+		mounts_close_trees(&trees);
+		assert_int_equal(trees.fd[0], -1);
+		mounts_free(&plan, &trees);
 	}
 	spec_free(&s);
 	return rc;
@@ -208,6 +209,7 @@ static void test_writable_tmpfs(void **state)
 				    .refuse_writable_dir_binds = true };
 	struct oci_spec s;
 	struct mount_plan plan;
+	struct mount_trees trees;
 	struct error err = { 0 };
 	char *json;
 
@@ -219,9 +221,9 @@ static void test_writable_tmpfs(void **state)
 			 "\"options\":[\"rbind\",\"rw\"]}]}",
 			 dir);
 	assert_int_equal(spec_parse(json, strlen(json), &s, &err), 0);
-	if (mounts_prepare(&s, bundle, &pol, &plan, &err) != 0)
+	if (mounts_prepare(&s, bundle, &pol, &plan, &trees, &err) != 0)
 		fail_msg("a writable bind of a tmpfs directory was refused: %s", err.msg);
-	mounts_free(&plan);
+	mounts_free(&plan, &trees);
 	spec_free(&s);
 	free(json);
 	rmdir(dir);

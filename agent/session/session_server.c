@@ -55,6 +55,17 @@ static void gtext(yajl_gen g, const char *s)
 	yajl_gen_string(g, (const unsigned char *)clean, len);
 }
 
+/* A reply's header, opened, that starts with the path it is about. */
+static yajl_gen reply_about(const char *path)
+{
+	yajl_gen g = jgen_new(false);
+
+	yajl_gen_map_open(g);
+	jgen_str(g, "path");
+	gtext(g, path);
+	return g;
+}
+
 static void send_gen(int conn, yajl_gen g, const char *body, size_t body_len)
 {
 	size_t len;
@@ -192,10 +203,7 @@ static void op_write(struct server *s, int conn, yajl_val hdr, const char *body,
 		return send_error(conn, "session: write: no path");
 	if (sandbox_session_write_file(&s->ss, path, body, len, &err) < 0)
 		return send_error(conn, err.msg);
-	g = jgen_new(false);
-	yajl_gen_map_open(g);
-	jgen_str(g, "path");
-	gtext(g, path);
+	g = reply_about(path);
 	jgen_key_int(g, "size", (long long)len);
 	yajl_gen_map_close(g);
 	send_gen(conn, g, NULL, 0);
@@ -213,10 +221,7 @@ static void op_read(struct server *s, int conn, yajl_val hdr)
 		return send_error(conn, "session: read: no path");
 	if (sandbox_session_read_file(&s->ss, path, SESSION_FILE_MAX, &data, &len, &err) < 0)
 		return send_error(conn, err.msg);
-	g = jgen_new(false);
-	yajl_gen_map_open(g);
-	jgen_str(g, "path");
-	gtext(g, path);
+	g = reply_about(path);
 	jgen_key_int(g, "size", (long long)len);
 	jgen_key_int(g, "body_len", (long long)len);
 	yajl_gen_map_close(g);
@@ -233,10 +238,7 @@ static void op_ls(struct server *s, int conn, yajl_val hdr)
 
 	if (sandbox_session_list(&s->ss, path, &e, &n, LIST_MAX, &err) < 0)
 		return send_error(conn, err.msg);
-	g = jgen_new(false);
-	yajl_gen_map_open(g);
-	jgen_str(g, "path");
-	gtext(g, path);
+	g = reply_about(path);
 	jgen_str(g, "entries");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < n; i++) {

@@ -127,19 +127,26 @@ static int add_image(struct mcp_flags *f, const char *name, bool is_path)
 /* The HTTP edge's bounds: whole numbers from 1 to 100000. */
 static int take_count(struct mcp_flags *f, int c, const char *arg)
 {
+	unsigned *u = NULL;
+	int *i = NULL;
+	const char *flag;
 	unsigned long long n;
 
-	if (parse_u64(arg, &n) < 0 || n < 1 || n > 100000)
-		return bad_flag("", arg, "expected a number from 1 to 100000");
 	switch (c) {
-	case OPT_MAX_CONNECTIONS: f->o.http.max_connections = (unsigned)n; break;
-	case OPT_MAX_PER_IP: f->o.http.max_per_ip = (unsigned)n; break;
-	case OPT_IDLE_TIMEOUT: f->o.http.idle_timeout = (unsigned)n; break;
-	case OPT_MAX_QUEUED: f->o.http.max_queued = (int)n; break;
-	case OPT_SSE_KEEPALIVE: f->o.http.sse_keepalive = (unsigned)n; break;
-	case OPT_REQUEST_TIMEOUT: f->o.http.request_timeout = (unsigned)n; break;
-	default: f->o.http.max_http_sessions = (int)n; break;
+	case OPT_MAX_CONNECTIONS: u = &f->o.http.max_connections, flag = "--max-connections"; break;
+	case OPT_MAX_PER_IP: u = &f->o.http.max_per_ip, flag = "--max-per-ip"; break;
+	case OPT_IDLE_TIMEOUT: u = &f->o.http.idle_timeout, flag = "--idle-timeout"; break;
+	case OPT_MAX_QUEUED: i = &f->o.http.max_queued, flag = "--max-queued"; break;
+	case OPT_SSE_KEEPALIVE: u = &f->o.http.sse_keepalive, flag = "--sse-keepalive"; break;
+	case OPT_REQUEST_TIMEOUT: u = &f->o.http.request_timeout, flag = "--request-timeout"; break;
+	default: i = &f->o.http.max_http_sessions, flag = "--max-http-sessions"; break;
 	}
+	if (parse_u64(arg, &n) < 0 || n < 1 || n > 100000)
+		return bad_flag(flag, arg, "expected a number from 1 to 100000");
+	if (u)
+		*u = (unsigned)n;
+	else
+		*i = (int)n;
 	return 0;
 }
 

@@ -209,9 +209,12 @@ static enum MHD_Result send_out(struct MHD_Connection *conn, struct exchange *x,
 	if (out->stream)
 		resp = mhd.from_callback(MHD_SIZE_UNKNOWN, SSE_BLOCK, http_stream_read, out->stream,
 					 http_stream_reader_done);
+	else if (out->body)
+		resp = mhd.from_buffer(out->len, out->body, MHD_RESPMEM_MUST_FREE);
 	else
-		resp = mhd.from_buffer(out->len, out->body ? out->body : (void *)"",
-				       MHD_RESPMEM_MUST_COPY);
+		resp = mhd.from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	if (resp && !out->stream)
+		out->body = NULL; /* the response's now (freed with it) */
 	if (!resp) {
 		if (out->stream)
 			http_stream_reader_done(out->stream);

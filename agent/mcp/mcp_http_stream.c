@@ -37,9 +37,9 @@ struct http_stream {
 	bool reader; /* libmicrohttpd reads it (an event stream) */
 	char *buf;   /* events not yet read: buf[off, len) */
 	size_t off, len, cap;
-	char *first; /* the first message, for a JSON answer */
-	size_t first_len;
-	void *mhd; /* the connection, while it is read */
+	size_t n_sent;	  /* messages sent; the first is at buf + EVENT_HEAD_LEN */
+	size_t first_len; /* its length, for a JSON answer */
+	void *mhd;	  /* the connection, while it is read */
 	bool suspended;
 	bool keepalive;		  /* a comment is due */
 	long long last_write_ns;  /* the last bytes handed to the reader */
@@ -51,16 +51,15 @@ static void stream_free(struct http_stream *st)
 	http_peer_put(st->s, st->peer);
 	pthread_mutex_destroy(&st->lock);
 	free(st->buf);
-	free(st->first);
 	free(st);
 }
 
+#define EVENT_HEAD "event: message\ndata: "
+#define EVENT_HEAD_LEN (sizeof(EVENT_HEAD) - 1)
+
 static void append(struct http_stream *st, const char *p, size_t n)
 {
-	if (st->len + n > st->cap) {
-		st->cap = (st->len + n) * 2;
-		st->buf = xrealloc(st->buf, st->cap);
-	}
+	st->buf = xgrow(st->buf, &st->cap, st->len + n, 1);
 	memcpy(st->buf + st->len, p, n);
 	st->len += n;
 }
@@ -86,20 +85,16 @@ static void stream_send(struct mcp_conn *c, const char *msg, size_t len)
 	struct http_stream *st = (struct http_stream *)c;
 
 	pthread_mutex_lock(&st->lock);
-	if (!st->first) {
-		st->first = xmalloc(len + 1);
-		memcpy(st->first, msg, len);
-		st->first[len] = 0;
-		st->first_len = len;
-	}
-	if (is_notification(msg, len) && st->len - st->off > HTTP_STREAM_BUFFERED_MAX) {
+	if (st->n_sent && is_notification(msg, len) && st->len - st->off > HTTP_STREAM_BUFFERED_MAX) {
 		pthread_mutex_unlock(&st->lock);
 		return;
 	}
 	/* Compact what was read before growing. */
 	if (st->off && st->off == st->len)
 		st->off = st->len = 0;
-	append(st, "event: message\ndata: ", 21);
+	if (!st->n_sent++)
+		st->first_len = len;
+	append(st, EVENT_HEAD, EVENT_HEAD_LEN);
 	append(st, msg, len);
 	append(st, "\n\n", 2);
 	wake(st);
@@ -161,10 +156,21 @@ int http_stream_settle(struct http_stream *st, void *mhd_connection, char **msg,
 {
 	pthread_mutex_lock(&st->lock);
 	*busy = st->conn.busy;
-	if (st->refs == 1 || *busy) {
-		*msg = st->first;
-		*len = st->first_len;
-		st->first = NULL;
+	/* One message and nothing more to come (or the server too busy to
+	 * take the call): a JSON answer, the first message taken out of the
+	 * event buffer in place.  More than one (progress before a result
+	 * that came quickly): the event stream, so that none is lost. */
+	if (*busy || (st->refs == 1 && st->n_sent <= 1)) {
+		*msg = NULL;
+		*len = 0;
+		if (st->n_sent) {
+			memmove(st->buf, st->buf + EVENT_HEAD_LEN, st->first_len);
+			st->buf[st->first_len] = 0;
+			*msg = st->buf;
+			*len = st->first_len;
+			st->buf = NULL;
+			st->len = st->cap = 0;
+		}
 		pthread_mutex_unlock(&st->lock);
 		stream_release(&st->conn);
 		return 0;

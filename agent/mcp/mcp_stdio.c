@@ -28,14 +28,11 @@
 static void stdio_send(struct mcp_conn *c, const char *msg, size_t len)
 {
 	struct mcp_server *s = c->s;
-	_cleanup_free_ char *line = xmalloc(len + 1);
 
-	/* One write per message, one writer at a time: the client reads
-	 * whole lines. */
-	memcpy(line, msg, len);
-	line[len] = '\n';
+	/* One writer at a time: the client reads whole lines. */
 	pthread_mutex_lock(&s->out_lock);
-	if (!s->output_gone && write_all(STDOUT_FILENO, line, len + 1) < 0) {
+	if (!s->output_gone &&
+	    (write_all(STDOUT_FILENO, msg, len) < 0 || write_all(STDOUT_FILENO, "\n", 1) < 0)) {
 		log_error("mcp: write to stdout: %s", strerror(errno));
 		s->output_gone = true;
 	}

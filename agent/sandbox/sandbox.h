@@ -245,8 +245,6 @@ bool sandbox_pool_take(struct sandbox_pool *p, struct sandbox *out);
  * refill waits for that while it has one ready, so as not to compete with
  * the run for the CPU. */
 void sandbox_pool_done(struct sandbox_pool *p);
-/* How many are ready now. */
-int sandbox_pool_ready(struct sandbox_pool *p);
 /* Stop the thread, destroy what is ready, free.  NULL: nothing. */
 void sandbox_pool_stop(struct sandbox_pool *p);
 

@@ -159,18 +159,6 @@ void sandbox_pool_done(struct sandbox_pool *p)
 	pthread_mutex_unlock(&p->lock);
 }
 
-int sandbox_pool_ready(struct sandbox_pool *p)
-{
-	int n;
-
-	if (!p)
-		return 0;
-	pthread_mutex_lock(&p->lock);
-	n = p->n;
-	pthread_mutex_unlock(&p->lock);
-	return n;
-}
-
 void sandbox_pool_stop(struct sandbox_pool *p)
 {
 	if (!p)

@@ -22,3 +22,20 @@ _it = importlib.util.module_from_spec(_spec)
 sys.modules["integration_conftest"] = _it
 _spec.loader.exec_module(_it)
 globals().update({k: v for k, v in vars(_it).items() if not k.startswith("__")})
+
+
+# The host objects a trial's spec points at (floor_harness.HostObjects),
+# one set per test module.
+import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def floor_objects(runtime, base_rootfs):
+    import floor_harness as fh  # here: floor_checker imports this conftest
+
+    if os.path.exists("/etc/agentsbx/policy.json"):
+        pytest.skip("/etc/agentsbx/policy.json exists: the built-in policy is not in force")
+    o = fh.HostObjects(runtime, base_rootfs).start()
+    yield o
+    left = o.close()
+    assert not left, "the harness left things behind: %s" % left

@@ -25,6 +25,7 @@ import fnmatch as _fnmatch
 import os
 import re
 import stat
+import sys
 
 # --------------------------------------------------------------------------
 # mountinfo
@@ -168,19 +169,13 @@ def pids_in_pidns(pidns):
     return out
 
 
-CAP_NAMES = [
-    "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_DAC_READ_SEARCH", "CAP_FOWNER",
-    "CAP_FSETID", "CAP_KILL", "CAP_SETGID", "CAP_SETUID", "CAP_SETPCAP",
-    "CAP_LINUX_IMMUTABLE", "CAP_NET_BIND_SERVICE", "CAP_NET_BROADCAST",
-    "CAP_NET_ADMIN", "CAP_NET_RAW", "CAP_IPC_LOCK", "CAP_IPC_OWNER",
-    "CAP_SYS_MODULE", "CAP_SYS_RAWIO", "CAP_SYS_CHROOT", "CAP_SYS_PTRACE",
-    "CAP_SYS_PACCT", "CAP_SYS_ADMIN", "CAP_SYS_BOOT", "CAP_SYS_NICE",
-    "CAP_SYS_RESOURCE", "CAP_SYS_TIME", "CAP_SYS_TTY_CONFIG", "CAP_MKNOD",
-    "CAP_LEASE", "CAP_AUDIT_WRITE", "CAP_AUDIT_CONTROL", "CAP_SETFCAP",
-    "CAP_MAC_OVERRIDE", "CAP_MAC_ADMIN", "CAP_SYSLOG", "CAP_WAKE_ALARM",
-    "CAP_BLOCK_SUSPEND", "CAP_AUDIT_READ", "CAP_PERFMON", "CAP_BPF",
-    "CAP_CHECKPOINT_RESTORE",
-]
+# Capability names in bit order: the integration suite's list (its
+# conftest, which the floor's conftest and the harness load anyway).
+_INTEGRATION = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "integration")
+if _INTEGRATION not in sys.path:
+    sys.path.append(_INTEGRATION)
+from conftest import CAP_NAMES  # noqa: E402
 
 
 def cap_mask(names):

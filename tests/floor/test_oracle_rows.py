@@ -148,15 +148,6 @@ ENGINE_ROWS = {
 }
 
 
-@pytest.fixture(scope="module")
-def floor_objects(runtime, base_rootfs):
-    if os.path.exists("/etc/agentsbx/policy.json"):
-        pytest.skip("/etc/agentsbx/policy.json exists: the built-in policy is not in force")
-    o = fh.HostObjects(runtime, base_rootfs).start()
-    yield o
-    left = o.close()
-    assert not left, "the harness left things behind: %s" % left
-
 
 def kinds(res):
     return {x["kind"] for x in res["violations"]}

@@ -20,15 +20,6 @@ SEED = os.environ.get("FLOOR_SEED") or "slice-1"
 OUT = os.environ.get("FLOOR_OUT") or os.path.join(floor_fuzz.REPO, "build", "floor")
 
 
-@pytest.fixture(scope="module")
-def floor_objects(runtime, base_rootfs):
-    if os.path.exists("/etc/agentsbx/policy.json"):
-        pytest.skip("/etc/agentsbx/policy.json exists: the built-in policy is not in force")
-    o = fh.HostObjects(runtime, base_rootfs).start()
-    yield o
-    left = o.close()
-    assert not left, "the harness left things behind: %s" % left
-
 
 def describe(res):
     return "\n".join("  %s: %s" % (x["kind"], x["what"][:600]) for x in res["violations"])

@@ -34,34 +34,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(REPO, "tests", "sandbox"))
 
-from sbx_helpers import (RUNTIME, busybox_image, debootstrap_image,  # noqa: E402
-                         wait_no_leftovers)
+from sbx_helpers import (RUNTIME, make_image_root, python_image_in,  # noqa: E402
+                         use_private_policy_log, wait_no_leftovers)
 
 CLIENTS = os.path.join(HERE, "clients")
 
-if "AGENTSBX_POLICY_LOG" not in os.environ:
-    import atexit as _atexit
-    import tempfile as _tempfile
-    _policy_log_dir = _tempfile.mkdtemp(prefix="agentsbx-policylog-")
-    os.environ["AGENTSBX_POLICY_LOG"] = os.path.join(_policy_log_dir, "policy.log")
-    _atexit.register(shutil.rmtree, _policy_log_dir, True)
+use_private_policy_log()
 
 
 @pytest.fixture(scope="session")
 def image_root(tmp_path_factory):
-    root = str(tmp_path_factory.mktemp("images"))
-    busybox_image(root)
-    py = debootstrap_image("python", "python3")
-    if py:
-        os.symlink(py, os.path.join(root, "python"))
-    return root
+    return make_image_root(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def python_image(image_root):
-    if not os.path.exists(os.path.join(image_root, "python")):
-        pytest.skip("no python image: debootstrap could not build it here")
-    return "python"
+    return python_image_in(image_root)
 
 
 @pytest.fixture(scope="session")

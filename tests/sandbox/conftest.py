@@ -25,36 +25,21 @@ import os
 
 import pytest
 
-from sbx_helpers import (Sandbox, busybox_image, debootstrap_image, wait_no_leftovers)
+from sbx_helpers import (Sandbox, debootstrap_image, make_image_root,
+                         python_image_in, use_private_policy_log, wait_no_leftovers)
 
-# The policy's audit log (issue 17): this session's decisions go to a temp
-# file of its own (removed at exit), never to /var/log/agentsbx.
-if "AGENTSBX_POLICY_LOG" not in os.environ:
-    import atexit as _atexit
-    import shutil as _shutil
-    import tempfile as _tempfile
-    _policy_log_dir = _tempfile.mkdtemp(prefix="agentsbx-policylog-")
-    os.environ["AGENTSBX_POLICY_LOG"] = os.path.join(_policy_log_dir, "policy.log")
-    _atexit.register(_shutil.rmtree, _policy_log_dir, True)
+use_private_policy_log()
 
 
 
 @pytest.fixture(scope="session")
 def image_root(tmp_path_factory):
-    """A directory of images: busybox always, python when it can be built."""
-    root = str(tmp_path_factory.mktemp("images"))
-    busybox_image(root)
-    py = debootstrap_image("python", "python3")
-    if py:
-        os.symlink(py, os.path.join(root, "python"))
-    return root
+    return make_image_root(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
 def python_image(image_root):
-    if not os.path.exists(os.path.join(image_root, "python")):
-        pytest.skip("no python image: debootstrap could not build it here")
-    return "python"
+    return python_image_in(image_root)
 
 
 @pytest.fixture(scope="session")

@@ -139,3 +139,36 @@ def wait_no_leftovers(state_root, timeout=5.0):
         if not left or time.monotonic() > end:
             return left
         time.sleep(0.05)
+
+
+# ---- shared by the suites of the front door (sandbox, mcp_http) ----------
+
+def use_private_policy_log():
+    """The policy's audit log: this test session's decisions go to a temp
+    file of its own (removed at exit), never to /var/log/agentsbx."""
+    if "AGENTSBX_POLICY_LOG" in os.environ:
+        return
+    import atexit
+    import tempfile
+    log_dir = tempfile.mkdtemp(prefix="agentsbx-policylog-")
+    os.environ["AGENTSBX_POLICY_LOG"] = os.path.join(log_dir, "policy.log")
+    atexit.register(shutil.rmtree, log_dir, True)
+
+
+def make_image_root(tmp_path_factory):
+    """A directory of images: busybox always, python when it can be built."""
+    root = str(tmp_path_factory.mktemp("images"))
+    busybox_image(root)
+    py = debootstrap_image("python", "python3")
+    if py:
+        os.symlink(py, os.path.join(root, "python"))
+    return root
+
+
+def python_image_in(image_root):
+    """The python image's name, or the test skipped when it could not be
+    built here."""
+    import pytest
+    if not os.path.exists(os.path.join(image_root, "python")):
+        pytest.skip("no python image: debootstrap could not build it here")
+    return "python"

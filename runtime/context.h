@@ -74,11 +74,9 @@ struct ctx_decided {
 	/* Computed once here, applied in the child. */
 	struct mount_plan mounts;
 	struct caps_plan caps;
-	struct seccomp_prog seccomp;
-	bool has_seccomp;
-	/* the policy's agent filters, stacked after the spec's */
+	struct seccomp_prog seccomp; /* len 0: none */
+	/* the policy's agent filters, stacked after the spec's (len 0: none) */
 	struct seccomp_prog agent_seccomp[POLICY_AGENT_FILTERS];
-	bool has_agent_seccomp;
 	unsigned long clone_flags;	/* namespaces created by clone() */
 	unsigned long unshare_after_go; /* created by the child (cgroup ns) */
 	bool new_userns;
@@ -136,9 +134,6 @@ struct ctx_record {
 /* What the init (or an exec'd process) finds out and does between its
  * clone and its execve: written by it alone, in its own copy. */
 struct ctx_init {
-	/* Its pid on the host, from GO (or its own after ns_fork_init):
-	 * noted, read by nothing yet (the state is the lifecycle's). */
-	pid_t host_pid;
 	char *exec_path;       /* args[0] resolved in the container's PATH */
 	char *home;	       /* HOME from the container's /etc/passwd, if unset */
 	bool proc_fallback_ok; /* trampoline_proc_fallback_ok(), asked early */

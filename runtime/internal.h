@@ -108,6 +108,9 @@ int netfilter_note_joined_netns(const struct ctx_decided *d, const struct ctx_ha
 int netfilter_check_joined_netns(const struct ctx_handles *h, const struct ctx_record *r,
 				 struct error *err);
 int netfilter_remove_egress(int state_dir_fd, const char *id, struct error *err);
+/* policy/release.c: the egress table, the egress proxy and the identity
+ * given back (delete, a failed create); failures logged with what. */
+void policy_release_container(int state_dir_fd, const char *id, const char *what);
 /* Remove every interface but lo from the current netns. */
 int netfilter_only_loopback(struct error *err);
 
@@ -125,8 +128,6 @@ int ns_child_join(const struct ctx_decided *d, struct ctx_handles *h, struct err
 int ns_child_after_go(const struct ctx_decided *d, const struct ctx_handles *h,
 		      struct ctx_init *i, struct error *err);
 int ns_fork_into_pid_namespace(int sync_fd, struct error *err);
-/* ns_fork_into_pid_namespace for the container init (its host pid noted). */
-int ns_fork_init(const struct ctx_handles *h, struct ctx_init *i, struct error *err);
 int ns_loopback_up(const struct ctx_decided *d, struct error *err);
 int ns_clone(unsigned long flags, pid_t *pid, struct error *err);
 /* ns_clone, but with clone3(CLONE_INTO_CGROUP) when cgroup_fd >= 0: the

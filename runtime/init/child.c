@@ -30,7 +30,6 @@
 static int step_wait_go(const struct ctx_decided *d, struct ctx_handles *h,
 			struct ctx_init *i, struct error *err)
 {
-	long long pid;
 	/* A rootless runtime writes the id maps of our new user namespace
 	 * itself, which it may only while we are dumpable (/proc/PID/uid_map
 	 * of a non-dumpable process is root's): so it waits until GO, when
@@ -53,11 +52,10 @@ static int step_wait_go(const struct ctx_decided *d, struct ctx_handles *h,
 	h->state_dir_fd = -1;
 	if (d->restore_sigmask)
 		sigprocmask(SIG_SETMASK, &d->saved_sigmask, NULL);
-	if (sync_expect_value(h->sync_child, SYNC_GO, &pid, err) < 0)
+	if (sync_expect(h->sync_child, SYNC_GO, err) < 0)
 		return -1;
 	if (late && !WEAK_DUMPABLE && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_DUMPABLE)");
-	i->host_pid = (pid_t)pid;
 	/* Nodes and files are created with the modes we give them. */
 	umask(0);
 	return 0;
@@ -242,14 +240,14 @@ static int step_credentials(const struct ctx_decided *d, struct ctx_init *i,
  * still there to send it, so such a container is locked down (credentials,
  * then the filter) before READY, as runc does, and the fd goes to the
  * parent.  Without a listener, the filter waits for the last step.  (No
- * filter is loaded before this step: has_seccomp is still the decision.)
+ * filter is loaded before this step: the spec's filter is d->seccomp.)
  */
 static int step_seccomp_listener(const struct ctx_decided *d, struct ctx_handles *h,
 				 struct ctx_init *i, struct error *err)
 {
 	int listener = -1;
 
-	if (!d->has_seccomp || !d->seccomp.needs_listener)
+	if (!d->seccomp.len || !d->seccomp.needs_listener)
 		return 0;
 	if (d->spec.hooks[HOOK_START_CONTAINER].len)
 		return error_set(err, "linux.seccomp: a notify listener together with startContainer hooks is not supported");

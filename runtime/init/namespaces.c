@@ -258,7 +258,7 @@ int ns_child_after_go(const struct ctx_decided *d, const struct ctx_handles *h,
 	if (d->unshare_after_go && unshare((int)d->unshare_after_go) < 0)
 		return error_sys(err, "unshare namespaces 0x%lx", d->unshare_after_go);
 	if (d->unshare_after_go & CLONE_NEWPID)
-		return ns_fork_init(h, i, err);
+		return ns_fork_into_pid_namespace(h->sync_child, err);
 	return 0;
 }
 
@@ -282,23 +282,6 @@ int ns_fork_into_pid_namespace(int sync_fd, struct error *err)
 	 * at the next step (getppid() is 0 here: the parent is outside). */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
 		return error_sys(err, "prctl(PR_SET_PDEATHSIG)");
-	return 0;
-}
-
-int ns_fork_init(const struct ctx_handles *h, struct ctx_init *i, struct error *err)
-{
-	char self[32];
-	ssize_t n;
-
-	if (ns_fork_into_pid_namespace(h->sync_child, err) < 0)
-		return -1;
-	/* The host's procfs is still mounted here: its "self" is our host
-	 * pid, which the state and the hooks show. */
-	n = readlink("/proc/self", self, sizeof(self) - 1);
-	if (n <= 0)
-		return error_sys(err, "readlink /proc/self");
-	self[n] = '\0';
-	i->host_pid = (pid_t)strtol(self, NULL, 10);
 	return 0;
 }
 

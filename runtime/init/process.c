@@ -456,12 +456,12 @@ int process_load_seccomp(const struct ctx_decided *d, struct ctx_init *i, int *l
 {
 	int fd = -1, none = -1;
 
-	if (d->has_seccomp && !i->seccomp_loaded) {
+	if (d->seccomp.len && !i->seccomp_loaded) {
 		if (seccomp_prog_load(&d->seccomp, &fd, err) < 0)
 			return -1;
 		i->seccomp_loaded = true;
 	}
-	if (d->has_agent_seccomp && !i->agent_seccomp_loaded)
+	if (!i->agent_seccomp_loaded)
 		for (unsigned k = 0; k < POLICY_AGENT_FILTERS; k++)
 			if (d->agent_seccomp[k].len &&
 			    seccomp_prog_load(&d->agent_seccomp[k], &none, err) < 0)

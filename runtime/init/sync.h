@@ -24,7 +24,7 @@ enum sync_msg_type {
 
 struct sync_msg {
 	int type;
-	long long value; /* SYNC_GO: the init's pid as the host sees it */
+	long long value; /* SYNC_INIT_PID: a pid; SYNC_EGRESS_FD: a port */
 	struct error err;
 };
 

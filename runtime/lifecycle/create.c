@@ -424,7 +424,7 @@ static int spawn_init(struct container_ctx *c, struct error *err)
 	fd_close(&h->console_sock);
 	if (ns_write_id_maps(d, h, r, err) < 0 || place_init(d, h, r, pid, born_in, err) < 0)
 		return -1;
-	if (sync_send_value(h->sync_parent, SYNC_GO, pid, err) < 0)
+	if (sync_send(h->sync_parent, SYNC_GO, NULL, err) < 0)
 		return -1;
 	if (wait_child_ready(d, h, r, err) < 0)
 		return -1;
@@ -454,13 +454,10 @@ static void create_abort(const struct ctx_decided *d, const struct ctx_handles *
 	if (r->cgroup_created &&
 	    cgroup_destroy(r->cgroup_path, r->cgroup_manager, true, &e) < 0)
 		log_warn("cleanup after failed create: %s", e.msg);
-	if (r->state_dir_made) {
-		egress_proxy_stop(h->state_dir_fd, d->id);
-		identity_release(h->state_dir_fd, d->id);
-	}
-	if (r->state_dir_made && netfilter_remove_egress(h->state_dir_fd, d->id, &e) < 0)
-		log_warn("cleanup after failed create: %s", e.msg);
-	if (r->state_dir_made && state_dir_remove(h->root_fd, d->id, h->state_dir_fd, &e) < 0)
+	if (!r->state_dir_made)
+		return;
+	policy_release_container(h->state_dir_fd, d->id, "cleanup after failed create");
+	if (state_dir_remove(h->root_fd, d->id, h->state_dir_fd, &e) < 0)
 		log_warn("cleanup after failed create: %s", e.msg);
 }
 

@@ -148,7 +148,6 @@ int ctx_prepare_seccomp(struct ctx_decided *d, struct error *err)
 		return 0;
 	if (seccomp_prepare(&d->spec.linux.seccomp, d->seccomp_cache, &d->seccomp, err) < 0)
 		return error_prefix(err, "linux.seccomp");
-	d->has_seccomp = d->seccomp.len > 0;
 	return 0;
 }
 

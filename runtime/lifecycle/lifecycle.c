@@ -386,10 +386,7 @@ int release_container(int dirfd, const char *id, const char *cgroup_path,
 	audit_log_limit_hits(dirfd, id, cgroup_path); /* before the cgroup goes */
 	if (cgroup_path && cgroup_destroy(cgroup_path, manager, true, err) < 0)
 		return -1;
-	if (netfilter_remove_egress(dirfd, id, err) < 0)
-		log_warn("delete %s: %s", id, err->msg);
-	egress_proxy_stop(dirfd, id);
-	identity_release(dirfd, id);
+	policy_release_container(dirfd, id, "delete");
 	return 0;
 }
 

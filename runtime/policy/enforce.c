@@ -170,7 +170,6 @@ static int prepare_agent_seccomp(struct ctx_decided *d, struct error *err)
 	for (unsigned i = 0; i < POLICY_AGENT_FILTERS; i++)
 		if (prepare_agent_filter(d, i, d->seccomp_cache, err) < 0)
 			return -1;
-	d->has_agent_seccomp = true;
 	return 0;
 }
 

@@ -322,16 +322,31 @@ static const char *const fs_allowed[] = {
 	NULL,
 };
 
-/* Where a non-bind filesystem may go under /proc and /sys: its own place. */
-static bool pseudo_dest_ok(const char *clean, const char *type)
+/* The one place of each pseudo filesystem: elsewhere, the masks and
+ * read-only paths of its place would not apply (found by the floor's
+ * oracle for sysfs on /data). */
+static const struct pseudo_place {
+	const char *type, *fs, *place;
+	bool below; /* the place or under it, else the place itself */
+	const char *why;
+} pseudo_places[] = {
+	{ "proc", "procfs", "/proc", false, "at /proc (where its maskedPaths and readonlyPaths apply)" },
+	{ "sysfs", "sysfs", "/sys", false, "at /sys (where its maskedPaths and readonlyPaths apply)" },
+	{ "cgroup", "cgroupfs", "/sys/fs/cgroup", true, "under /sys/fs/cgroup (read-only there)" },
+	{ "cgroup2", "cgroupfs", "/sys/fs/cgroup", true, "under /sys/fs/cgroup (read-only there)" },
+};
+
+static const struct pseudo_place *pseudo_place_of(const char *type)
 {
-	if (!strcmp(type, "proc"))
-		return !strcmp(clean, "/proc");
-	if (!strcmp(type, "sysfs"))
-		return !strcmp(clean, "/sys");
-	if (!strcmp(type, "cgroup") || !strcmp(type, "cgroup2"))
-		return policy_path_under(clean, "/sys/fs/cgroup");
-	return false;
+	for (size_t k = 0; k < sizeof(pseudo_places) / sizeof(pseudo_places[0]); k++)
+		if (!strcmp(type, pseudo_places[k].type))
+			return &pseudo_places[k];
+	return NULL;
+}
+
+static bool pseudo_dest_ok(const char *clean, const struct pseudo_place *pp)
+{
+	return pp && (pp->below ? policy_path_under(clean, pp->place) : !strcmp(clean, pp->place));
 }
 
 static int judge_fs_type(struct mrules *a, size_t i, const struct oci_mount *m)
@@ -352,21 +367,14 @@ static int judge_fs_type(struct mrules *a, size_t i, const struct oci_mount *m)
 	for (size_t k = 0; fs_allowed[k]; k++) {
 		if (strcmp(type, fs_allowed[k]))
 			continue;
-		if (in_pseudo && !pseudo_dest_ok(clean, type))
+		const struct pseudo_place *pp = pseudo_place_of(type);
+
+		if (in_pseudo && !pseudo_dest_ok(clean, pp))
 			return error_set(a->err, "policy: mounts[%zu]: %s on %s: no mount destination under /proc or /sys is allowed by the policy (%s) but proc at /proc, sysfs at /sys and cgroup at /sys/fs/cgroup",
 					 i, type, m->destination, a->p->source);
-		if (!strcmp(type, "proc") && strcmp(clean, "/proc"))
-			return error_set(a->err, "policy: mounts[%zu]: proc on %s: procfs is allowed by the policy (%s) only at /proc (where its maskedPaths and readonlyPaths apply)",
-					 i, m->destination, a->p->source);
-		/* the same for sysfs (found by the floor's oracle: sysfs on /data
-		 * had none of the /sys masks) and cgroupfs */
-		if (!strcmp(type, "sysfs") && strcmp(clean, "/sys"))
-			return error_set(a->err, "policy: mounts[%zu]: sysfs on %s: sysfs is allowed by the policy (%s) only at /sys (where its maskedPaths and readonlyPaths apply)",
-					 i, m->destination, a->p->source);
-		if ((!strcmp(type, "cgroup") || !strcmp(type, "cgroup2")) &&
-		    !policy_path_under(clean, "/sys/fs/cgroup"))
-			return error_set(a->err, "policy: mounts[%zu]: %s on %s: cgroupfs is allowed by the policy (%s) only under /sys/fs/cgroup (read-only there)",
-					 i, type, m->destination, a->p->source);
+		if (pp && !pseudo_dest_ok(clean, pp))
+			return error_set(a->err, "policy: mounts[%zu]: %s on %s: %s is allowed by the policy (%s) only %s",
+					 i, type, m->destination, pp->fs, a->p->source, pp->why);
 		return 0;
 	}
 	return error_set(a->err, "policy: mounts[%zu]: filesystem type %s on %s is not allowed by the policy (%s); allowed: proc, sysfs, tmpfs, devpts, mqueue, cgroup, cgroup2, and bind mounts of host paths under bindPrefixes",

@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from conftest import REPO, RUNTIME, debootstrap_image
+from conftest import REPO, RUNTIME
+from sbx_helpers import debootstrap_image
 from http_helpers import Mcp
 
 sys.path.insert(0, os.path.join(REPO, "tests", "lib"))

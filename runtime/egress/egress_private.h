@@ -15,8 +15,10 @@ struct egress_route {
 };
 
 /* resolve.c: name on the host side; -1 with why filled when refused.  A
- * pinned name (egress.hosts) needs no lookup. */
-bool egress_is_pinned(const struct egress_config *c, const char *name);
+ * pinned name (egress.hosts) needs no lookup: egress_resolve_pinned is
+ * that part alone, 1 when the name is not pinned. */
+int egress_resolve_pinned(const struct egress_config *c, const char *name, unsigned port,
+			  struct egress_route *out, char *why, size_t why_cap);
 int egress_resolve(const struct egress_config *c, const char *name, unsigned port,
 		   struct egress_route *out, char *why, size_t why_cap);
 

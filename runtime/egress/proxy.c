@@ -199,11 +199,13 @@ static void start_lookup(struct proxy *p, struct conn *k)
 	struct lookup *lu;
 	pthread_attr_t attr;
 	pthread_t t;
+	int pin = egress_resolve_pinned(p->c, k->name, k->port, &k->route, k->why,
+					sizeof(k->why));
 
-	if (egress_is_pinned(p->c, k->name)) {
+	if (pin <= 0) {
 		/* the operator's pin: nothing to wait for, no thread */
-		k->resolved_ok = egress_resolve(p->c, k->name, k->port, &k->route, k->why,
-						sizeof(k->why)) == 0;
+		k->resolved_ok = pin == 0;
+		k->deadline = now_ms() + CONNECT_MS;
 		connect_upstream(p, k);
 		return;
 	}

@@ -73,12 +73,19 @@ static bool pinned(const struct egress_config *c, const char *name, struct socka
 	return false;
 }
 
-bool egress_is_pinned(const struct egress_config *c, const char *name)
+int egress_resolve_pinned(const struct egress_config *c, const char *name, unsigned port,
+			  struct egress_route *out, char *why, size_t why_cap)
 {
-	struct sockaddr_storage ss;
-	socklen_t len;
-
-	return pinned(c, name, &ss, &len);
+	memset(out, 0, sizeof(*out));
+	if (!pinned(c, name, &out->addr, &out->len))
+		return 1;
+	text_of(&out->addr, out->text, sizeof(out->text));
+	if (address_denied(c, (struct sockaddr *)&out->addr)) {
+		snprintf(why, why_cap, "%s is pinned to %s, which denyCidrs holds", name, out->text);
+		return -1;
+	}
+	set_port(&out->addr, port);
+	return 0;
 }
 
 int egress_resolve(const struct egress_config *c, const char *name, unsigned port,
@@ -87,19 +94,10 @@ int egress_resolve(const struct egress_config *c, const char *name, unsigned por
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_ADDRCONFIG };
 	struct addrinfo *res = NULL;
 	bool any_denied = false;
-	int r;
+	int r = egress_resolve_pinned(c, name, port, out, why, why_cap);
 
-	memset(out, 0, sizeof(*out));
-	if (pinned(c, name, &out->addr, &out->len)) {
-		text_of(&out->addr, out->text, sizeof(out->text));
-		if (address_denied(c, (struct sockaddr *)&out->addr)) {
-			snprintf(why, why_cap, "%s is pinned to %s, which denyCidrs holds", name,
-				 out->text);
-			return -1;
-		}
-		set_port(&out->addr, port);
-		return 0;
-	}
+	if (r <= 0)
+		return r;
 	r = getaddrinfo(name, NULL, &hints, &res);
 	if (r != 0) {
 		snprintf(why, why_cap, "%s does not resolve on the host: %s", name, gai_strerror(r));

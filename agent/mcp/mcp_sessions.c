@@ -295,7 +295,6 @@ static int parse_domains(struct mcp_conn *cn, const struct mcp_id *id, yajl_val 
 			 struct call_args *a)
 {
 	yajl_val v = args ? jmember(args, "allow_domains") : NULL;
-	size_t len = 0;
 
 	if (!v)
 		return 0;
@@ -305,13 +304,7 @@ static int parse_domains(struct mcp_conn *cn, const struct mcp_id *id, yajl_val 
 		yajl_val e = v->u.array.values[i];
 		if (!YAJL_IS_STRING(e) || !policy_egress_pattern_valid(e->u.string))
 			return mcp_bad_args(cn, id, "arguments.allow_domains: each a host name or \"*.suffix\"");
-		len += strlen(e->u.string) + 1;
-	}
-	a->allow_domains = xcalloc(1, len);
-	for (size_t i = 0; i < v->u.array.len; i++) {
-		if (i)
-			strcat(a->allow_domains, ",");
-		strcat(a->allow_domains, v->u.array.values[i]->u.string);
+		xappend_comma_list(&a->allow_domains, e->u.string);
 	}
 	return 0;
 }

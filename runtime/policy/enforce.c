@@ -148,12 +148,20 @@ static int audit_spec(const struct ctx_decided *d, const struct ctx_handles *h,
 static int prepare_agent_filter(struct ctx_decided *d, unsigned i,
 				const char *cache, struct error *err)
 {
+	uint8_t key[SECCOMP_KEY_SIZE];
+	const char *text, *variant;
 	struct oci_seccomp sc;
 	int r;
 
+	/* Keyed by the text the binary carries: a hit (every create after the
+	 * first) parses nothing, which cost 0.3-0.6 ms of each create. */
+	policy_agent_seccomp_source(i, &text, &variant);
+	seccomp_text_key(variant, text, key);
+	if (seccomp_prepare_builtin_cached(key, cache, &d->agent_seccomp[i]) == 0)
+		return 0;
 	if (policy_agent_seccomp(i, &sc, err) < 0)
 		return error_prefix(err, "policy: the agent seccomp profile");
-	r = seccomp_prepare(&sc, cache, &d->agent_seccomp[i], err);
+	r = seccomp_prepare_builtin(&sc, key, cache, &d->agent_seccomp[i], err);
 	/* The parsed profile is only needed to compile (or find) the BPF. */
 	{
 		struct oci_spec holder = { 0 };

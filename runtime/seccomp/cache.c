@@ -355,6 +355,18 @@ void seccomp_cache_key(const struct oci_seccomp *sc,
 	sha256_final(&c, key);
 }
 
+void seccomp_text_key(const char *variant, const char *text, uint8_t key[SECCOMP_KEY_SIZE])
+{
+	struct sha256_ctx c;
+
+	sha256_init(&c);
+	ser_environment(&c);
+	ser_str(&c, "built-in profile");
+	ser_str(&c, variant);
+	ser_str(&c, text);
+	sha256_final(&c, key);
+}
+
 /* ---- the directory ------------------------------------------------------- */
 
 static int check_private(const struct stat *st, const char *what,

@@ -754,8 +754,20 @@ static int open_cache(const char *cache_dir)
 	return fd;
 }
 
-int seccomp_prepare(const struct oci_seccomp *sc, const char *cache_dir,
-		    struct seccomp_prog *out, struct error *err)
+/* The program for key from the cache; -1 on a miss (or no cache). */
+static int load_cached(int dirfd, const uint8_t key[SECCOMP_KEY_SIZE], struct seccomp_prog *out)
+{
+	if (dirfd < 0 || seccomp_cache_load(dirfd, key, &out->insns, &out->len) < 0)
+		return -1;
+	out->from_cache = true;
+	log_debug("seccomp: cache hit %s", out->key);
+	return 0;
+}
+
+/* key: the caller's (a built-in profile's, made from its text), or NULL:
+ * made from sc. */
+static int prepare(const struct oci_seccomp *sc, const uint8_t *given_key, const char *cache_dir,
+		   struct seccomp_prog *out, struct error *err)
 {
 	uint8_t key[SECCOMP_KEY_SIZE];
 	_cleanup_close_ int dirfd = -1;
@@ -770,16 +782,19 @@ int seccomp_prepare(const struct oci_seccomp *sc, const char *cache_dir,
 	if (check_profile(sc, &p, err) < 0 || load_flags(&p, &out->flags, err) < 0)
 		return -1;
 	out->needs_listener = p.needs_listener;
-	seccomp_cache_key(sc, key);
+	if (given_key && (out->flags || out->needs_listener))
+		return error_set(err, "seccomp: a built-in profile with flags or a listener "
+				      "cannot be keyed by its text (its hit would lose them)");
+	if (given_key)
+		memcpy(key, given_key, sizeof(key));
+	else
+		seccomp_cache_key(sc, key);
 	seccomp_key_hex(key, out->key);
 
 	dirfd = open_cache(cache_dir);
-	if (dirfd >= 0 &&
-	    seccomp_cache_load(dirfd, key, &out->insns, &out->len) == 0) {
-		out->from_cache = true;
-		log_debug("seccomp: cache hit %s", out->key);
+	/* A built-in profile's caller looked before it parsed. */
+	if (!given_key && load_cached(dirfd, key, out) == 0)
 		return 0;
-	}
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (compile_profile(sc, &p, out, &n_rules, err) < 0) {
@@ -794,6 +809,31 @@ int seccomp_prepare(const struct oci_seccomp *sc, const char *cache_dir,
 	log_debug("seccomp: compiled %u rules in %.3f ms, %s %s", n_rules,
 		  elapsed_ms(&t0), dirfd >= 0 ? "cached as" : "key", out->key);
 	return 0;
+}
+
+int seccomp_prepare(const struct oci_seccomp *sc, const char *cache_dir,
+		    struct seccomp_prog *out, struct error *err)
+{
+	return prepare(sc, NULL, cache_dir, out, err);
+}
+
+int seccomp_prepare_builtin_cached(const uint8_t key[SECCOMP_KEY_SIZE], const char *cache_dir,
+				   struct seccomp_prog *out)
+{
+	_cleanup_close_ int dirfd = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!cache_dir)
+		return -1;
+	seccomp_key_hex(key, out->key);
+	dirfd = open_cache(cache_dir);
+	return load_cached(dirfd, key, out);
+}
+
+int seccomp_prepare_builtin(const struct oci_seccomp *sc, const uint8_t key[SECCOMP_KEY_SIZE],
+			    const char *cache_dir, struct seccomp_prog *out, struct error *err)
+{
+	return prepare(sc, key, cache_dir, out, err);
 }
 
 /* ---- loading ------------------------------------------------------------- */

@@ -107,6 +107,19 @@ int seccomp_prepare(const struct oci_seccomp *sc, const char *cache_dir,
 		    struct seccomp_prog *out, struct error *err);
 
 /*
+ * A profile the runtime carries as text (the policy's agent filters), keyed
+ * by that text (seccomp_text_key) instead of by its parsed form, so that a
+ * cache hit parses nothing: first seccomp_prepare_builtin_cached() (0 on a
+ * verified hit, -1 otherwise, nothing to report), then on a miss parse the
+ * text and seccomp_prepare_builtin() with the same key.  Such a profile has
+ * no flags and no listener (refused: a hit would not know them).
+ */
+int seccomp_prepare_builtin_cached(const uint8_t key[SECCOMP_KEY_SIZE], const char *cache_dir,
+				   struct seccomp_prog *out);
+int seccomp_prepare_builtin(const struct oci_seccomp *sc, const uint8_t key[SECCOMP_KEY_SIZE],
+			    const char *cache_dir, struct seccomp_prog *out, struct error *err);
+
+/*
  * Install prog in the calling thread (see ORDERING above).  *listener_fd
  * gets the SCMP_ACT_NOTIFY listener (O_CLOEXEC) when prog->needs_listener,
  * else -1.  Empty prog: nothing is loaded, returns 0.
@@ -175,6 +188,9 @@ void sha256_final(struct sha256_ctx *c, uint8_t out[SECCOMP_KEY_SIZE]);
 /* The cache key of sc in this runtime, libseccomp and kernel. */
 void seccomp_cache_key(const struct oci_seccomp *sc,
 		       uint8_t key[SECCOMP_KEY_SIZE]);
+/* The key of a built-in profile: the environment's, its variant name (a
+ * weak build's profile differs from its text) and its text. */
+void seccomp_text_key(const char *variant, const char *text, uint8_t key[SECCOMP_KEY_SIZE]);
 void seccomp_key_hex(const uint8_t key[SECCOMP_KEY_SIZE],
 		     char out[SECCOMP_KEY_HEX_SIZE]);
 

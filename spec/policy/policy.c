@@ -689,6 +689,13 @@ static void weaken_socket_proto(struct oci_seccomp *sc)
 	sc->n_syscalls = kept;
 }
 
+void policy_agent_seccomp_source(unsigned i, const char **text, const char **variant)
+{
+	*text = i < POLICY_AGENT_FILTERS ? agent_profiles[i].json : "";
+	*variant = i >= POLICY_AGENT_FILTERS ? "none" : i == 0 && WEAK_SOCKET_PROTO ? "agent-seccomp.json, weak-socket-proto" :
+										      agent_profiles[i].name;
+}
+
 int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 {
 	struct jctx c;

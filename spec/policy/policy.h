@@ -403,6 +403,9 @@ const char *policy_docker_hook_exec_root(const struct oci_hook *hook);
  */
 #define POLICY_AGENT_FILTERS 2
 int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err);
+/* What agent filter i is made from: its JSON text, and a name for the
+ * variant this build makes of it (a cache key from these needs no parse). */
+void policy_agent_seccomp_source(unsigned i, const char **text, const char **variant);
 
 /* policy_kernel.c: the process user (an identity of its own, or not host
  * root), TCP socket memory, devpts max=, linux.resources.unified keys that

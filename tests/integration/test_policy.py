@@ -99,6 +99,17 @@ def test_default_policy_seccomp_denies_the_attack_surface(penv):
     assert res["personality(query)"] == "ok"
 
 
+def test_default_policy_kills_the_32_bit_abi(penv):
+    """The agent filter lists only the native ABI: getpid through int $0x80
+    (the i386 entry) kills the process; without the policy it answers."""
+    off = policy_file(penv, {"mode": "off"})
+    rc, out, err = run_in(penv, [PROBE, "int80"], extra_global=("--policy", off))
+    if probe_results(out).get("int80(getpid)") != "ok":
+        pytest.skip("no IA32 emulation in this kernel: %s" % out.strip())
+    rc, out, err = run_in(penv, [PROBE, "int80"])
+    assert probe_results(out)["int80(getpid)"] == "SYS", out  # sigabbrev_np: SIGSYS
+
+
 def test_default_policy_limits_in_cgroup(penv):
     rc, out, err = run_in(penv, ["sh", "-c",
                                  "cat /sys/fs/cgroup/memory/memory.limit_in_bytes "

@@ -544,6 +544,64 @@ static void test_bench(void **state)
 	seccomp_prog_free(&p);
 }
 
+/* ---- a built-in profile, keyed by its text ----------------------------- */
+
+static void test_builtin_keyed_by_text(void **state)
+{
+	struct fixture *f = *state;
+	static const char text[] = "the profile's text";
+	uint8_t k1[32], k2[32], k3[32];
+	struct seccomp_prog miss, built, hit, plain;
+	struct error err;
+
+	seccomp_text_key("variant", text, k1);
+	seccomp_text_key("other variant", text, k2);
+	seccomp_text_key("variant", "another text", k3);
+	assert_memory_not_equal(k1, k2, 32);
+	assert_memory_not_equal(k1, k3, 32);
+
+	/* A miss reports nothing and leaves an empty program. */
+	assert_int_equal(seccomp_prepare_builtin_cached(k1, f->cache, &miss), -1);
+	assert_int_equal(miss.len, 0);
+	assert_null(miss.insns);
+	error_clear(&err);
+	assert_int_equal(seccomp_prepare_builtin(&f->docker, k1, f->cache, &built, &err), 0);
+	assert_false(built.from_cache);
+	/* The next create finds it by the text's key alone: no profile. */
+	assert_int_equal(seccomp_prepare_builtin_cached(k1, f->cache, &hit), 0);
+	assert_true(hit.from_cache);
+	assert_same_prog(&built, &hit);
+	/* The same program as the profile's own key gives, under another key. */
+	prepare(&f->docker, f->cache, &plain);
+	assert_int_equal(plain.len, built.len);
+	assert_memory_equal(plain.insns, built.insns, plain.len * sizeof(*plain.insns));
+	assert_string_not_equal(plain.key, built.key);
+	/* No cache directory: always a miss. */
+	assert_int_equal(seccomp_prepare_builtin_cached(k1, NULL, &miss), -1);
+	seccomp_prog_free(&built);
+	seccomp_prog_free(&hit);
+	seccomp_prog_free(&plain);
+}
+
+static void test_builtin_with_flags_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct seccomp_prog prog;
+	struct oci_seccomp sc;
+	struct error err;
+	uint8_t key[32];
+
+	tsc_parse("{\"defaultAction\": \"SCMP_ACT_ALLOW\","
+		  " \"flags\": [\"SECCOMP_FILTER_FLAG_LOG\"],"
+		  " \"syscalls\": [{\"names\": [\"getpid\"],"
+		  " \"action\": \"SCMP_ACT_ERRNO\"}]}", &sc);
+	seccomp_text_key("flags", "x", key);
+	error_clear(&err);
+	assert_int_equal(seccomp_prepare_builtin(&sc, key, f->cache, &prog, &err), -1);
+	assert_non_null(strstr(err.msg, "flags or a listener"));
+	tsc_free(&sc);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -572,6 +630,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cached_prog_loads, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bench, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_builtin_keyed_by_text, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_builtin_with_flags_refused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,13 +51,30 @@ struct create_opts {
 	 * container runs as that uid, as every other container made with it
 	 * (a session's runs share their files). */
 	const char *identity_dir;
+	/* Started too, from what the create knows (as `run` does: the state
+	 * and spec are not read back).  A start that fails leaves the
+	 * container created: container_create_detailed fails with *out
+	 * filled, for the caller to delete it. */
+	bool start;
+};
+
+/* What a create knows of its container: enough to delete it, once its
+ * init is reaped, without reading its state and spec back
+ * (container_delete_reaped). */
+struct container_known {
+	char *cgroup_path; /* heap, or NULL */
+	int cgroup_manager;
+	bool poststop; /* poststop hooks (they need the state): a full delete */
+	dev_t dir_dev; /* the state directory it made */
+	ino_t dir_ino;
 };
 
 /* What container_create_detailed() reports about the container it made. */
 struct created_container {
-	pid_t pid;	   /* the container init, waiting for start */
+	pid_t pid;	   /* the container init, waiting for start (or started) */
 	uint32_t uid, gid; /* its process's host ids */
 	char *cgroup_path; /* heap; its cgroup, relative to the hierarchy */
+	struct container_known known;
 };
 
 struct exec_opts {
@@ -93,12 +110,21 @@ int container_id_validate(const char *id, struct error *err);
 int container_create(const struct global_opts *g, const struct create_opts *o,
 		     struct error *err);
 /* container_create, also reporting the init's pid and cgroup (*out is
- * filled only on success; free out->cgroup_path). */
+ * filled when the container exists: on success, and when o->start failed
+ * after the create; out->pid 0 otherwise; free it with
+ * created_container_free). */
 int container_create_detailed(const struct global_opts *g,
 			      const struct create_opts *o,
 			      struct created_container *out, struct error *err);
+void created_container_free(struct created_container *c);
 int container_start(const struct global_opts *g, const char *id,
 		    struct error *err);
+/* Delete a container whose init the caller has reaped, from what its
+ * create knew: the state directory must still be the one the create made
+ * (else it is left alone: another container's now).  Poststop hooks: the
+ * full delete. */
+int container_delete_reaped(const struct global_opts *g, const char *id,
+			    const struct container_known *k, struct error *err);
 /* create + start, then (unless detached) wait: *exit_status gets the
  * container's exit code, 128+N for a signal. */
 int container_run(const struct global_opts *g, const struct create_opts *o,

@@ -43,6 +43,9 @@ int create_container(struct container_ctx *c, struct error *err);
  * from what create knows: no state or spec read back from disk. */
 int container_start_ctx(const struct ctx_decided *d, const struct ctx_handles *h,
 			const struct ctx_record *r, struct error *err);
+/* What create knows, for container_delete_reaped (run.c). */
+void container_known_from_ctx(const struct ctx_decided *d, const struct ctx_handles *h,
+			      const struct ctx_record *r, struct container_known *k);
 
 /* policy/enforce.c: load the policy and apply it to d->spec. */
 int policy_enforce(struct ctx_decided *d, const struct ctx_handles *h, struct error *err);

@@ -348,8 +348,8 @@ void mcp_call_args_free(struct call_args *a)
 /* A warm sandbox of the language (made with the server's limits: only
  * for a tenant without limits of its own), or a new one.  *pool: the pool
  * it came from, to tell when it is done with. */
-static int get_sandbox(struct mcp_call *c, struct sandbox *sb, struct sandbox_pool **pool,
-		       struct error *err)
+static int get_sandbox(struct mcp_call *c, const struct sandbox_input *in, struct sandbox *sb,
+		       struct sandbox_pool **pool, struct error *err)
 {
 	struct mcp_server *s = c->s;
 	struct sandbox_config cfg;
@@ -362,7 +362,8 @@ static int get_sandbox(struct mcp_call *c, struct sandbox *sb, struct sandbox_po
 	}
 	mcp_sandbox_config_for(s, c->a.lang, &cfg);
 	mcp_config_apply_quota(&c->quota, &cfg);
-	return sandbox_prepare(s->g, &cfg, sb, err);
+	/* Cold: started by its create; sandbox_run then only waits. */
+	return sandbox_prepare_started(s->g, &cfg, in, sb, err);
 }
 
 static bool cancelled(struct mcp_call *c)
@@ -416,12 +417,18 @@ void mcp_tools_run(struct mcp_call *c)
 		mcp_reply_tool_error(c, s->setup_error);
 		return;
 	}
-	if (get_sandbox(c, &sb, &pool, &err) < 0) {
+	if (cancelled(c)) {
+		mcp_reply_tool_error(c, "the server is stopping; the program did not run");
+		return;
+	}
+	if (get_sandbox(c, &in, &sb, &pool, &err) < 0) {
 		log_warn("mcp: run_code: %s", err.msg);
 		mcp_reply_tool_error(c, err.msg);
 		return;
 	}
-	if (cancelled(c)) {
+	/* A cold sandbox's program runs already: a cancel is the run's
+	 * (killed, said by finish). */
+	if (!sb.run_started && cancelled(c)) {
 		mcp_reply_tool_error(c, "the server is stopping; the program did not run");
 	} else {
 		mcp_progress_note(c, "started");

@@ -148,6 +148,10 @@ static int go(const struct global_opts *g, struct sandbox *sb, long long *start_
 	 * anything of the program's runs. */
 	if (sb->background && setpriority(PRIO_PGRP, (id_t)sb->pid, 0) < 0)
 		log_debug("sandbox %s: renice: %s", sb->id, strerror(errno));
+	if (sb->run_started) {
+		*start_ns = sb->run_started_ns;
+		return 0;
+	}
 	*start_ns = sandbox_now_ns();
 	if (!sb->started)
 		return container_start(g, sb->id, err);
@@ -158,8 +162,21 @@ static int go(const struct global_opts *g, struct sandbox *sb, long long *start_
 	return 0;
 }
 
+int sandbox_code_before_create(const struct sandbox_config *cfg, struct sandbox *sb,
+			       const struct sandbox_input *in, struct error *err)
+{
+	if (!in || cfg->warm)
+		return 0;
+	sb->start_on_create = true;
+	if (sb->lang == SANDBOX_LANG_NONE)
+		return 0;
+	return sandbox_write_code(sb, in->code ? in->code : "", in->code ? in->code_len : 0, err);
+}
+
+/* start_with: a cold call's input (sandbox_prepare_started), or NULL. */
 static int prepare(const struct global_opts *g, const struct sandbox_config *cfg,
-		   struct sandbox *sb, bool background, struct error *err)
+		   struct sandbox *sb, bool background, const struct sandbox_input *start_with,
+		   struct error *err)
 {
 	_cleanup_free_ char *interpreter = NULL, *json = NULL;
 
@@ -176,6 +193,7 @@ static int prepare(const struct global_opts *g, const struct sandbox_config *cfg
 	if (!json || sandbox_workspace_make(g, sb, cfg->disk, err) < 0 ||
 	    sandbox_overlay_mount(sb, cfg->rootfs, err) < 0 || sandbox_install_init(sb, err) < 0 ||
 	    sandbox_write_bundle_config(sb, json, err) < 0 ||
+	    sandbox_code_before_create(cfg, sb, start_with, err) < 0 ||
 	    sandbox_create_with_pipes(g, cfg, sb, err) < 0 || start_warm(g, cfg, sb, err) < 0) {
 		sandbox_destroy(g, sb);
 		return -1;
@@ -186,13 +204,19 @@ static int prepare(const struct global_opts *g, const struct sandbox_config *cfg
 int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cfg,
 		    struct sandbox *sb, struct error *err)
 {
-	return prepare(g, cfg, sb, false, err);
+	return prepare(g, cfg, sb, false, NULL, err);
+}
+
+int sandbox_prepare_started(const struct global_opts *g, const struct sandbox_config *cfg,
+			    const struct sandbox_input *in, struct sandbox *sb, struct error *err)
+{
+	return prepare(g, cfg, sb, false, in, err);
 }
 
 int sandbox_prepare_background(const struct global_opts *g, const struct sandbox_config *cfg,
 			       struct sandbox *sb, struct error *err)
 {
-	return prepare(g, cfg, sb, true, err);
+	return prepare(g, cfg, sb, true, NULL, err);
 }
 
 /* ---- running ------------------------------------------------------------------------ */
@@ -223,7 +247,7 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 	memset(res, 0, sizeof(*res));
 	if (!sb->created)
 		return error_set(err, "sandbox: not created");
-	if (sb->lang != SANDBOX_LANG_NONE &&
+	if (sb->lang != SANDBOX_LANG_NONE && !sb->run_started &&
 	    sandbox_write_code(sb, in->code ? in->code : "", in->code ? in->code_len : 0,
 			       err) < 0)
 		return -1;
@@ -247,7 +271,9 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 	sandbox_collect_outputs(sb, res);
 	log_debug("sandbox %s: %s: code in %.2f ms, to the exit %.2f ms, streams %.2f ms, "
 		  "collected %.2f ms",
-		  sb->id, sb->started ? "warm" : "cold", (double)(w.start_ns - t0) / 1e6,
+		  sb->id, sb->started ? "warm" : sb->run_started ? "cold, started by its create" :
+								   "cold",
+		  w.start_ns > t0 ? (double)(w.start_ns - t0) / 1e6 : 0.0,
 		  w.exit_ns ? (double)(w.exit_ns - w.start_ns) / 1e6 : -1.0,
 		  w.exit_ns ? (double)(t1 - w.exit_ns) / 1e6 : -1.0,
 		  (double)(sandbox_now_ns() - t1) / 1e6);
@@ -263,15 +289,21 @@ bool sandbox_is_alive(const struct sandbox *sb)
 
 /* ---- ending ---------------------------------------------------------------------- */
 
-static void kill_and_reap(struct sandbox *sb)
+/* true: the init is reaped (now or before). */
+static bool kill_and_reap(struct sandbox *sb)
 {
-	if (sb->reaped || sb->pid <= 0)
-		return;
+	pid_t r;
+
+	if (sb->reaped)
+		return true;
+	if (sb->pid <= 0)
+		return false;
 	/* Our child and not reaped yet: the pid cannot name another. */
 	kill(sb->pid, SIGKILL);
-	while (waitpid(sb->pid, NULL, 0) < 0 && errno == EINTR)
+	while ((r = waitpid(sb->pid, NULL, 0)) < 0 && errno == EINTR)
 		;
 	sb->reaped = true;
+	return r == sb->pid;
 }
 
 void sandbox_release_container(const struct global_opts *g, struct sandbox *sb)
@@ -279,11 +311,16 @@ void sandbox_release_container(const struct global_opts *g, struct sandbox *sb)
 	struct error e;
 
 	if (sb->created) {
-		kill_and_reap(sb);
-		if (container_delete(g, sb->id, true, &e) < 0)
+		/* Reaped: deleted from what its create knew (as `run` does);
+		 * never adopted (not our child): the full delete, which finds
+		 * and kills it. */
+		bool reaped = kill_and_reap(sb);
+		if ((reaped ? container_delete_reaped(g, sb->id, &sb->known, &e) : container_delete(g, sb->id, true, &e)) < 0)
 			log_warn("sandbox %s: delete: %s", sb->id, e.msg);
 		sb->created = false;
 	}
+	free(sb->known.cgroup_path);
+	sb->known = (struct container_known){ 0 };
 	fd_close(&sb->out_fd);
 	fd_close(&sb->err_fd);
 	fd_close(&sb->in_fd);
@@ -292,7 +329,7 @@ void sandbox_release_container(const struct global_opts *g, struct sandbox *sb)
 	sb->cgroup_path = NULL;
 	sb->pid = 0;
 	sb->reaped = false;
-	sb->started = false;
+	sb->started = sb->start_on_create = sb->run_started = false;
 }
 
 void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)
@@ -321,7 +358,7 @@ int sandbox_call(const struct global_opts *g, const struct sandbox_config *cfg,
 	struct sandbox sb;
 	int r;
 
-	if (sandbox_prepare(g, cfg, &sb, err) < 0)
+	if (sandbox_prepare_started(g, cfg, in, &sb, err) < 0)
 		return sandbox_command_not_found(err, res) ? 0 : -1;
 	t1 = sandbox_now_ns();
 	r = sandbox_run(g, &sb, in, sigfd, res, err);

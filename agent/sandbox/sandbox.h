@@ -142,8 +142,13 @@ struct sandbox {
 	pid_t pid;	    /* the container init, our child */
 	int pidfd;
 	bool created, reaped;
-	bool started;	 /* warm: its interpreter waits for the go */
-	bool background; /* made at a lower priority (a pool's): normal at the go */
+	bool started; /* warm: its interpreter waits for the go */
+	/* cold: started by its create (the code was in place), running since
+	 * run_started_ns; sandbox_run only waits */
+	bool start_on_create, run_started;
+	long long run_started_ns;
+	struct container_known known; /* from its create: the delete's */
+	bool background;	      /* made at a lower priority (a pool's): normal at the go */
 	char *cgroup_path;
 	bool session;		   /* a session's: its outputs stay between runs */
 	struct sandbox_seen *seen; /* ... as they were before this run (sorted) */
@@ -183,6 +188,11 @@ int sandbox_find_interpreter(const char *rootfs, enum sandbox_lang lang,
 /* Workspace, overlay, config.json, pipes, then create (not start). */
 int sandbox_prepare(const struct global_opts *g, const struct sandbox_config *cfg,
 		    struct sandbox *sb, struct error *err);
+/* A cold call's: the same with in's code in place, and the container
+ * started by its create, as `run` starts (no second read of its state);
+ * sandbox_run(in) then only waits.  A warm cfg: as sandbox_prepare. */
+int sandbox_prepare_started(const struct global_opts *g, const struct sandbox_config *cfg,
+			    const struct sandbox_input *in, struct sandbox *sb, struct error *err);
 /* Write the code, start, capture, enforce the deadline, read the OOM
  * counter.  The container has exited (or been killed) on return. */
 int sandbox_run(const struct global_opts *g, struct sandbox *sb,

@@ -45,8 +45,12 @@
 
 struct create_reply {
 	int ok;
+	int created; /* ok, or a start that failed after the create */
 	pid_t pid;
 	char cgroup_path[PATH_MAX];
+	int cgroup_manager, poststop; /* container_known without its path */
+	dev_t dir_dev;
+	ino_t dir_ino;
 	struct error err;
 };
 
@@ -54,6 +58,7 @@ struct creator_request {
 	char id[64];
 	char bundle[PATH_MAX];
 	int background; /* at SANDBOX_BACKGROUND_NICE (a pool's refill) */
+	int start;	/* started by the create (create_opts.start) */
 };
 
 static int creator_sock = -1;
@@ -81,9 +86,22 @@ static void keep_log_off_stdio(void)
  * of other sandboxes, the MCP client's channel), and the container is
  * created (not started).
  */
+static void reply_made(struct create_reply *r, const struct created_container *made)
+{
+	r->created = made->pid > 0;
+	r->pid = made->pid;
+	snprintf(r->cgroup_path, sizeof(r->cgroup_path), "%s",
+		 made->cgroup_path ? made->cgroup_path : "");
+	r->cgroup_manager = made->known.cgroup_manager;
+	r->poststop = made->known.poststop;
+	r->dir_dev = made->known.dir_dev;
+	r->dir_ino = made->known.dir_ino;
+}
+
 __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 						    const char *id, const char *bundle,
-						    const int stdio[3], int reply_fd, bool background)
+						    const int stdio[3], int reply_fd, bool background,
+						    bool start)
 {
 	/* A session's files are bound from the sandbox's own bundle (under
 	 * SANDBOX_WORK_DIR, made by us, not by a caller). */
@@ -95,6 +113,7 @@ __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 		.no_writable_layer = true,
 		/* the workspace holds the identity (sandbox_workspace_make) */
 		.identity_dir = bundle,
+		.start = start,
 	};
 	struct created_container made;
 	struct create_reply r;
@@ -111,12 +130,9 @@ __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 			goto reply;
 		}
 	fds_close_all_but(reply_fd, log_get_fd());
-	if (container_create_detailed(g, &o, &made, &r.err) == 0) {
-		r.ok = 1;
-		r.pid = made.pid;
-		snprintf(r.cgroup_path, sizeof(r.cgroup_path), "%s", made.cgroup_path);
-		free(made.cgroup_path);
-	}
+	r.ok = container_create_detailed(g, &o, &made, &r.err) == 0;
+	reply_made(&r, &made);
+	created_container_free(&made);
 reply:
 	if (write_all(reply_fd, &r, sizeof(r)) < 0)
 		_exit(1);
@@ -138,7 +154,8 @@ static void serve_request(const struct global_opts *g, const struct creator_requ
 	pid_t pid = fork();
 
 	if (pid == 0)
-		create_helper(g, req->id, req->bundle, fds, fds[3], req->background != 0);
+		create_helper(g, req->id, req->bundle, fds, fds[3], req->background != 0,
+			      req->start != 0);
 	if (pid < 0) {
 		struct create_reply r;
 
@@ -264,6 +281,7 @@ static int send_request(const struct sandbox *sb, const int stdio[3], int reply_
 	snprintf(req.id, sizeof(req.id), "%s", sb->id);
 	snprintf(req.bundle, sizeof(req.bundle), "%s", sb->dir);
 	req.background = sb->background;
+	req.start = sb->start_on_create;
 	cm = CMSG_FIRSTHDR(&m);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
@@ -322,8 +340,23 @@ static int start_helper(const struct global_opts *g, const struct sandbox *sb,
 	if (*helper < 0)
 		return error_sys(err, "sandbox: fork");
 	if (*helper == 0)
-		create_helper(g, sb->id, sb->dir, stdio, reply_fd, sb->background);
+		create_helper(g, sb->id, sb->dir, stdio, reply_fd, sb->background,
+			      sb->start_on_create);
 	return 0;
+}
+
+static void take_reply(struct sandbox *sb, const struct create_reply *r)
+{
+	sb->pid = r->pid;
+	sb->created = true;
+	sb->cgroup_path = xstrdup(r->cgroup_path);
+	sb->known = (struct container_known){
+		.cgroup_path = r->cgroup_path[0] ? xstrdup(r->cgroup_path) : NULL,
+		.cgroup_manager = r->cgroup_manager,
+		.poststop = r->poststop != 0,
+		.dir_dev = r->dir_dev,
+		.dir_ino = r->dir_ino,
+	};
 }
 
 int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
@@ -350,15 +383,22 @@ int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
 			;
 	if (got < 0)
 		return error_set(err, "sandbox: the create helper died (status %d)", status);
+	if (!r->created) {
+		*err = r->err;
+		return -1;
+	}
+	/* Ours from here, also when its start failed: destroy deletes it. */
+	take_reply(sb, r);
+	if (helper < 0 && wait_adopted(sb->pid, err) < 0)
+		return -1;
 	if (!r->ok) {
 		*err = r->err;
 		return -1;
 	}
-	sb->pid = r->pid;
-	sb->created = true;
-	sb->cgroup_path = xstrdup(r->cgroup_path);
-	if (helper < 0 && wait_adopted(sb->pid, err) < 0)
-		return -1;
+	sb->run_started = sb->start_on_create;
+	sb->run_started_ns = sandbox_now_ns();
+	/* A zombie already (a quick program started by the create) has a
+	 * pidfd too: only a reaped process has none. */
 	sb->pidfd = (int)syscall(SYS_pidfd_open, sb->pid, 0);
 	if (sb->pidfd < 0)
 		return error_sys(err, "sandbox: pidfd_open %d", sb->pid);

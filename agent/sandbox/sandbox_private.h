@@ -80,6 +80,10 @@ int sandbox_wait(struct sandbox_wait *w, struct sandbox_result *res,
 void sandbox_init_struct(struct sandbox *sb, enum sandbox_lang lang);
 void sandbox_new_id(struct sandbox *sb);
 int sandbox_install_init(struct sandbox *sb, struct error *err);
+/* A cold call's program in place before the create, which then starts it
+ * (in NULL or a warm cfg: nothing). */
+int sandbox_code_before_create(const struct sandbox_config *cfg, struct sandbox *sb,
+			       const struct sandbox_input *in, struct error *err);
 int sandbox_create_with_pipes(const struct global_opts *g, const struct sandbox_config *cfg,
 			      struct sandbox *sb, struct error *err);
 /* Kill, reap and delete the container, close its fds; the workspace

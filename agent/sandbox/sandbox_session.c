@@ -136,12 +136,19 @@ int sandbox_session_run(const struct global_opts *g, struct sandbox_session *ss,
 	ss->cfg.lang = lang;
 	ss->sb.lang = lang;
 	sandbox_new_id(&ss->sb);
-	if (rewrite_bundle(ss, err) < 0 || sandbox_create_with_pipes(g, &ss->cfg, &ss->sb, err) < 0) {
+	if (rewrite_bundle(ss, err) < 0) {
 		sandbox_release_container(g, &ss->sb);
 		return -1;
 	}
-	/* What is in /outputs now is not this run's news. */
+	/* What is in /outputs now is not this run's news: taken before the
+	 * create, which starts the program. */
 	sandbox_outputs_snapshot(&ss->sb);
+	if (sandbox_code_before_create(&ss->cfg, &ss->sb, in, err) < 0 ||
+	    sandbox_create_with_pipes(g, &ss->cfg, &ss->sb, err) < 0) {
+		sandbox_outputs_forget(&ss->sb);
+		sandbox_release_container(g, &ss->sb);
+		return -1;
+	}
 	r = sandbox_run(g, &ss->sb, in, -1, res, err);
 	sandbox_outputs_forget(&ss->sb);
 	sandbox_release_container(g, &ss->sb);

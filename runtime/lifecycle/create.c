@@ -498,6 +498,8 @@ int container_create_detailed(const struct global_opts *g,
 	struct container_ctx c;
 	int r;
 
+	if (out)
+		memset(out, 0, sizeof(*out));
 	container_ctx_init(&c, g, o);
 	r = create_container(&c, err);
 	if (r == 0 && out) {
@@ -505,9 +507,20 @@ int container_create_detailed(const struct global_opts *g,
 		out->uid = c.decided.spec.process.user.uid;
 		out->gid = c.decided.spec.process.user.gid;
 		out->cgroup_path = xstrdup(c.record.cgroup_path ? c.record.cgroup_path : "");
+		container_known_from_ctx(&c.decided, &c.handles, &c.record, &out->known);
 	}
+	/* As `run` starts: the state and the spec are create's, in memory. */
+	if (r == 0 && o->start)
+		r = container_start_ctx(&c.decided, &c.handles, &c.record, err);
 	container_ctx_release(&c);
 	return r;
+}
+
+void created_container_free(struct created_container *c)
+{
+	free(c->cgroup_path);
+	free(c->known.cgroup_path);
+	c->cgroup_path = c->known.cgroup_path = NULL;
 }
 
 int container_create(const struct global_opts *g, const struct create_opts *o,

@@ -22,32 +22,26 @@
 #include "lifecycle.h"
 #include "../init/terminal.h"
 
-static int delete_after_run(const struct global_opts *g, const char *id)
+static int delete_after_run(const struct global_opts *g, const char *id, struct error *err)
 {
 	struct container_handle h;
-	struct error err;
+	int r;
 
-	if (handle_open(g, id, true, &h, &err) < 0 || destroy_container(&h, &err) < 0) {
-		log_warn("delete %s after run: %s", id, err.msg);
-		handle_close(&h);
-		return -1;
-	}
+	r = handle_open(g, id, true, &h, err) < 0 || destroy_container(&h, err) < 0 ? -1 : 0;
 	handle_close(&h);
-	return 0;
+	return r;
 }
 
-/* What a foreground run knows of its container from the create: enough to
- * tear it down without reading the state and the spec back. */
-struct run_known {
-	char *cgroup_path;
-	enum cgroup_manager manager;
-	bool poststop; /* poststop hooks: the full delete (their state) */
-	dev_t dir_dev; /* the state directory it made */
-	ino_t dir_ino;
-};
+static void delete_after_failed_run(const struct global_opts *g, const char *id)
+{
+	struct error err;
 
-static void known_from_ctx(const struct ctx_decided *d, const struct ctx_handles *h,
-			   const struct ctx_record *r, struct run_known *k)
+	if (delete_after_run(g, id, &err) < 0)
+		log_warn("delete %s after run: %s", id, err.msg);
+}
+
+void container_known_from_ctx(const struct ctx_decided *d, const struct ctx_handles *h,
+			      const struct ctx_record *r, struct container_known *k)
 {
 	struct stat st;
 
@@ -58,7 +52,7 @@ static void known_from_ctx(const struct ctx_decided *d, const struct ctx_handles
 		k->dir_ino = st.st_ino;
 	}
 	k->cgroup_path = r->cgroup_path ? xstrdup(r->cgroup_path) : NULL;
-	k->manager = r->cgroup_manager;
+	k->cgroup_manager = (int)r->cgroup_manager;
 }
 
 /*
@@ -67,29 +61,33 @@ static void known_from_ctx(const struct ctx_decided *d, const struct ctx_handles
  * directory that is not ours, and it is left alone), the cgroup with what
  * may be left in it, the egress table.  Everything else as destroy_container.
  */
-static int delete_known(const struct global_opts *g, const char *id,
-			const struct run_known *k)
+int container_delete_reaped(const struct global_opts *g, const char *id,
+			    const struct container_known *k, struct error *err)
 {
 	_cleanup_close_ int rootfd = -1, dirfd = -1;
-	struct error err;
 	struct stat st;
 
 	if (k->poststop)
-		return delete_after_run(g, id);
-	if (state_root_open(g->root, false, &rootfd, &err) < 0 ||
-	    state_dir_open(rootfd, id, true, &dirfd, &err) < 0)
-		goto fail;
-	if (fstat(dirfd, &st) < 0 || st.st_dev != k->dir_dev || st.st_ino != k->dir_ino) {
-		log_warn("delete %s after run: its state directory was replaced meanwhile: left alone", id);
+		return delete_after_run(g, id, err);
+	if (state_root_open(g->root, false, &rootfd, err) < 0 ||
+	    state_dir_open(rootfd, id, true, &dirfd, err) < 0)
 		return -1;
-	}
-	if (release_container(dirfd, id, k->cgroup_path, k->manager, &err) < 0 ||
-	    state_dir_remove(rootfd, id, dirfd, &err) < 0)
-		goto fail;
+	if (fstat(dirfd, &st) < 0 || st.st_dev != k->dir_dev || st.st_ino != k->dir_ino)
+		return error_set(err, "its state directory was replaced meanwhile: left alone");
+	if (release_container(dirfd, id, k->cgroup_path, (enum cgroup_manager)k->cgroup_manager,
+			      err) < 0 ||
+	    state_dir_remove(rootfd, id, dirfd, err) < 0)
+		return -1;
 	return 0;
-fail:
-	log_warn("delete %s after run: %s", id, err.msg);
-	return -1;
+}
+
+static void delete_known(const struct global_opts *g, const char *id,
+			 const struct container_known *k)
+{
+	struct error err;
+
+	if (container_delete_reaped(g, id, k, &err) < 0)
+		log_warn("delete %s after run: %s", id, err.msg);
 }
 
 int container_run(const struct global_opts *g, const struct create_opts *o,
@@ -117,19 +115,19 @@ int container_run(const struct global_opts *g, const struct create_opts *o,
 	if (c.handles.console_peer >= 0 &&
 	    terminal_recv_master(c.handles.console_peer, &master, err) < 0) {
 		container_ctx_release(&c);
-		delete_after_run(g, o->id);
+		delete_after_failed_run(g, o->id);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}
 	pid_t pid = c.record.pid;
-	struct run_known known;
+	struct container_known known;
 
-	known_from_ctx(&c.decided, &c.handles, &c.record, &known);
+	container_known_from_ctx(&c.decided, &c.handles, &c.record, &known);
 	r = container_start_ctx(&c.decided, &c.handles, &c.record, err);
 	container_ctx_release(&c);
 	if (r < 0) {
 		free(known.cgroup_path);
-		delete_after_run(g, o->id);
+		delete_after_failed_run(g, o->id);
 		sigprocmask(SIG_SETMASK, &old, NULL);
 		return -1;
 	}

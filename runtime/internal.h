@@ -158,9 +158,17 @@ int ns_fd_is_host(int fd, int proc_fd, enum ns_type t, bool *host,
 /* Every linux.namespaces[].path into h->ns_fd and d->ns_host. */
 int ns_open_joined(struct ctx_decided *d, struct ctx_handles *h, struct error *err);
 void ns_close_joined(struct ctx_handles *h);
-/* fd is the namespace of type t of a live container under --root. */
+/* The container found to own a joined namespace: a pod's container joins
+ * its sandbox's network, ipc and uts, so the next type is looked for in
+ * that container first, not in a new scan of every state under --root. */
+struct ns_owner_hint {
+	char id[CONTAINER_ID_MAX + 1];
+};
+/* fd is the namespace of type t of a live container under --root (hint:
+ * NULL, or tried first and set to the owner found). */
 int ns_of_container(const struct ctx_decided *d, const struct ctx_handles *h,
-		    enum ns_type t, int fd, bool *found, struct error *err);
+		    enum ns_type t, int fd, struct ns_owner_hint *hint, bool *found,
+		    struct error *err);
 /* *user: a process in the namespace fd of type t (0: none, an empty
  * namespace such as the one CNI made for a pod). */
 int ns_in_use(const struct ctx_handles *h, enum ns_type t, int fd, pid_t *user,

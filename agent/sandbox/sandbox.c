@@ -2,8 +2,10 @@
 /*
  * A sandbox call, in process: the workspace and its overlay, config.json,
  * the pipes, the container created (by a short-lived helper: see
- * create_helper()), started, waited for under its deadline, its memory
- * cgroup's OOM counter read, then deleted with everything it had.
+ * create_helper(); a cold call's code is in place first and the helper
+ * starts it too, a warm one waits for the go), waited for under its
+ * deadline, its memory cgroup's OOM counter read, then deleted with
+ * everything it had, from what its create knew.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -80,12 +80,6 @@ static void keep_log_off_stdio(void)
 		log_redirect(fd);
 }
 
-/*
- * The container init inherits the stdio of the process that clones it:
- * the pipes go on 0, 1 and 2, every other fd of ours is closed (the pipes
- * of other sandboxes, the MCP client's channel), and the container is
- * created (not started).
- */
 static void reply_made(struct create_reply *r, const struct created_container *made)
 {
 	r->created = made->pid > 0;
@@ -98,6 +92,12 @@ static void reply_made(struct create_reply *r, const struct created_container *m
 	r->dir_ino = made->known.dir_ino;
 }
 
+/*
+ * The container init inherits the stdio of the process that clones it:
+ * the pipes go on 0, 1 and 2, every other fd of ours is closed (the pipes
+ * of other sandboxes, the MCP client's channel), and the container is
+ * created; a cold call's (start) is started too, as `run` starts it.
+ */
 __attribute__((noreturn)) static void create_helper(const struct global_opts *g,
 						    const char *id, const char *bundle,
 						    const int stdio[3], int reply_fd, bool background,

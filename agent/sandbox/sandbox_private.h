@@ -93,8 +93,10 @@ void sandbox_release_container(const struct global_opts *g, struct sandbox *sb);
 /* The signal mask the process had before sandbox_env_init blocked the
  * termination signals: what every container gets. */
 const sigset_t *sandbox_container_sigmask(void);
-/* Create (not start) the container of sb's bundle with stdio[0..2] as
- * its stdin, stdout and stderr; sets pid, pidfd, cgroup_path, created. */
+/* Create the container of sb's bundle with stdio[0..2] as its stdin,
+ * stdout and stderr, and start it when sb->start_on_create; sets pid,
+ * pidfd, cgroup_path, known, created (also when only the start failed:
+ * destroy deletes it), run_started. */
 int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
 			     const int stdio[3], struct error *err);
 bool sandbox_creator_running(void);

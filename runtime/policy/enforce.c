@@ -204,7 +204,8 @@ static const bool host_ns_refused[NS_TYPE_MAX] = {
  * tenant of another engine: its processes, its shared memory, its
  * hostname — found by the floor's oracle for pid, ipc and uts). */
 static int judge_shared_ns(const struct ctx_decided *d, const struct ctx_handles *h,
-			   const struct oci_namespace *ns, struct error *err)
+			   const struct oci_namespace *ns, struct ns_owner_hint *hint,
+			   struct error *err)
 {
 	const char *name = ns_type_name(ns->type);
 	bool found;
@@ -212,7 +213,7 @@ static int judge_shared_ns(const struct ctx_decided *d, const struct ctx_handles
 
 	if (WEAK_NS_HOST)
 		return 0;
-	if (ns_of_container(d, h, ns->type, h->ns_fd[ns->type], &found, err) < 0)
+	if (ns_of_container(d, h, ns->type, h->ns_fd[ns->type], hint, &found, err) < 0)
 		return -1;
 	if (found)
 		return 0;
@@ -225,7 +226,8 @@ static int judge_shared_ns(const struct ctx_decided *d, const struct ctx_handles
 }
 
 static int judge_namespace(const struct ctx_decided *d, const struct ctx_handles *h,
-			   const struct oci_namespace *ns, struct error *err)
+			   const struct oci_namespace *ns, struct ns_owner_hint *hint,
+			   struct error *err)
 {
 	bool found;
 
@@ -236,17 +238,17 @@ static int judge_namespace(const struct ctx_decided *d, const struct ctx_handles
 	if (ns->type == NS_NETWORK) {
 		if (d->decision.refuse_host_netns && d->ns_host[NS_NETWORK])
 			return policy_refuse_host_ns(&d->policy, NS_NETWORK, ns->path, err);
-		return judge_shared_ns(d, h, ns, err);
+		return judge_shared_ns(d, h, ns, hint, err);
 	}
 	if (WEAK_NS_HOST)
 		return 0;
 	if (host_ns_refused[ns->type] && d->ns_host[ns->type])
 		return policy_refuse_host_ns(&d->policy, ns->type, ns->path, err);
 	if (ns->type != NS_MOUNT)
-		return judge_shared_ns(d, h, ns, err);
+		return judge_shared_ns(d, h, ns, hint, err);
 	/* pivot_root in a joined mount namespace replaces the root of every
 	 * process in it: only another container's (under this --root). */
-	if (ns_of_container(d, h, NS_MOUNT, h->ns_fd[NS_MOUNT], &found, err) < 0)
+	if (ns_of_container(d, h, NS_MOUNT, h->ns_fd[NS_MOUNT], hint, &found, err) < 0)
 		return -1;
 	if (!found)
 		return error_set(err, "policy: linux.namespaces[mount].path %s is not the mount namespace of a running container under --root %s: refused by the policy (%s); no policy field allows it",
@@ -375,9 +377,11 @@ fail:
 static int judge_objects(const struct ctx_decided *d, struct ctx_handles *h,
 			 struct error *err)
 {
+	struct ns_owner_hint hint = { { 0 } };
+
 	for (size_t i = 0; i < d->spec.linux.n_namespaces; i++) {
 		const struct oci_namespace *ns = &d->spec.linux.namespaces[i];
-		if (ns->path && judge_namespace(d, h, ns, err) < 0)
+		if (ns->path && judge_namespace(d, h, ns, &hint, err) < 0)
 			return -1;
 	}
 	return judge_rootfs(d, h, err) < 0 ? -1 : judge_seccomp_listener(d, h, err);

@@ -107,7 +107,8 @@ static bool init_ns_is(const struct ctx_handles *h, const char *id, enum ns_type
 }
 
 int ns_of_container(const struct ctx_decided *d, const struct ctx_handles *h,
-		    enum ns_type t, int fd, bool *found, struct error *err)
+		    enum ns_type t, int fd, struct ns_owner_hint *hint, bool *found,
+		    struct error *err)
 {
 	_cleanup_close_ int dfd = -1;
 	struct stat want;
@@ -117,13 +118,22 @@ int ns_of_container(const struct ctx_decided *d, const struct ctx_handles *h,
 	*found = false;
 	if (fstat(fd, &want) < 0)
 		return error_sys(err, "stat %s namespace fd", ns_type_name(t));
+	/* Judged the same way as in the scan: only the order differs. */
+	if (hint && hint->id[0] && strcmp(hint->id, d->id) && init_ns_is(h, hint->id, t, &want)) {
+		*found = true;
+		return 0;
+	}
 	dfd = openat(h->root_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || !(dir = fdopendir(dfd)))
 		return error_sys(err, "read the state root %s", d->g->root);
 	dfd = -1; /* owned by dir */
 	while (!*found && (de = readdir(dir)))
-		if (de->d_name[0] != '.' && strcmp(de->d_name, d->id))
-			*found = init_ns_is(h, de->d_name, t, &want);
+		if (de->d_name[0] != '.' && strcmp(de->d_name, d->id) &&
+		    init_ns_is(h, de->d_name, t, &want)) {
+			*found = true;
+			if (hint)
+				snprintf(hint->id, sizeof(hint->id), "%s", de->d_name);
+		}
 	closedir(dir);
 	return 0;
 }

@@ -691,9 +691,17 @@ static void weaken_socket_proto(struct oci_seccomp *sc)
 
 void policy_agent_seccomp_source(unsigned i, const char **text, const char **variant)
 {
+	static char name[128];
+
 	*text = i < POLICY_AGENT_FILTERS ? agent_profiles[i].json : "";
-	*variant = i >= POLICY_AGENT_FILTERS ? "none" : i == 0 && WEAK_SOCKET_PROTO ? "agent-seccomp.json, weak-socket-proto" :
-										      agent_profiles[i].name;
+	if (i >= POLICY_AGENT_FILTERS) {
+		*variant = "none";
+		return;
+	}
+	snprintf(name, sizeof(name), "%s%s%s", agent_profiles[i].name,
+		 i == 0 && WEAK_SOCKET_PROTO ? ", weak-socket-proto" : "",
+		 WEAK_COMPAT_ABI ? ", weak-compat-abi" : "");
+	*variant = name;
 }
 
 int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
@@ -715,6 +723,10 @@ int policy_agent_seccomp(unsigned i, struct oci_seccomp *out, struct error *err)
 	yajl_tree_free(root);
 	if (rc == 0 && i == 0 && WEAK_SOCKET_PROTO)
 		weaken_socket_proto(out);
+	if (rc == 0 && WEAK_COMPAT_ABI) {
+		policy_strv_add(&out->architectures, "SCMP_ARCH_X86");
+		policy_strv_add(&out->architectures, "SCMP_ARCH_X32");
+	}
 	if (rc == 0) {
 		out->present = true;
 		rc = spec_check_seccomp(out, err);

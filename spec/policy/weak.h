@@ -25,6 +25,8 @@
 #define WEAK_POD_EGRESS WEAKENED("pod-egress")
 /* no identities: every container runs as the policy's one uid */
 #define WEAK_SHARED_IDENTITY WEAKENED("shared-identity")
+/* the agent filters for every x86 ABI (i386 and x32 too), as Docker's */
+#define WEAK_COMPAT_ABI WEAKENED("compat-abi")
 /* the strict profile's socket() rules without their protocol test */
 #define WEAK_SOCKET_PROTO WEAKENED("socket-proto")
 

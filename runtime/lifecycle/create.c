@@ -32,29 +32,6 @@
 #include "../init/terminal.h"
 #include "../init/trampoline.h"
 
-int container_id_validate(const char *id, struct error *err)
-{
-	size_t len = strlen(id);
-
-	if (!len)
-		return error_set(err, "container id cannot be empty");
-	if (len > CONTAINER_ID_MAX)
-		return error_set(err, "invalid container id: longer than %d bytes",
-				 CONTAINER_ID_MAX);
-	for (size_t i = 0; i < len; i++) {
-		char ch = id[i];
-		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-			     (ch >= '0' && ch <= '9');
-		if (alnum || (i > 0 && ch && strchr("_.+-", ch)))
-			continue;
-		return error_set(err, "invalid container id \"%s\": only [A-Za-z0-9][A-Za-z0-9_.+-]* is allowed",
-				 id);
-	}
-	if (strstr(id, ".."))
-		return error_set(err, "invalid container id \"%s\": \"..\" is not allowed", id);
-	return 0;
-}
-
 /* The state file, as d, h and r say now. */
 static int write_ctx_state(const struct ctx_decided *d, const struct ctx_handles *h,
 			   const struct ctx_record *r, enum container_status status,

@@ -343,6 +343,21 @@ int container_start_ctx(const struct ctx_decided *d, const struct ctx_handles *h
 	return start_created(d->g, &ct, &d->spec, err);
 }
 
+void container_known_from_ctx(const struct ctx_decided *d, const struct ctx_handles *h,
+			      const struct ctx_record *r, struct container_known *k)
+{
+	struct stat st;
+
+	memset(k, 0, sizeof(*k));
+	k->poststop = d->spec.hooks[HOOK_POSTSTOP].len > 0 || fstat(h->state_dir_fd, &st) < 0;
+	if (!k->poststop) {
+		k->dir_dev = st.st_dev;
+		k->dir_ino = st.st_ino;
+	}
+	k->cgroup_path = r->cgroup_path ? xstrdup(r->cgroup_path) : NULL;
+	k->cgroup_manager = (int)r->cgroup_manager;
+}
+
 int container_state(const struct global_opts *g, const char *id,
 		    struct error *err)
 {

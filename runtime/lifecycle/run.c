@@ -40,21 +40,6 @@ static void delete_after_failed_run(const struct global_opts *g, const char *id)
 		log_warn("delete %s after run: %s", id, err.msg);
 }
 
-void container_known_from_ctx(const struct ctx_decided *d, const struct ctx_handles *h,
-			      const struct ctx_record *r, struct container_known *k)
-{
-	struct stat st;
-
-	memset(k, 0, sizeof(*k));
-	k->poststop = d->spec.hooks[HOOK_POSTSTOP].len > 0 || fstat(h->state_dir_fd, &st) < 0;
-	if (!k->poststop) {
-		k->dir_dev = st.st_dev;
-		k->dir_ino = st.st_ino;
-	}
-	k->cgroup_path = r->cgroup_path ? xstrdup(r->cgroup_path) : NULL;
-	k->cgroup_manager = (int)r->cgroup_manager;
-}
-
 /*
  * After the init was reaped: nothing to signal, the state directory (the
  * same one: a `delete` and a new `create` of that id meanwhile leave a

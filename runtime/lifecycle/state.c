@@ -22,6 +22,7 @@
 #include "../../lib/log.h"
 #include "../../lib/util.h"
 #include "../cgroup/cgroup.h"
+#include "../container.h"
 
 #define STATE_MAX_SIZE (4u * 1024 * 1024)
 
@@ -590,4 +591,28 @@ char *rfc3339_now(void)
 		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
 		 tm.tm_min, tm.tm_sec, ts.tv_nsec);
 	return xstrdup(buf);
+}
+
+/* An id names a directory under --root: nothing that could walk out of it. */
+int container_id_validate(const char *id, struct error *err)
+{
+	size_t len = strlen(id);
+
+	if (!len)
+		return error_set(err, "container id cannot be empty");
+	if (len > CONTAINER_ID_MAX)
+		return error_set(err, "invalid container id: longer than %d bytes",
+				 CONTAINER_ID_MAX);
+	for (size_t i = 0; i < len; i++) {
+		char ch = id[i];
+		bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+			     (ch >= '0' && ch <= '9');
+		if (alnum || (i > 0 && ch && strchr("_.+-", ch)))
+			continue;
+		return error_set(err, "invalid container id \"%s\": only [A-Za-z0-9][A-Za-z0-9_.+-]* is allowed",
+				 id);
+	}
+	if (strstr(id, ".."))
+		return error_set(err, "invalid container id \"%s\": \"..\" is not allowed", id);
+	return 0;
 }

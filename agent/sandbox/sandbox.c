@@ -317,7 +317,9 @@ void sandbox_release_container(const struct global_opts *g, struct sandbox *sb)
 		 * never adopted (not our child): the full delete, which finds
 		 * and kills it. */
 		bool reaped = kill_and_reap(sb);
-		if ((reaped ? container_delete_reaped(g, sb->id, &sb->known, &e) : container_delete(g, sb->id, true, &e)) < 0)
+		/* Gone already (an operator's delete --force): nothing to say. */
+		if ((reaped ? container_delete_reaped(g, sb->id, &sb->known, &e) : container_delete(g, sb->id, true, &e)) < 0 &&
+		    !strstr(e.msg, "does not exist"))
 			log_warn("sandbox %s: delete: %s", sb->id, e.msg);
 		sb->created = false;
 	}

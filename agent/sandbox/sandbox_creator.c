@@ -381,8 +381,13 @@ int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
 	if (helper > 0)
 		while (waitpid(helper, &status, 0) < 0 && errno == EINTR)
 			;
-	if (got < 0)
+	if (got < 0) {
+		struct error ignored;
+		/* It may have died after its create (or its start): whatever
+		 * it made under this id goes, not at this process's exit. */
+		container_delete(g, sb->id, true, &ignored);
 		return error_set(err, "sandbox: the create helper died (status %d)", status);
+	}
 	if (!r->created) {
 		*err = r->err;
 		return -1;

@@ -252,6 +252,10 @@ static int loop_done(struct loop *l, long long now, struct error *err)
 {
 	struct sandbox_wait *w = l->w;
 
+	/* A program that has ended but whose end the loop has not seen yet
+	 * (the caller was slow to wait) did not time out. */
+	if (!l->exited && !l->killed && now >= l->deadline)
+		check_exit(l);
 	if (!l->exited && !l->killed && now >= l->deadline) {
 		l->timed_out = true;
 		kill_init(l);

@@ -337,6 +337,13 @@ static void ser_environment(struct sha256_ctx *c)
 	ser_u64(c, 'L', seccomp_api_get());
 	ser_u64(c, 'H', seccomp_arch_native());
 	ser_u64(c, 'K', kernel_actions_mask());
+	/* A weak build (tests only) never shares an entry with another build:
+	 * what it weakens may be the profile's parse or a built-in profile. */
+#ifdef AGENTSBX_WEAKEN
+	ser_str(c, AGENTSBX_WEAKEN);
+#else
+	ser_str(c, "");
+#endif
 }
 
 void seccomp_cache_key(const struct oci_seccomp *sc,

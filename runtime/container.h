@@ -71,10 +71,9 @@ struct container_known {
 
 /* What container_create_detailed() reports about the container it made. */
 struct created_container {
-	pid_t pid;	   /* the container init, waiting for start (or started) */
-	uint32_t uid, gid; /* its process's host ids */
-	char *cgroup_path; /* heap; its cgroup, relative to the hierarchy */
-	struct container_known known;
+	pid_t pid;		      /* the container init, waiting for start (or started) */
+	uint32_t uid, gid;	      /* its process's host ids */
+	struct container_known known; /* its cgroup among it */
 };
 
 struct exec_opts {

@@ -428,7 +428,7 @@ void mcp_tools_run(struct mcp_call *c)
 	}
 	/* A cold sandbox's program runs already: a cancel is the run's
 	 * (killed, said by finish). */
-	if (!sb.run_started && cancelled(c)) {
+	if (!sb.run_started_ns && cancelled(c)) {
 		mcp_reply_tool_error(c, "the server is stopping; the program did not run");
 	} else {
 		mcp_progress_note(c, "started");

@@ -150,7 +150,7 @@ static int go(const struct global_opts *g, struct sandbox *sb, long long *start_
 	 * anything of the program's runs. */
 	if (sb->background && setpriority(PRIO_PGRP, (id_t)sb->pid, 0) < 0)
 		log_debug("sandbox %s: renice: %s", sb->id, strerror(errno));
-	if (sb->run_started) {
+	if (sb->run_started_ns) {
 		*start_ns = sb->run_started_ns;
 		return 0;
 	}
@@ -164,6 +164,12 @@ static int go(const struct global_opts *g, struct sandbox *sb, long long *start_
 	return 0;
 }
 
+static int write_input_code(struct sandbox *sb, const struct sandbox_input *in,
+			    struct error *err)
+{
+	return sandbox_write_code(sb, in->code ? in->code : "", in->code ? in->code_len : 0, err);
+}
+
 int sandbox_code_before_create(const struct sandbox_config *cfg, struct sandbox *sb,
 			       const struct sandbox_input *in, struct error *err)
 {
@@ -172,7 +178,7 @@ int sandbox_code_before_create(const struct sandbox_config *cfg, struct sandbox 
 	sb->start_on_create = true;
 	if (sb->lang == SANDBOX_LANG_NONE)
 		return 0;
-	return sandbox_write_code(sb, in->code ? in->code : "", in->code ? in->code_len : 0, err);
+	return write_input_code(sb, in, err);
 }
 
 /* start_with: a cold call's input (sandbox_prepare_started), or NULL. */
@@ -249,9 +255,7 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 	memset(res, 0, sizeof(*res));
 	if (!sb->created)
 		return error_set(err, "sandbox: not created");
-	if (sb->lang != SANDBOX_LANG_NONE && !sb->run_started &&
-	    sandbox_write_code(sb, in->code ? in->code : "", in->code ? in->code_len : 0,
-			       err) < 0)
+	if (sb->lang != SANDBOX_LANG_NONE && !sb->run_started_ns && write_input_code(sb, in, err) < 0)
 		return -1;
 	if (go(g, sb, &w.start_ns, err) < 0)
 		return -1;
@@ -268,13 +272,13 @@ int sandbox_run(const struct global_opts *g, struct sandbox *sb,
 		return -1;
 	sb->reaped = true;
 	t1 = sandbox_now_ns();
-	res->oom_killed = container_cgroup_oom_killed(sb->cgroup_path);
+	res->oom_killed = container_cgroup_oom_killed(sb->known.cgroup_path);
 	res->python = sb->lang == SANDBOX_LANG_PYTHON;
 	sandbox_collect_outputs(sb, res);
 	log_debug("sandbox %s: %s: code in %.2f ms, to the exit %.2f ms, streams %.2f ms, "
 		  "collected %.2f ms",
-		  sb->id, sb->started ? "warm" : sb->run_started ? "cold, started by its create" :
-								   "cold",
+		  sb->id, sb->started ? "warm" : sb->run_started_ns ? "cold, started by its create" :
+								      "cold",
 		  w.start_ns > t0 ? (double)(w.start_ns - t0) / 1e6 : 0.0,
 		  w.exit_ns ? (double)(w.exit_ns - w.start_ns) / 1e6 : -1.0,
 		  w.exit_ns ? (double)(t1 - w.exit_ns) / 1e6 : -1.0,
@@ -329,11 +333,10 @@ void sandbox_release_container(const struct global_opts *g, struct sandbox *sb)
 	fd_close(&sb->err_fd);
 	fd_close(&sb->in_fd);
 	fd_close(&sb->pidfd);
-	free(sb->cgroup_path);
-	sb->cgroup_path = NULL;
 	sb->pid = 0;
 	sb->reaped = false;
-	sb->started = sb->start_on_create = sb->run_started = false;
+	sb->started = sb->start_on_create = false;
+	sb->run_started_ns = 0;
 }
 
 void sandbox_destroy(const struct global_opts *g, struct sandbox *sb)

@@ -143,15 +143,14 @@ struct sandbox {
 	int pidfd;
 	bool created, reaped;
 	bool started; /* warm: its interpreter waits for the go */
-	/* cold: started by its create (the code was in place), running since
-	 * run_started_ns; sandbox_run only waits */
-	bool start_on_create, run_started;
+	/* cold: to be started by its create (the code in place), then running
+	 * since run_started_ns (0: not started so); sandbox_run only waits */
+	bool start_on_create;
 	long long run_started_ns;
-	struct container_known known; /* from its create: the delete's */
+	struct container_known known; /* from its create: its cgroup, the delete's */
 	bool background;	      /* made at a lower priority (a pool's): normal at the go */
-	char *cgroup_path;
-	bool session;		   /* a session's: its outputs stay between runs */
-	struct sandbox_seen *seen; /* ... as they were before this run (sorted) */
+	bool session;		      /* a session's: its outputs stay between runs */
+	struct sandbox_seen *seen;    /* ... as they were before this run (sorted) */
 	size_t n_seen, seen_cap;
 };
 

@@ -85,7 +85,7 @@ static void reply_made(struct create_reply *r, const struct created_container *m
 	r->created = made->pid > 0;
 	r->pid = made->pid;
 	snprintf(r->cgroup_path, sizeof(r->cgroup_path), "%s",
-		 made->cgroup_path ? made->cgroup_path : "");
+		 made->known.cgroup_path ? made->known.cgroup_path : "");
 	r->cgroup_manager = made->known.cgroup_manager;
 	r->poststop = made->known.poststop;
 	r->dir_dev = made->known.dir_dev;
@@ -349,7 +349,6 @@ static void take_reply(struct sandbox *sb, const struct create_reply *r)
 {
 	sb->pid = r->pid;
 	sb->created = true;
-	sb->cgroup_path = xstrdup(r->cgroup_path);
 	sb->known = (struct container_known){
 		.cgroup_path = r->cgroup_path[0] ? xstrdup(r->cgroup_path) : NULL,
 		.cgroup_manager = r->cgroup_manager,
@@ -400,8 +399,8 @@ int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
 		*err = r->err;
 		return -1;
 	}
-	sb->run_started = sb->start_on_create;
-	sb->run_started_ns = sandbox_now_ns();
+	if (sb->start_on_create)
+		sb->run_started_ns = sandbox_now_ns();
 	/* A zombie already (a quick program started by the create) has a
 	 * pidfd too: only a reaped process has none. */
 	sb->pidfd = (int)syscall(SYS_pidfd_open, sb->pid, 0);

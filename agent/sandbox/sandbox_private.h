@@ -95,8 +95,8 @@ void sandbox_release_container(const struct global_opts *g, struct sandbox *sb);
 const sigset_t *sandbox_container_sigmask(void);
 /* Create the container of sb's bundle with stdio[0..2] as its stdin,
  * stdout and stderr, and start it when sb->start_on_create; sets pid,
- * pidfd, cgroup_path, known, created (also when only the start failed:
- * destroy deletes it), run_started. */
+ * pidfd, known, created (also when only the start failed: destroy
+ * deletes it), run_started_ns. */
 int sandbox_create_container(const struct global_opts *g, struct sandbox *sb,
 			     const int stdio[3], struct error *err);
 bool sandbox_creator_running(void);

@@ -483,7 +483,6 @@ int container_create_detailed(const struct global_opts *g,
 		out->pid = c.record.pid;
 		out->uid = c.decided.spec.process.user.uid;
 		out->gid = c.decided.spec.process.user.gid;
-		out->cgroup_path = xstrdup(c.record.cgroup_path ? c.record.cgroup_path : "");
 		container_known_from_ctx(&c.decided, &c.handles, &c.record, &out->known);
 	}
 	/* As `run` starts: the state and the spec are create's, in memory. */
@@ -495,9 +494,8 @@ int container_create_detailed(const struct global_opts *g,
 
 void created_container_free(struct created_container *c)
 {
-	free(c->cgroup_path);
 	free(c->known.cgroup_path);
-	c->cgroup_path = c->known.cgroup_path = NULL;
+	c->known.cgroup_path = NULL;
 }
 
 int container_create(const struct global_opts *g, const struct create_opts *o,
